@@ -1,0 +1,78 @@
+package messages
+
+import "context"
+
+// Backend starts sessions of one type. Backends report facts (output pending,
+// prompt marker, exit) through Events; the runtime alone decides when a send
+// settles. A backend never imports the runtime.
+type Backend interface {
+	// Type is the non-empty backend type name, e.g. "shell".
+	Type() string
+	// Spawn starts the session's process and returns as soon as it runs; the
+	// runtime's startup send waits for readiness. Cancelling ctx aborts the
+	// start: a backend that already started a process stops it before
+	// returning, and returns *BackendCleanupError if that fails. cfg is the
+	// validated runtime configuration.
+	Spawn(ctx context.Context, spec SpawnSpec, cfg Config, events Events) (BackendSession, error)
+}
+
+// Events receives a session's facts. Implementations must not block: the
+// backend calls them from its output pump.
+type Events interface {
+	// Output says output for the current send was collected (see TakeOutput).
+	// It is called after each chunk while a send collects, never otherwise.
+	Output()
+	// Prompt says a verified prompt marker (right nonce, followed exactly by
+	// the controlled prompt) completed after the write of epoch Epoch.
+	Prompt(PromptFact)
+	// Exited says the top-level shell exited and the output it wrote before
+	// exiting has been parsed. Called once.
+	Exited(SessionStatus)
+}
+
+// PromptFact is a prompt marker that met the nonce and prompt-tail rules.
+type PromptFact struct {
+	Epoch    uint64 // the BeginSend epoch the marker belongs to
+	ExitCode int    // the last command's exit status carried by the marker
+	// ShellForeground: the terminal's foreground group was the shell's when
+	// the prompt completed. When false, the runtime waits for the hand-back
+	// with PromptReady.
+	ShellForeground bool
+}
+
+// BackendSession is one live terminal. Methods other than Write and Close
+// must return promptly; they are called from actor mailboxes.
+type BackendSession interface {
+	// PID is the top-level process (the shell).
+	PID() int
+	// BeginSend starts a new send epoch: it drops prompt evidence and
+	// pending output from before, and collects output for the new send.
+	// A new session collects for epoch 0 (the startup wait) from its first
+	// byte, so the runtime does not call BeginSend for the startup wait.
+	BeginSend() (epoch uint64)
+	// EndSend stops collecting output for the current send; later output
+	// reaches only scrollback.
+	EndSend()
+	// TakeOutput returns the output collected since the previous call.
+	TakeOutput() SendRead
+	// PromptReady re-checks the current epoch's prompt evidence and whether
+	// the shell is the foreground group again.
+	PromptReady() (exitCode int, ok bool)
+	// Write writes p to the terminal. Cancelling ctx abandons a write that
+	// has not completed; the error then wraps context.Cause(ctx).
+	Write(ctx context.Context, p []byte) error
+	// Enter is the platform's submit sequence.
+	Enter() []byte
+	// Foreground resolves the terminal's foreground process group now.
+	Foreground() (pgid int, err error)
+	// Signal resolves the foreground group and signals it; SIGKILL is refused
+	// when that group is the shell's.
+	Signal(sig Signal) (SignalResult, error)
+	// Read pages retained scrollback.
+	Read(req ReadRequest) (ReadResult, error)
+	// Status is the shell's current status.
+	Status() SessionStatus
+	// Close tears the session's process tree down and reports what it
+	// killed. On failure it returns *CleanupError and may be called again.
+	Close(ctx context.Context, reason string) (CloseReport, error)
+}

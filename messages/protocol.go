@@ -1,0 +1,214 @@
+package messages
+
+import "context"
+
+// The service actor's request/reply protocol. An integration may drive the
+// runtime with these messages instead of the Go facade: send a request to the
+// service PID with Request/RequestFuture and await the reply type named on
+// each request. Every reply carries Err; a refusal never panics or drops.
+
+// RegisterBackend adds a backend. Reply: *RegisterBackendReply.
+type RegisterBackend struct{ Backend Backend }
+
+// RegisterBackendReply answers RegisterBackend.
+type RegisterBackendReply struct{ Err error }
+
+// UnregisterBackend removes a backend type; its sessions survive. Reply:
+// *UnregisterBackendReply.
+type UnregisterBackend struct{ Type string }
+
+// UnregisterBackendReply answers UnregisterBackend.
+type UnregisterBackendReply struct{ Removed bool }
+
+// ListBackends asks for the registered types in registration order. Reply:
+// *ListBackendsReply.
+type ListBackends struct{}
+
+// ListBackendsReply answers ListBackends.
+type ListBackendsReply struct{ Types []string }
+
+// OpenOwner makes an owner live. Reply: *OpenOwnerReply.
+type OpenOwner struct{ Owner Owner }
+
+// OpenOwnerReply answers OpenOwner.
+type OpenOwnerReply struct{ Err error }
+
+// Spawn starts a session for Owner. Reply: *SpawnReply, after the session is
+// published or the spawn failed and was rolled back. Cancelling Ctx (nil
+// means never) cancels a pending spawn: the reply then carries
+// context.Cause(Ctx) exactly, once the backend has stopped.
+type Spawn struct {
+	Ctx     context.Context
+	Owner   Owner
+	Request SpawnRequest
+}
+
+// SpawnReply answers Spawn.
+type SpawnReply struct {
+	Result SpawnResult
+	Err    error
+}
+
+// HasOwnerActivity asks whether Owner has a pending spawn or an open session.
+// Reply: *HasOwnerActivityReply.
+type HasOwnerActivity struct{ Owner Owner }
+
+// HasOwnerActivityReply answers HasOwnerActivity. Failures holds retained
+// cleanup failures that a later dispose will report.
+type HasOwnerActivityReply struct {
+	Active   bool
+	Failures int
+}
+
+// StartSend reserves the session's one send slot and writes the input.
+// Reply: *StartSendReply as soon as the slot is reserved (or refused). With
+// NotifySettled, the sender also receives *SendSettled when the send settles.
+type StartSend struct {
+	Owner         Owner
+	Session       SessionID
+	Request       SendRequest
+	NotifySettled bool
+}
+
+// StartSendReply answers StartSend. Ticket names the send for AwaitSend,
+// ReadSendOutput and CancelSend.
+type StartSendReply struct {
+	Ticket uint64
+	Err    error
+}
+
+// SendSettled is the final result of a send.
+type SendSettled struct {
+	Session SessionID
+	Ticket  uint64
+	Result  SendResult
+	Err     error
+}
+
+// AwaitSend asks for the final result of a send. Reply: *SendSettled, when it
+// settles (at once if it already has).
+type AwaitSend struct {
+	Owner   Owner
+	Session SessionID
+	Ticket  uint64
+}
+
+// ReadSendOutput returns output produced since the previous call. Reply:
+// *ReadSendOutputReply.
+type ReadSendOutput struct {
+	Owner   Owner
+	Session SessionID
+	Ticket  uint64
+}
+
+// ReadSendOutputReply answers ReadSendOutput.
+type ReadSendOutputReply struct {
+	Read    SendRead
+	Settled bool
+	Err     error
+}
+
+// CancelSend requests cancellation: input not yet written is never written;
+// otherwise a real SIGINT goes to the foreground group. Reply:
+// *CancelSendReply.
+type CancelSend struct {
+	Owner   Owner
+	Session SessionID
+	Ticket  uint64
+}
+
+// CancelSendReply answers CancelSend; Accepted is false once settled.
+type CancelSendReply struct{ Accepted bool }
+
+// Read pages scrollback. Reply: *ReadReply.
+type Read struct {
+	Owner   Owner
+	Session SessionID
+	Request ReadRequest
+}
+
+// ReadReply answers Read.
+type ReadReply struct {
+	Result ReadResult
+	Err    error
+}
+
+// SignalSession signals the terminal's foreground group. Reply: *SignalReply.
+type SignalSession struct {
+	Owner   Owner
+	Session SessionID
+	Signal  Signal
+}
+
+// SignalReply answers SignalSession.
+type SignalReply struct {
+	Result SignalResult
+	Err    error
+}
+
+// Kill closes a session. Reply: *KillReply once the close finished. A kill
+// that finds a close in flight joins it and reports Closed false.
+type Kill struct {
+	Owner   Owner
+	Session SessionID
+	Reason  string // default "model request"
+}
+
+// KillReply answers Kill.
+type KillReply struct {
+	Closed bool
+	Report CloseReport
+	Err    error
+}
+
+// List asks for the owner's published sessions in publication order. Reply:
+// *ListReply.
+type List struct{ Owner Owner }
+
+// ListReply answers List.
+type ListReply struct{ Sessions []Snapshot }
+
+// DisposeOwner closes the owner's registration, cancels its pending spawns,
+// closes every session and replies when all are quiet. Reply:
+// *DisposeOwnerReply.
+type DisposeOwner struct{ Owner Owner }
+
+// DisposeOwnerReply answers DisposeOwner; Err joins every cleanup failure,
+// including ones retained from earlier.
+type DisposeOwnerReply struct{ Err error }
+
+// Lifecycle events, published on the actor system's event stream. They never
+// carry terminal bytes.
+
+// EventSessionOpened: a session was published.
+type EventSessionOpened struct {
+	Owner    Owner
+	Snapshot Snapshot
+}
+
+// EventSendSettled: a send settled.
+type EventSendSettled struct {
+	Session    SessionID
+	WaitReason WaitReason
+	ExitCode   *int
+	Err        error
+}
+
+// EventSessionExited: the shell exited.
+type EventSessionExited struct {
+	Session SessionID
+	Status  SessionStatus
+}
+
+// EventSessionClosed: a close finished and the tree is quiet.
+type EventSessionClosed struct {
+	Session SessionID
+	Reason  string
+	Report  CloseReport
+}
+
+// EventCleanupFailed: a close left survivors or failed.
+type EventCleanupFailed struct {
+	Session SessionID
+	Err     error
+}

@@ -1,0 +1,191 @@
+package messages
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// SessionID names a session. The service mints it (random, prefixed); callers
+// never choose it.
+type SessionID string
+
+// ownerKey exists only so that Owner compares by identity.
+type ownerKey struct{ label string }
+
+// Owner is the identity that owns sessions: an agent, an MCP connection. It is
+// an opaque token compared by identity: two owners minted with the same label
+// are different owners. The zero Owner is not live anywhere.
+type Owner struct{ k *ownerKey }
+
+// NewOwner mints a fresh owner identity. The label is for logs only.
+func NewOwner(label string) Owner { return Owner{k: &ownerKey{label: label}} }
+
+// IsZero reports whether o is the zero Owner.
+func (o Owner) IsZero() bool { return o.k == nil }
+
+// Label returns the display label given at minting.
+func (o Owner) Label() string {
+	if o.k == nil {
+		return ""
+	}
+	return o.k.label
+}
+
+func (o Owner) String() string { return fmt.Sprintf("owner(%s@%p)", o.Label(), o.k) }
+
+// WaitReason says why a send returned.
+type WaitReason string
+
+const (
+	// WaitStdinRead: the foreground program is proven to wait on the terminal,
+	// or the shell's verified prompt marker appeared.
+	WaitStdinRead WaitReason = "stdin_read"
+	// WaitInferredIdle: output silence; the program may still be running.
+	WaitInferredIdle WaitReason = "inferred_idle"
+	// WaitTimeout: the absolute deadline passed; it never implies exit.
+	WaitTimeout WaitReason = "timeout"
+	// WaitSessionExit: the top-level shell exited.
+	WaitSessionExit WaitReason = "session_exit"
+)
+
+// SessionStatus is running, or exited with an exit code and/or a signal.
+type SessionStatus struct {
+	Exited   bool
+	ExitCode *int   // set when the shell exited normally
+	Signal   string // set when the shell was killed by a signal, e.g. "SIGKILL"
+}
+
+// Running is the status of a live session.
+var Running = SessionStatus{}
+
+// ExitedWith returns an exited status with an exit code.
+func ExitedWith(code int) SessionStatus { return SessionStatus{Exited: true, ExitCode: &code} }
+
+// ExitedBySignal returns an exited status with a signal name.
+func ExitedBySignal(sig string) SessionStatus { return SessionStatus{Exited: true, Signal: sig} }
+
+// String renders the status as the tools show it:
+// "running" or "exited code=<n|null> signal=<S|null>".
+func (s SessionStatus) String() string {
+	if !s.Exited {
+		return "running"
+	}
+	code, sig := "null", "null"
+	if s.ExitCode != nil {
+		code = strconv.Itoa(*s.ExitCode)
+	}
+	if s.Signal != "" {
+		sig = s.Signal
+	}
+	return "exited code=" + code + " signal=" + sig
+}
+
+// Signal is one of the closed set a caller may send to a foreground group.
+type Signal string
+
+const (
+	SIGINT  Signal = "SIGINT"
+	SIGTERM Signal = "SIGTERM"
+	SIGKILL Signal = "SIGKILL"
+	SIGTSTP Signal = "SIGTSTP"
+	SIGHUP  Signal = "SIGHUP"
+)
+
+// Signals lists the closed set in a stable order.
+var Signals = []Signal{SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP}
+
+// Valid reports whether s is in the closed set.
+func (s Signal) Valid() bool {
+	for _, v := range Signals {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// SpawnRequest asks for a new session.
+type SpawnRequest struct {
+	Type string // backend type; empty means "the only registered backend"
+	Name string // optional display name, unique per owner
+	Cwd  string // optional working directory
+}
+
+// SpawnSpec is what a backend receives: the request plus the minted identity.
+type SpawnSpec struct {
+	SpawnRequest
+	SessionID SessionID
+	Owner     Owner
+}
+
+// SendRequest is input for the foreground program. Text is written as given
+// (UTF-8); with Submit the platform Enter follows.
+type SendRequest struct {
+	Text   string
+	Submit bool
+}
+
+// SendRead is output produced since the previous ReadOutput call of a send.
+type SendRead struct {
+	Delta     string
+	Truncated bool // output was dropped from this send's buffer
+}
+
+// SendResult is how a send settled.
+type SendResult struct {
+	Viewport   string        // bounded rendered delta since the write, not yet read
+	WaitReason WaitReason    // why the send returned
+	Status     SessionStatus // the session's status when it settled
+	Truncated  bool          // this send lost output (its buffer overflowed)
+	ExitCode   *int          // the last command's exit status, when a prompt marker settled the send
+	Reader     string        // command name of the process proven to wait on the terminal, when known
+	Elapsed    time.Duration // from reservation to settlement
+}
+
+// ReadRequest pages retained scrollback, counted back from the newest line.
+// Nil fields take their defaults (offset 0, count 500).
+type ReadRequest struct {
+	Offset *int
+	Count  *int
+}
+
+// DefaultReadCount is the page size when ReadRequest.Count is nil.
+const DefaultReadCount = 500
+
+// ReadResult is one page of scrollback.
+type ReadResult struct {
+	Text       string
+	TotalLines int
+	LineBegin  int
+	LineEnd    int
+	Truncated  bool // the page was cut to maxReadBytes, or older output was dropped from scrollback
+}
+
+// SignalResult reports a delivered signal.
+type SignalResult struct {
+	Delivered  bool
+	TargetPgid int
+}
+
+// Snapshot describes a published session.
+type Snapshot struct {
+	SessionID SessionID
+	Name      string
+	Type      string
+	PID       int
+	Status    SessionStatus
+}
+
+// SpawnResult is a snapshot plus the startup output.
+type SpawnResult struct {
+	Snapshot
+	Motd string
+}
+
+// CloseReport is the leak report of a finished close.
+type CloseReport struct {
+	Killed    []int // pids the teardown signalled (children first), excluding the shell
+	Survivors []int // pids still alive after teardown; empty on success
+	Status    SessionStatus
+}
