@@ -1,0 +1,5 @@
+//go:build linux
+
+package linux
+
+func defaultRoot() (string, error) { return "/proc", nil }

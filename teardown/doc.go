@@ -1,0 +1,26 @@
+// Package teardown kills the process tree under a session's shell and proves
+// it is quiet.
+//
+// Tree follows the teardown contract (SPEC §9): capture the shell's
+// descendants children-first, each with its start identity; SIGTERM them;
+// wait; rescan for processes forked meanwhile; SIGKILL the union; verify that
+// nothing captured is still running. It never signals the shell itself (its
+// owner stops and reaps it), never signals a whole POSIX session or process
+// group, and never signals a pid whose start identity has changed, so a
+// recycled pid is never hit.
+//
+// # Membership
+//
+// A process belongs to the tree when it descends from the root by parent pid,
+// or when it is a member of the root's own session (session id == root pid)
+// together with its descendants. The session rule catches jobs that
+// double-forked and re-parented to init or a subreaper before teardown. A
+// daemon that both re-parented away and left the session (setsid) before
+// teardown is not found; that escape is documented, not a bug.
+//
+// # Platform support
+//
+// Tree and ProcSignaler need Linux procfs and signals; elsewhere they return
+// ErrUnsupported. Capture and Descendants are pure functions over a
+// linux.ProcReader and work on any platform.
+package teardown

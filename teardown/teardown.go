@@ -1,0 +1,344 @@
+package teardown
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ptyactor/ptyactor/probes/linux"
+)
+
+const (
+	// DefaultGrace is Options.Grace when unset (SPEC disposeGraceMs).
+	DefaultGrace = 3 * time.Second
+	// DefaultPoll is Options.Poll when unset.
+	DefaultPoll = 10 * time.Millisecond
+	// MaxPoll caps Options.Poll so a tree that went quiet is noticed
+	// promptly instead of one long sleep later.
+	MaxPoll = 25 * time.Millisecond
+
+	// maxKillRounds bounds how often the SIGKILL phase rescans for
+	// processes forked between the rescan and the kill of their parent.
+	// Every round kills the forkers it finds, so a few always suffice.
+	maxKillRounds = 4
+)
+
+// Options configures Tree. The zero value is ready to use.
+type Options struct {
+	// Grace is how long to wait after SIGTERM before SIGKILL, and after
+	// SIGKILL before declaring survivors. Zero or negative means
+	// DefaultGrace.
+	Grace time.Duration
+	// Poll is the interval between process-table checks while waiting.
+	// Zero or negative means DefaultPoll; values above MaxPoll are lowered
+	// to MaxPoll.
+	Poll time.Duration
+	// Proc is where the process table is read; nil means linux.FS{}.
+	Proc linux.ProcReader
+	// Signaler delivers signals; nil means ProcSignaler{Proc: Proc}.
+	// Inject one to test faults.
+	Signaler Signaler
+	// Clock measures the grace periods; nil means time.Now.
+	Clock func() time.Time
+	// Log receives one debug line per signal and warnings for failures.
+	// The zero Logger discards everything.
+	Log zerolog.Logger
+}
+
+// Report says what Tree did.
+type Report struct {
+	// Killed lists the pids that were sent SIGTERM or SIGKILL, each once,
+	// in the order first signalled (children first).
+	Killed []int
+	// Survivors lists the members still running (not zombies) when Tree
+	// gave up. Empty when the tree is quiet.
+	Survivors []int
+}
+
+// Tree tears down every member of root's tree (see Capture) and verifies it
+// is quiet; root itself is never signalled, since its owner stops and reaps
+// it. Processes that exited, became zombies or whose pid was reused count as
+// gone.
+//
+// On success the error is nil. If members are still running at the end, the
+// error is a *SurvivorsError and Report.Survivors lists them; calling Tree
+// again retries. If root no longer has its start identity, Tree signals
+// nothing and returns an error wrapping ErrRootChanged.
+//
+// Cancelling ctx ends the current wait early: Tree then sends SIGKILL to
+// every member it knows that has not had one (sending a signal does not
+// block), skips verification, and returns an error wrapping
+// context.Cause(ctx). A ctx that is already done signals nothing.
+func Tree(ctx context.Context, root linux.Identity, opts Options) (Report, error) {
+	if !platformSupported && (opts.Proc == nil || opts.Signaler == nil) {
+		return Report{}, ErrUnsupported
+	}
+	if ctx.Err() != nil {
+		return Report{}, fmt.Errorf("teardown: %w", context.Cause(ctx))
+	}
+	t := newRun(root, opts)
+	return t.run(ctx)
+}
+
+// run is one Tree call.
+type run struct {
+	root  linux.Identity
+	self  int
+	grace time.Duration
+	poll  time.Duration
+	proc  linux.ProcReader
+	sig   Signaler
+	clock func() time.Time
+	log   zerolog.Logger
+
+	report     Report
+	signalled  map[linux.Identity]bool // got TERM or KILL: listed in Killed
+	killSent   map[linux.Identity]bool // SIGKILL attempted
+	signalErrs []error
+	scanErrs   []error
+}
+
+func newRun(root linux.Identity, o Options) *run {
+	t := &run{
+		root:      root,
+		self:      os.Getpid(),
+		grace:     o.Grace,
+		poll:      o.Poll,
+		proc:      o.Proc,
+		sig:       o.Signaler,
+		clock:     o.Clock,
+		log:       o.Log,
+		signalled: make(map[linux.Identity]bool),
+		killSent:  make(map[linux.Identity]bool),
+	}
+	if t.grace <= 0 {
+		t.grace = DefaultGrace
+	}
+	if t.poll <= 0 {
+		t.poll = DefaultPoll
+	}
+	t.poll = min(t.poll, MaxPoll)
+	if t.proc == nil {
+		t.proc = linux.FS{}
+	}
+	if t.sig == nil {
+		t.sig = ProcSignaler{Proc: t.proc}
+	}
+	if t.clock == nil {
+		t.clock = time.Now
+	}
+	return t
+}
+
+func (t *run) run(ctx context.Context) (Report, error) {
+	first, err := capture(t.proc, t.root)
+	if err != nil {
+		return Report{}, err
+	}
+	t.log.Debug().Int("root", t.root.PID).Int("members", len(first)).Msg("teardown: captured")
+
+	captured := make([]linux.Identity, len(first))
+	for i, s := range first {
+		captured[i] = s.Identity()
+		t.signal(captured[i], syscall.SIGTERM)
+	}
+	alive, err := t.wait(ctx, captured)
+	if err != nil {
+		return t.abort(captured, err)
+	}
+
+	// Rescan: children forked while TERM was being handled, and members
+	// that joined the session, were never captured. Captured survivors are
+	// kept even if they no longer show up (they re-parented away).
+	union := merge(t.rescan(), alive)
+	for round := 1; ; round++ {
+		for _, id := range union {
+			if !t.killSent[id] {
+				t.signal(id, syscall.SIGKILL)
+			}
+		}
+		if alive, err = t.wait(ctx, union); err != nil {
+			return t.abort(union, err)
+		}
+		// Verify with a fresh scan: a parent could fork between the rescan
+		// and its own SIGKILL, and that child must not escape unseen.
+		fresh := without(t.rescan(), union)
+		if len(fresh) == 0 {
+			break
+		}
+		if round == maxKillRounds {
+			alive = append(alive, fresh...)
+			break
+		}
+		union = append(union, fresh...)
+	}
+
+	for _, id := range alive {
+		t.report.Survivors = append(t.report.Survivors, id.PID)
+	}
+	if len(alive) > 0 {
+		t.log.Warn().Ints("survivors", t.report.Survivors).Msg("teardown: processes survived SIGKILL")
+		return t.report, &SurvivorsError{
+			Survivors: t.report.Survivors,
+			Err:       errors.Join(append(t.signalErrs, t.scanErrs...)...),
+		}
+	}
+	if len(t.scanErrs) > 0 {
+		// Everything we knew of is gone, but a rescan failed, so a fork we
+		// never saw may still be running.
+		return t.report, fmt.Errorf("teardown: could not verify the tree is quiet: %w", errors.Join(t.scanErrs...))
+	}
+	return t.report, nil
+}
+
+// signal sends sig to id after re-reading its identity; a member that is
+// gone, reused or a zombie is left alone.
+func (t *run) signal(id linux.Identity, sig syscall.Signal) {
+	if id.PID <= 0 || id.PID == t.root.PID || id.PID == t.self {
+		// Capture never yields these; refuse anyway, because a wrong root
+		// passed by a caller must not make us signal ourselves.
+		t.log.Warn().Int("pid", id.PID).Msg("teardown: refusing to signal root, self or invalid pid")
+		return
+	}
+	s, err := linux.ReadStat(t.proc, id.PID)
+	switch {
+	case errors.Is(err, linux.ErrNotFound):
+		return
+	case err != nil:
+		t.failed(id, sig, err)
+		return
+	case s.StartTime != id.StartTime:
+		t.log.Debug().Int("pid", id.PID).Msg("teardown: pid was reused; not signalling")
+		return
+	case !s.Alive():
+		return
+	}
+	if sig == syscall.SIGKILL {
+		t.killSent[id] = true
+	}
+	if err := t.sig.Signal(id, sig); err != nil {
+		if !errors.Is(err, ErrGone) {
+			t.failed(id, sig, err)
+		}
+		return
+	}
+	t.log.Debug().Int("pid", id.PID).Str("comm", s.Comm).Stringer("signal", sig).Msg("teardown: signalled")
+	if !t.signalled[id] {
+		t.signalled[id] = true
+		t.report.Killed = append(t.report.Killed, id.PID)
+	}
+	if sig == syscall.SIGTERM && s.State == 'T' {
+		// A stopped process keeps SIGTERM pending until it is continued;
+		// without SIGCONT a ^Z'd job would sit out the grace period and
+		// never get to clean up.
+		if err := t.sig.Signal(id, syscall.SIGCONT); err != nil && !errors.Is(err, ErrGone) {
+			t.failed(id, syscall.SIGCONT, err)
+		}
+	}
+}
+
+func (t *run) failed(id linux.Identity, sig syscall.Signal, err error) {
+	t.log.Warn().Err(err).Int("pid", id.PID).Stringer("signal", sig).Msg("teardown: signal failed")
+	t.signalErrs = append(t.signalErrs, fmt.Errorf("pid %d %v: %w", id.PID, sig, err))
+}
+
+// wait polls until no member of ids is running or the grace period ends,
+// and returns the members still running. It returns early with
+// context.Cause(ctx) when ctx is done.
+func (t *run) wait(ctx context.Context, ids []linux.Identity) ([]linux.Identity, error) {
+	deadline := t.clock().Add(t.grace)
+	timer := time.NewTimer(t.poll)
+	defer timer.Stop()
+	for {
+		alive := t.running(ids)
+		if len(alive) == 0 || !t.clock().Before(deadline) {
+			return alive, nil
+		}
+		select {
+		case <-ctx.Done():
+			return alive, context.Cause(ctx)
+		case <-timer.C:
+			timer.Reset(t.poll)
+		}
+	}
+}
+
+// running returns the members of ids that still run with their identity.
+// A member whose stat cannot be read counts as running: we cannot prove it
+// quiet.
+func (t *run) running(ids []linux.Identity) []linux.Identity {
+	var alive []linux.Identity
+	for _, id := range ids {
+		s, err := linux.ReadStat(t.proc, id.PID)
+		switch {
+		case errors.Is(err, linux.ErrNotFound):
+		case err != nil:
+			alive = append(alive, id)
+		case s.StartTime == id.StartTime && s.Alive():
+			alive = append(alive, id)
+		}
+	}
+	return alive
+}
+
+// rescan returns the running members of the tree now. If the root has
+// changed (it exited on its own and was reaped), nothing can be adopted and
+// the known members are all there is.
+func (t *run) rescan() []linux.Identity {
+	stats, err := capture(t.proc, t.root)
+	if errors.Is(err, ErrRootChanged) {
+		t.log.Debug().Err(err).Msg("teardown: root changed; not adopting new members")
+		return nil
+	}
+	if err != nil {
+		t.log.Warn().Err(err).Msg("teardown: rescan failed")
+		t.scanErrs = append(t.scanErrs, err)
+		return nil
+	}
+	var ids []linux.Identity
+	for _, s := range stats {
+		if s.Alive() {
+			ids = append(ids, s.Identity())
+		}
+	}
+	return ids
+}
+
+// abort handles a cancelled wait: it sends SIGKILL to every known member
+// that has not had one, so cancelling never leaves a TERM-ignoring process
+// running, and reports the cause.
+func (t *run) abort(known []linux.Identity, cause error) (Report, error) {
+	for _, id := range merge(t.rescan(), known) {
+		if !t.killSent[id] {
+			t.signal(id, syscall.SIGKILL)
+		}
+	}
+	return t.report, fmt.Errorf("teardown: interrupted before the tree was verified quiet: %w", cause)
+}
+
+// merge returns a new slice: a followed by the members of b not in a.
+func merge(a, b []linux.Identity) []linux.Identity {
+	return slices.Concat(a, without(b, a))
+}
+
+// without returns the members of a not in b.
+func without(a, b []linux.Identity) []linux.Identity {
+	in := make(map[linux.Identity]bool, len(b))
+	for _, id := range b {
+		in[id] = true
+	}
+	var out []linux.Identity
+	for _, id := range a {
+		if !in[id] {
+			out = append(out, id)
+			in[id] = true
+		}
+	}
+	return out
+}
