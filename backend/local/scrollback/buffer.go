@@ -1,0 +1,200 @@
+package scrollback
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Buffer is retained scrollback bounded by lines and bytes, allocated lazily
+// (an idle or empty Buffer holds no big allocation). It is not safe for
+// concurrent use; the session that owns it serializes access.
+type Buffer struct {
+	maxLines int
+	maxPage  int
+	w        window // the retained text; w.limit is maxBytes
+	// breaks holds the positions in w.buf of the retained '\n' bytes, oldest
+	// first. There are at most maxLines-1 of them: n breaks make n+1 lines.
+	breaks  ring
+	dropped bool
+}
+
+// New returns an empty Buffer that keeps at most maxLines lines and maxBytes
+// bytes, and cuts each page to at most maxPageBytes bytes. Values below 1 are
+// treated as 1; configuration is validated before it gets here.
+func New(maxLines, maxBytes, maxPageBytes int) *Buffer {
+	return &Buffer{
+		maxLines: max(maxLines, 1),
+		maxPage:  max(maxPageBytes, 1),
+		w:        window{limit: max(maxBytes, 1)},
+	}
+}
+
+// Write appends sanitized text (valid UTF-8, '\n' line breaks) and drops
+// what no longer fits from the front.
+func (b *Buffer) Write(text []byte) {
+	if len(text) == 0 {
+		return
+	}
+	if len(text) > b.w.limit {
+		// Only a tail of text can survive, and nothing retained before it:
+		// skip straight there instead of buffering what would be dropped.
+		text = text[tailStart(text, b.w.limit):]
+		b.w.head = len(b.w.buf)
+		b.breaks.clear()
+		b.dropped = true
+	}
+	base := len(b.w.buf)
+	if shift := b.w.append(text); shift > 0 {
+		b.breaks.shift(shift)
+		base -= shift
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		b.lineBreak(base + i + j)
+		i += j + 1
+	}
+	if b.w.trim() {
+		b.dropped = true
+		for b.breaks.n > 0 && b.breaks.at(0) < b.w.head {
+			b.breaks.pop()
+		}
+	}
+}
+
+// lineBreak records the '\n' at pos, dropping the oldest line when that makes
+// one line too many.
+func (b *Buffer) lineBreak(pos int) {
+	if b.breaks.n < b.maxLines-1 {
+		b.breaks.push(pos)
+		return
+	}
+	// The oldest line goes together with the '\n' that ends it. With
+	// maxLines == 1 that '\n' is the one at pos.
+	end := pos
+	if b.breaks.n > 0 {
+		end = b.breaks.pop()
+		b.breaks.push(pos)
+	}
+	b.w.head = end + 1
+	b.dropped = true
+}
+
+// TotalLines returns the number of retained lines: the pieces of splitting
+// the retained text on '\n', or 0 when nothing is retained.
+func (b *Buffer) TotalLines() int {
+	if b.w.len() == 0 {
+		return 0
+	}
+	return b.breaks.n + 1
+}
+
+// Dropped reports whether the bounds ever dropped retained output. It is
+// sticky: once lost, the history is incomplete for good.
+func (b *Buffer) Dropped() bool { return b.dropped }
+
+// Bytes returns the number of retained bytes.
+func (b *Buffer) Bytes() int { return b.w.len() }
+
+// Page returns up to count lines ending offset lines back from the newest
+// line, cut to the last maxPageBytes bytes on a character boundary. The
+// caller has validated offset >= 0 and count > 0.
+//
+// LineBegin is offset and LineEnd is offset plus the number of lines
+// returned, so the next older page starts at LineEnd. A line cut by the byte
+// bound counts as returned when at least one of its bytes is; when the cut
+// falls exactly on a line break, that break is left out too, so the page does
+// not begin with an empty remnant of a line it does not show. Truncated is
+// set when the page was cut or when Dropped reports lost history.
+func (b *Buffer) Page(offset, count int) messages.ReadResult {
+	total := b.TotalLines()
+	res := messages.ReadResult{
+		TotalLines: total,
+		LineBegin:  offset,
+		LineEnd:    offset,
+		Truncated:  b.dropped,
+	}
+	if offset >= total {
+		return res
+	}
+	end := total - offset
+	begin := max(0, end-count)
+	lo, hi := b.lineStart(begin), b.lineEnd(end-1)
+	first := begin
+	if hi-lo > b.maxPage {
+		res.Truncated = true
+		lo = runeStart(b.w.buf[:hi], hi-b.maxPage)
+		first = b.breaks.countBefore(lo) // the line lo falls in
+		if lo < hi && b.w.buf[lo] == '\n' {
+			lo++
+			first++
+		}
+	}
+	res.Text = string(b.w.buf[lo:hi])
+	res.LineEnd = offset + end - first
+	return res
+}
+
+// lineStart returns the position in w.buf where retained line k begins.
+func (b *Buffer) lineStart(k int) int {
+	if k == 0 {
+		return b.w.head
+	}
+	return b.breaks.at(k-1) + 1
+}
+
+// lineEnd returns the position in w.buf just past retained line k, excluding
+// its '\n'.
+func (b *Buffer) lineEnd(k int) int {
+	if k < b.breaks.n {
+		return b.breaks.at(k)
+	}
+	return len(b.w.buf)
+}
+
+// ring is a FIFO of ascending positions. Its array grows by doubling (a power
+// of two, so indexing is a mask) and is bounded by its owner's pops.
+type ring struct {
+	a     []int
+	start int
+	n     int
+}
+
+func (r *ring) at(k int) int { return r.a[(r.start+k)&(len(r.a)-1)] }
+
+func (r *ring) push(v int) {
+	if r.n == len(r.a) {
+		na := make([]int, max(16, 2*len(r.a)))
+		for k := 0; k < r.n; k++ {
+			na[k] = r.at(k)
+		}
+		r.a, r.start = na, 0
+	}
+	r.a[(r.start+r.n)&(len(r.a)-1)] = v
+	r.n++
+}
+
+func (r *ring) pop() int {
+	v := r.a[r.start]
+	r.start = (r.start + 1) & (len(r.a) - 1)
+	r.n--
+	return v
+}
+
+func (r *ring) clear() { r.start, r.n = 0, 0 }
+
+// shift subtracts d from every position, after the window moved its text.
+func (r *ring) shift(d int) {
+	for k := 0; k < r.n; k++ {
+		r.a[(r.start+k)&(len(r.a)-1)] -= d
+	}
+}
+
+// countBefore returns how many positions are below p.
+func (r *ring) countBefore(p int) int {
+	return sort.Search(r.n, func(k int) bool { return r.at(k) >= p })
+}
