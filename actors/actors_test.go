@@ -1,0 +1,540 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func testConfig() messages.Config {
+	c := messages.DefaultConfig()
+	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
+	c.IdleSilenceMs, c.HandoffGraceMs = 250, 250
+	c.TimeoutMs, c.DisposeGraceMs = 2000, 500
+	return c
+}
+
+func newTestService(t *testing.T, backends ...messages.Backend) (*Service, messages.Owner) {
+	t.Helper()
+	svc, err := NewService(Options{Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := svc.Shutdown(context.Background()); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	for _, b := range backends {
+		if _, err := svc.RegisterBackend(ctx(t), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := svc.NewOwner(ctx(t), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, o
+}
+
+// ctx is a per-call watchdog: no test hangs.
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestBackendRegistry(t *testing.T) {
+	svc, _ := newTestService(t, &fakeBackend{typ: "a"}, &fakeBackend{typ: "b"})
+	if _, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: "a"}); !errors.Is(err, messages.ErrDuplicateBackend) {
+		t.Fatalf("duplicate: %v", err)
+	}
+	if _, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: ""}); !errors.Is(err, messages.ErrInvalidArgument) {
+		t.Fatalf("empty type: %v", err)
+	}
+	types, _ := svc.ListBackends(ctx(t))
+	if strings.Join(types, ",") != "a,b" {
+		t.Fatalf("types %v", types)
+	}
+	unreg, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreg()
+	types, _ = svc.ListBackends(ctx(t))
+	if strings.Join(types, ",") != "a,b" {
+		t.Fatalf("after unregister %v", types)
+	}
+}
+
+func TestSpawnCheckOrder(t *testing.T) {
+	svc, o := newTestService(t, &fakeBackend{typ: "a"}, &fakeBackend{typ: "b"})
+	cancelled, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("caller gave up")
+	cancel(cause)
+	stranger := messages.NewOwner("never opened")
+
+	// Caller aborted comes before owner-not-live and no-backend.
+	if _, err := svc.Spawn(cancelled, stranger, messages.SpawnRequest{Type: "zzz"}); err != cause {
+		t.Fatalf("aborted: got %v, want the exact cause", err)
+	}
+	// Owner-not-live comes before no-backend.
+	if _, err := svc.Spawn(ctx(t), stranger, messages.SpawnRequest{Type: "zzz"}); !errors.Is(err, messages.ErrOwnerNotLive) {
+		t.Fatalf("owner: %v", err)
+	}
+	// No backend before the name check.
+	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "zzz", Name: " "}); !errors.Is(err, messages.ErrNoBackend) {
+		t.Fatalf("backend: %v", err)
+	}
+	// Two backends: the type is required.
+	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrNoBackend) {
+		t.Fatalf("no type: %v", err)
+	}
+	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "a", Name: " "}); !errors.Is(err, messages.ErrInvalidArgument) {
+		t.Fatalf("blank name: %v", err)
+	}
+	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "a", Name: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "b", Name: "x"}); !errors.Is(err, messages.ErrDuplicateName) {
+		t.Fatalf("dup name: %v", err)
+	}
+	// Disposing comes first of all.
+	if err := svc.Shutdown(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
+	svc, err := NewService(Options{Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := svc.NewOwner(ctx(t), "x")
+	// Drive the shutdown through the protocol but keep the actor alive to
+	// observe the refusal.
+	if _, err := ask[*messages.DisposeOwnerReply](ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := svc.Spawn(cancelled, o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrServiceDisposing) {
+		t.Fatalf("got %v", err)
+	}
+	if err := svc.Shutdown(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSpawnCancelKeepsCauseAndRollsBack(t *testing.T) {
+	var mu sync.Mutex
+	var started []*fakeSession
+	b := &fakeBackend{typ: "a", spawn: func(ctx context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		// Started, but never ready: the startup wait only ends by cancel.
+		s := newFakeSession(ev)
+		mu.Lock()
+		started = append(started, s)
+		mu.Unlock()
+		return s, nil
+	}}
+	svc, o := newTestService(t, b)
+	cause := errors.New("user pressed stop")
+	c, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		for {
+			mu.Lock()
+			n := len(started)
+			mu.Unlock()
+			if n > 0 {
+				cancel(cause)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, err := svc.Spawn(c, o, messages.SpawnRequest{})
+	if err != cause {
+		t.Fatalf("got %v, want exact cause", err)
+	}
+	mu.Lock()
+	closes := started[0].closes
+	mu.Unlock()
+	if closes != 1 {
+		t.Fatalf("rolled back %d times, want 1", closes)
+	}
+	if active, _ := svc.HasOwnerActivity(ctx(t), o); active {
+		t.Fatal("owner still active after a rolled-back spawn")
+	}
+}
+
+func TestStartupFailures(t *testing.T) {
+	t.Run("exit", func(t *testing.T) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+			s := newFakeSession(ev)
+			s.exit(1)
+			return s, nil
+		}}
+		svc, o := newTestService(t, b)
+		if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrStartupExited) {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("zero-output silence is a timeout", func(t *testing.T) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+			return newFakeSession(ev), nil
+		}}
+		svc, o := newTestService(t, b)
+		t0 := time.Now()
+		_, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+		if !errors.Is(err, messages.ErrStartupTimeout) {
+			t.Fatalf("got %v", err)
+		}
+		// Silence (250ms) must not have published it: only the deadline.
+		if d := time.Since(t0); d < messages.Ms(testConfig().TimeoutMs) {
+			t.Fatalf("rejected after %s, before the deadline", d)
+		}
+	})
+	t.Run("output then silence publishes", func(t *testing.T) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+			s := newFakeSession(ev)
+			s.emit("motd without a marker\n", false, 0)
+			return s, nil
+		}}
+		svc, o := newTestService(t, b)
+		sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+		if err != nil || sp.Motd != "motd without a marker\n" {
+			t.Fatalf("spawn %+v %v", sp, err)
+		}
+	})
+	t.Run("cleanup failure keeps both errors", func(t *testing.T) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+			s := newFakeSession(ev)
+			s.onClose = func() error { return errInjected }
+			s.exit(1)
+			return s, nil
+		}}
+		svc, o := newTestService(t, b)
+		_, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+		var bce *messages.BackendCleanupError
+		if !errors.As(err, &bce) || !errors.Is(err, messages.ErrStartupExited) || !errors.Is(err, errInjected) {
+			t.Fatalf("got %v", err)
+		}
+		if active, _ := svc.HasOwnerActivity(ctx(t), o); !active {
+			t.Fatal("a retained cleanup failure must keep the owner active")
+		}
+		if err := svc.DisposeOwner(ctx(t), o); !errors.Is(err, errInjected) {
+			t.Fatalf("dispose must report the retained failure, got %v", err)
+		}
+	})
+}
+
+func TestOwnerIsolationAndSendActive(t *testing.T) {
+	release := make(chan struct{})
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		s := newFakeSession(ev)
+		s.onWrite = func(s *fakeSession, p []byte) error {
+			go func() { <-release; s.emit("done\n$ ", true, 7) }()
+			return nil
+		}
+		s.emit("$ ", true, 0)
+		return s, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Name: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := svc.NewOwner(ctx(t), "other")
+	if _, err := svc.StartSend(ctx(t), other, sp.SessionID, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+		t.Fatalf("foreign send: %v", err)
+	}
+	if _, err := svc.Read(ctx(t), other, sp.SessionID, messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
+		t.Fatalf("foreign read: %v", err)
+	}
+	if _, _, err := svc.Kill(ctx(t), other, sp.SessionID, ""); !errors.Is(err, messages.ErrNoSession) {
+		t.Fatalf("foreign kill: %v", err)
+	}
+	if l, _ := svc.List(ctx(t), other); len(l) != 0 {
+		t.Fatalf("foreign list %v", l)
+	}
+	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "x", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
+		t.Fatalf("second send: %v", err)
+	}
+	close(release)
+	res, err := op.Result(ctx(t))
+	if err != nil || res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 7 {
+		t.Fatalf("result %+v %v", res, err)
+	}
+}
+
+func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
+	var fs *fakeSession
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		fs = newFakeSession(ev)
+		fs.emit("$ ", true, 0)
+		return fs, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.mu.Lock()
+	fs.onTake = func() { panic("injected panic in send") }
+	fs.mu.Unlock()
+	_, err = svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "boom", Submit: true})
+	if !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("got %v, want a transport error", err)
+	}
+	fs.mu.Lock()
+	fs.onTake = nil
+	fs.mu.Unlock()
+	// The slot frees once the failed send actor stopped.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, err := svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "ok", Submit: true})
+		if err == nil {
+			if res.WaitReason != messages.WaitStdinRead {
+				t.Fatalf("after panic: %+v", res)
+			}
+			break
+		}
+		if !errors.Is(err, messages.ErrSendActive) || time.Now().After(deadline) {
+			t.Fatalf("after panic: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCancelBeforeWriteNeverWrites(t *testing.T) {
+	var fs *fakeSession
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		fs = newFakeSession(ev)
+		fs.emit("$ ", true, 0)
+		return fs, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	c, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("stop")
+	cancel(cause)
+	_, err := svc.Send(c, o, sp.SessionID, messages.SendRequest{Text: "rm -rf nothing", Submit: true})
+	if err != cause {
+		t.Fatalf("got %v, want cause", err)
+	}
+	fs.mu.Lock()
+	writes, sigs := len(fs.writes), len(fs.signals)
+	fs.mu.Unlock()
+	// The write may have won the race with the cancel; if it did, a SIGINT
+	// must have followed. If it did not, nothing was written or signalled.
+	if writes == 0 && sigs != 0 || writes == 1 && sigs != 1 {
+		t.Fatalf("writes=%d signals=%d", writes, sigs)
+	}
+}
+
+func TestFailedSignalRejectsSend(t *testing.T) {
+	var fs *fakeSession
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		fs = newFakeSession(ev)
+		fs.onWrite = func(*fakeSession, []byte) error { return nil } // runs forever
+		fs.onSignal = func(messages.Signal) error { return errInjected }
+		fs.emit("$ ", true, 0)
+		return fs, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the write happened, then cancel.
+	for {
+		fs.mu.Lock()
+		n := len(fs.writes)
+		fs.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !op.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	if _, err := op.Result(ctx(t)); !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("got %v", err)
+	}
+	if op.Cancel() {
+		t.Fatal("cancel after settle must report false")
+	}
+}
+
+func TestKillJoinAndRetryAfterFailure(t *testing.T) {
+	var fs *fakeSession
+	fail := true
+	var mu sync.Mutex
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		fs = newFakeSession(ev)
+		fs.onClose = func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if fail {
+				return &messages.CleanupError{Reason: "test", Survivors: []int{99}}
+			}
+			return nil
+		}
+		fs.emit("$ ", true, 0)
+		return fs, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	_, _, err := svc.Kill(ctx(t), o, sp.SessionID, "")
+	var ce *messages.CleanupError
+	if !errors.As(err, &ce) || len(ce.Survivors) != 1 {
+		t.Fatalf("got %v", err)
+	}
+	// Still listed, sends refused while closing.
+	if l, _ := svc.List(ctx(t), o); len(l) != 1 {
+		t.Fatalf("list after failed close: %v", l)
+	}
+	if _, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
+		t.Fatalf("send while closing: %v", err)
+	}
+	mu.Lock()
+	fail = false
+	mu.Unlock()
+	closed, _, err := svc.Kill(ctx(t), o, sp.SessionID, "")
+	if err != nil || !closed {
+		t.Fatalf("retry: %v %v", closed, err)
+	}
+	if l, _ := svc.List(ctx(t), o); len(l) != 0 {
+		t.Fatalf("list after close: %v", l)
+	}
+	if _, _, err := svc.Kill(ctx(t), o, sp.SessionID, ""); !errors.Is(err, messages.ErrNoSession) {
+		t.Fatalf("kill after close: %v", err)
+	}
+}
+
+// TestMessageDrivenUse drives the runtime with plain actor messages, as an
+// integration without the facade would, and watches lifecycle events.
+func TestMessageDrivenUse(t *testing.T) {
+	svc, err := NewService(Options{Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = svc.Shutdown(context.Background()) }()
+	sys, pid := svc.System(), svc.PID()
+	var mu sync.Mutex
+	var events []any
+	sub := sys.EventStream.Subscribe(func(e any) {
+		switch e.(type) {
+		case *messages.EventSessionOpened, *messages.EventSendSettled, *messages.EventSessionClosed:
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}
+	})
+	defer sys.EventStream.Unsubscribe(sub)
+	req := func(m any) any {
+		r, err := sys.Root.RequestFuture(pid, m, 5*time.Second).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := req(&messages.RegisterBackend{Backend: &fakeBackend{typ: "shell"}}).(*messages.RegisterBackendReply); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	o := messages.NewOwner("integration")
+	if r := req(&messages.OpenOwner{Owner: o}).(*messages.OpenOwnerReply); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	sp := req(&messages.Spawn{Owner: o, Request: messages.SpawnRequest{Type: "shell"}}).(*messages.SpawnReply)
+	if sp.Err != nil {
+		t.Fatal(sp.Err)
+	}
+	id := sp.Result.SessionID
+	st := req(&messages.StartSend{Owner: o, Session: id, Request: messages.SendRequest{Text: "hi", Submit: true}}).(*messages.StartSendReply)
+	if st.Err != nil {
+		t.Fatal(st.Err)
+	}
+	done := req(&messages.AwaitSend{Owner: o, Session: id, Ticket: st.Ticket}).(*messages.SendSettled)
+	if done.Err != nil || done.Result.WaitReason != messages.WaitStdinRead || !strings.Contains(done.Result.Viewport, "hi") {
+		t.Fatalf("settled %+v", done)
+	}
+	k := req(&messages.Kill{Owner: o, Session: id}).(*messages.KillReply)
+	if k.Err != nil || !k.Closed {
+		t.Fatalf("kill %+v", k)
+	}
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(events) >= 3 })
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := events[0].(*messages.EventSessionOpened); !ok {
+		t.Fatalf("events %T", events)
+	}
+}
+
+func TestDisposeOwnerClosesEverything(t *testing.T) {
+	var mu sync.Mutex
+	var sessions []*fakeSession
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		s := newFakeSession(ev)
+		s.emit("$ ", true, 0)
+		mu.Lock()
+		sessions = append(sessions, s)
+		mu.Unlock()
+		return s, nil
+	}}
+	svc, o := newTestService(t, b)
+	for i := 0; i < 5; i++ {
+		if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := svc.DisposeOwner(ctx(t), o); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	for _, s := range sessions {
+		if !s.closed {
+			t.Fatal("a session was not closed by dispose")
+		}
+	}
+	mu.Unlock()
+	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
+		t.Fatalf("spawn after dispose: %v", err)
+	}
+}
+
+func TestConfigValidationAtStart(t *testing.T) {
+	c := testConfig()
+	c.HandoffGraceMs = c.PollIntervalMs - 1
+	if _, err := NewService(Options{Config: c}); !errors.Is(err, messages.ErrInvalidArgument) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met before the deadline")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+var _ = actor.NewPID

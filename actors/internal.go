@@ -1,0 +1,130 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Messages that stay inside the actor tree.
+
+// service → owner: a spawn that passed the service's checks.
+type ownerSpawn struct {
+	msg     *messages.Spawn
+	ctx     context.Context // the caller's context (never nil)
+	backend messages.Backend
+	id      messages.SessionID
+}
+
+// service → owner: the service is disposing; the owner disposes itself.
+type ownerShutdown struct{}
+
+// owner → service: the owner finished disposing and is stopping.
+type ownerGone struct{ owner messages.Owner }
+
+// backend → session (through sessionEvents).
+type (
+	factOutput struct{}
+	factPrompt struct{ messages.PromptFact }
+	factExited struct{ status messages.SessionStatus }
+)
+
+// session goroutine → session.
+type (
+	backendSpawned struct {
+		bs  messages.BackendSession
+		err error
+	}
+	closeDone struct {
+		attempt uint64
+		report  messages.CloseReport
+		err     error
+	}
+	spawnCancelled struct{}
+)
+
+// session → owner.
+type (
+	sessionStarted struct {
+		id     messages.SessionID
+		result messages.SpawnResult
+	}
+	sessionStartFailed struct {
+		id  messages.SessionID
+		err error
+	}
+	sessionStatusChanged struct {
+		id     messages.SessionID
+		status messages.SessionStatus
+	}
+	sessionClosed struct {
+		id     messages.SessionID
+		report messages.CloseReport
+	}
+	sessionCloseFailed struct {
+		id  messages.SessionID
+		err error
+	}
+	// orphanClosed: a session actor that stopped without a close tore its
+	// tree down from its Stopping handler.
+	orphanClosed struct {
+		id  messages.SessionID
+		err error
+	}
+)
+
+// owner → session.
+type closeSession struct{ reason string }
+
+// send → session.
+type sendFinished struct {
+	ticket uint64
+	result messages.SendResult
+	err    error
+	// draining: a write or interrupt is still in flight; the slot stays
+	// taken until the send actor stops, so the next send sees no late
+	// bytes or signals.
+	draining bool
+}
+
+// session → send.
+type forceSettle struct{ reason messages.WaitReason }
+
+// send goroutines / timers → send.
+type (
+	writeDone struct {
+		err     error
+		skipped bool
+	}
+	interruptDone struct{ err error }
+	timerFired    struct {
+		kind timerKind
+		gen  uint64
+	}
+)
+
+type timerKind int
+
+const (
+	timerDeadline timerKind = iota
+	timerSilence
+	timerPoll
+)
+
+// sessionEvents adapts the backend's fact callbacks to actor messages. It
+// never blocks: Send only enqueues.
+type sessionEvents struct {
+	sys  *actor.ActorSystem
+	self *actor.PID
+}
+
+var _ messages.Events = (*sessionEvents)(nil)
+
+func (e *sessionEvents) Output()                         { e.sys.Root.Send(e.self, factOutputMsg) }
+func (e *sessionEvents) Prompt(f messages.PromptFact)    { e.sys.Root.Send(e.self, &factPrompt{f}) }
+func (e *sessionEvents) Exited(s messages.SessionStatus) { e.sys.Root.Send(e.self, &factExited{s}) }
+
+// factOutputMsg is shared: it carries no data, and output facts are the
+// runtime's most frequent message.
+var factOutputMsg = &factOutput{}

@@ -1,0 +1,361 @@
+package actors
+
+import (
+	"context"
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+// ownerActor holds one owner's sessions and pending spawns, its dispose
+// fence and its retained cleanup failures.
+type ownerActor struct {
+	owner  messages.Owner
+	cfg    messages.Config
+	clock  Clock
+	log    zerolog.Logger
+	parent context.Context // the service's lifetime
+
+	ctx    context.Context // this owner's lifetime: cancelled with the dispose cause
+	cancel context.CancelCauseFunc
+
+	live     bool
+	sessions map[messages.SessionID]*sessionRec
+	order    []messages.SessionID // publication order
+	pending  map[messages.SessionID]*pendingSpawn
+	names    map[string]messages.SessionID
+	failures []error // retained cleanup failures, reported by the next dispose
+
+	disposing      bool
+	disposeReason  string
+	disposeWaiters []*actor.PID
+	disposeErrs    []error
+}
+
+type sessionRec struct {
+	pid    *actor.PID
+	snap   messages.Snapshot
+	hidden bool // never published: a rolled-back spawn whose close failed
+	done   bool // closed, or failed during this dispose round
+}
+
+type pendingSpawn struct {
+	pid       *actor.PID
+	replyTo   *actor.PID
+	callerCtx context.Context
+	name      string
+	stop      func() bool
+	rollback  error // set while the published-too-late session is rolled back
+}
+
+func newOwnerActor(owner messages.Owner, parent context.Context, cfg messages.Config, clock Clock, log zerolog.Logger) *ownerActor {
+	ctx, cancel := context.WithCancelCause(parent)
+	return &ownerActor{
+		owner: owner, cfg: cfg, clock: clock, log: log, parent: parent,
+		ctx: ctx, cancel: cancel, live: true,
+		sessions: map[messages.SessionID]*sessionRec{},
+		pending:  map[messages.SessionID]*pendingSpawn{},
+		names:    map[string]messages.SessionID{},
+	}
+}
+
+func (o *ownerActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *ownerSpawn:
+		o.onSpawn(ctx, m)
+	case *sessionStarted:
+		o.onStarted(ctx, m)
+	case *sessionStartFailed:
+		o.onStartFailed(ctx, m)
+	case *sessionStatusChanged:
+		if r := o.sessions[m.id]; r != nil {
+			r.snap.Status = m.status
+		}
+	case *sessionClosed:
+		o.onClosed(ctx, m.id)
+	case *sessionCloseFailed:
+		o.onCloseFailed(ctx, m)
+	case *orphanClosed:
+		o.onOrphanClosed(ctx, m)
+
+	case *messages.StartSend, *messages.AwaitSend, *messages.ReadSendOutput, *messages.CancelSend,
+		*messages.Read, *messages.SignalSession, *messages.Kill:
+		id := sessionOf(m)
+		if r := o.sessions[id]; r != nil && !r.hidden {
+			ctx.Forward(r.pid)
+			return
+		}
+		ctx.Respond(refusal(m, messages.NoSession(id)))
+	case *messages.List:
+		out := make([]messages.Snapshot, 0, len(o.order))
+		for _, id := range o.order {
+			out = append(out, o.sessions[id].snap)
+		}
+		ctx.Respond(&messages.ListReply{Sessions: out})
+	case *messages.HasOwnerActivity:
+		ctx.Respond(&messages.HasOwnerActivityReply{
+			Active:   len(o.pending) > 0 || len(o.sessions) > 0 || len(o.failures) > 0,
+			Failures: len(o.failures),
+		})
+	case *messages.DisposeOwner:
+		o.dispose(ctx, messages.ErrOwnerNotLive, "PTY owner disposed")
+	case *ownerShutdown:
+		o.dispose(ctx, messages.ErrServiceDisposing, "PTY service disposed")
+	}
+}
+
+// HandleFailure: a session actor that panics is stopped, never restarted
+// (it owns processes); its Stopping handler tears the tree down.
+func (o *ownerActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+	o.log.Error().Str("owner", o.owner.Label()).Interface("panic", reason).Msg("session actor failed; stopping it")
+	sup.StopChildren(child)
+}
+
+func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
+	if !o.live {
+		ctx.Respond(&messages.SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
+		return
+	}
+	name := m.msg.Request.Name
+	if name != "" {
+		if _, dup := o.names[name]; dup {
+			ctx.Respond(&messages.SpawnReply{Err: messages.Errorf(messages.CodeDuplicateName, "PTY session name %q is already in use", name)})
+			return
+		}
+		o.names[name] = m.id
+	}
+	sctx, scancel := context.WithCancelCause(m.ctx)
+	stop := context.AfterFunc(o.ctx, func() { scancel(context.Cause(o.ctx)) })
+	spec := messages.SpawnSpec{SpawnRequest: m.msg.Request, SessionID: m.id, Owner: o.owner}
+	spec.Type = m.backend.Type()
+	sa := &sessionActor{
+		id: m.id, owner: o.owner, spec: spec, backend: m.backend, spawnCtx: sctx,
+		cfg: o.cfg, clock: o.clock, log: o.log.With().Str("session", string(m.id)).Logger(),
+	}
+	pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return sa }))
+	o.pending[m.id] = &pendingSpawn{
+		pid: pid, replyTo: ctx.Sender(), callerCtx: m.ctx, name: name,
+		stop: func() bool { scancel(nil); return stop() },
+	}
+}
+
+// spawnError picks what a failed spawn returns: the caller's exact cause,
+// else the owner's or service's abort, else the original error.
+func (o *ownerActor) spawnError(p *pendingSpawn, err error) error {
+	if p.callerCtx.Err() != nil {
+		return context.Cause(p.callerCtx)
+	}
+	if o.ctx.Err() != nil {
+		return context.Cause(o.ctx)
+	}
+	return err
+}
+
+func (o *ownerActor) onStarted(ctx actor.Context, m *sessionStarted) {
+	p := o.pending[m.id]
+	if p == nil {
+		return
+	}
+	var err error
+	switch {
+	case p.callerCtx.Err() != nil:
+		err = context.Cause(p.callerCtx)
+	case o.parent.Err() != nil:
+		err = context.Cause(o.parent)
+	case !o.live:
+		err = messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")
+	}
+	if err != nil {
+		p.rollback = err
+		ctx.Send(p.pid, &closeSession{reason: "PTY spawn rolled back"})
+		return
+	}
+	p.stop()
+	delete(o.pending, m.id)
+	o.sessions[m.id] = &sessionRec{pid: p.pid, snap: m.result.Snapshot}
+	o.order = append(o.order, m.id)
+	ctx.ActorSystem().EventStream.Publish(&messages.EventSessionOpened{Owner: o.owner, Snapshot: m.result.Snapshot})
+	ctx.Send(p.replyTo, &messages.SpawnReply{Result: m.result})
+}
+
+func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
+	p := o.pending[m.id]
+	if p == nil {
+		return
+	}
+	o.dropPending(m.id, p)
+	var bce *messages.BackendCleanupError
+	if errors.As(m.err, &bce) {
+		// The process may still be alive: keep the failure as activity
+		// until a dispose reports it.
+		o.failures = append(o.failures, m.err)
+	}
+	ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, m.err)})
+	o.maybeDisposed(ctx)
+}
+
+func (o *ownerActor) dropPending(id messages.SessionID, p *pendingSpawn) {
+	p.stop()
+	delete(o.pending, id)
+	if p.name != "" && o.names[p.name] == id {
+		delete(o.names, p.name)
+	}
+}
+
+func (o *ownerActor) onClosed(ctx actor.Context, id messages.SessionID) {
+	if p := o.pending[id]; p != nil && p.rollback != nil {
+		o.dropPending(id, p)
+		ctx.Send(p.replyTo, &messages.SpawnReply{Err: p.rollback})
+		o.maybeDisposed(ctx)
+		return
+	}
+	o.removeSession(id)
+	o.maybeDisposed(ctx)
+}
+
+func (o *ownerActor) removeSession(id messages.SessionID) {
+	r := o.sessions[id]
+	if r == nil {
+		return
+	}
+	delete(o.sessions, id)
+	for i, v := range o.order {
+		if v == id {
+			o.order = append(o.order[:i], o.order[i+1:]...)
+			break
+		}
+	}
+	if r.snap.Name != "" && o.names[r.snap.Name] == id {
+		delete(o.names, r.snap.Name)
+	}
+}
+
+func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
+	if p := o.pending[m.id]; p != nil && p.rollback != nil {
+		// The rollback failed: the session stays (hidden) so a dispose can
+		// retry, and the failure stays as activity.
+		o.dropPending(m.id, p)
+		o.sessions[m.id] = &sessionRec{pid: p.pid, hidden: true, snap: messages.Snapshot{SessionID: m.id}}
+		o.failures = append(o.failures, m.err)
+		err := p.rollback
+		if p.callerCtx.Err() == nil {
+			err = errors.Join(errors.New("PTY spawn and rollback both failed"), p.rollback, m.err)
+		}
+		ctx.Send(p.replyTo, &messages.SpawnReply{Err: err})
+		o.maybeDisposed(ctx)
+		return
+	}
+	if o.disposing {
+		if r := o.sessions[m.id]; r != nil {
+			r.done = true
+		}
+		o.disposeErrs = append(o.disposeErrs, m.err)
+		o.maybeDisposed(ctx)
+	}
+}
+
+// onOrphanClosed: a session actor stopped without a close (a failure) and
+// its Stopping handler finished tearing the tree down. Until this arrives
+// the session stays recorded, so the owner stays active and a dispose waits.
+// (Its Terminated is not used: system messages overtake the session's last
+// reports.)
+func (o *ownerActor) onOrphanClosed(ctx actor.Context, m *orphanClosed) {
+	if m.err != nil {
+		o.failures = append(o.failures, m.err)
+	}
+	if p := o.pending[m.id]; p != nil {
+		o.dropPending(m.id, p)
+		ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, errors.New("PTY session actor failed during startup"))})
+	}
+	o.removeSession(m.id)
+	o.maybeDisposed(ctx)
+}
+
+// dispose closes the registration, cancels pending spawns (they answer with
+// their caller's or this cause), closes every session concurrently, and
+// answers once all of it is quiet.
+func (o *ownerActor) dispose(ctx actor.Context, cause error, reason string) {
+	if ctx.Sender() != nil {
+		o.disposeWaiters = append(o.disposeWaiters, ctx.Sender())
+	}
+	if o.disposing {
+		return
+	}
+	o.disposing, o.live, o.disposeReason = true, false, reason
+	o.cancel(cause)
+	for _, r := range o.sessions {
+		ctx.Send(r.pid, &closeSession{reason: reason})
+	}
+	o.maybeDisposed(ctx)
+}
+
+func (o *ownerActor) maybeDisposed(ctx actor.Context) {
+	if !o.disposing || len(o.pending) > 0 {
+		return
+	}
+	for _, r := range o.sessions {
+		if !r.done {
+			return
+		}
+	}
+	err := errors.Join(append(o.failures, o.disposeErrs...)...)
+	o.failures, o.disposeErrs = nil, nil
+	for _, w := range o.disposeWaiters {
+		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})
+	}
+	o.disposeWaiters = nil
+	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
+	ctx.Stop(ctx.Self())
+}
+
+// sessionOf extracts the session id of a session-scoped request.
+func sessionOf(m any) messages.SessionID {
+	switch m := m.(type) {
+	case *messages.StartSend:
+		return m.Session
+	case *messages.AwaitSend:
+		return m.Session
+	case *messages.ReadSendOutput:
+		return m.Session
+	case *messages.CancelSend:
+		return m.Session
+	case *messages.Read:
+		return m.Session
+	case *messages.SignalSession:
+		return m.Session
+	case *messages.Kill:
+		return m.Session
+	}
+	return ""
+}
+
+// refusal is the reply a request gets when it is refused with err.
+func refusal(m any, err error) any {
+	switch m := m.(type) {
+	case *messages.StartSend:
+		return &messages.StartSendReply{Err: err}
+	case *messages.AwaitSend:
+		return &messages.SendSettled{Session: m.Session, Ticket: m.Ticket, Err: err}
+	case *messages.ReadSendOutput:
+		return &messages.ReadSendOutputReply{Err: err}
+	case *messages.CancelSend:
+		return &messages.CancelSendReply{}
+	case *messages.Read:
+		return &messages.ReadReply{Err: err}
+	case *messages.SignalSession:
+		return &messages.SignalReply{Err: err}
+	case *messages.Kill:
+		return &messages.KillReply{Err: err}
+	case *messages.Spawn:
+		return &messages.SpawnReply{Err: err}
+	case *messages.List:
+		return &messages.ListReply{}
+	case *messages.HasOwnerActivity:
+		return &messages.HasOwnerActivityReply{}
+	case *messages.DisposeOwner:
+		return &messages.DisposeOwnerReply{}
+	}
+	return nil
+}

@@ -1,0 +1,313 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+// Write states shared between the send actor and its write goroutine, so a
+// cancel that wins the race guarantees the input is never written.
+const (
+	writePending int32 = iota
+	writeRunning
+	writeCancelled
+)
+
+// sendActor owns one in-flight send: it writes the input, tracks the
+// readiness facts and settles exactly once. It is the only place that
+// decides why a send returned.
+type sendActor struct {
+	ticket  uint64
+	req     messages.SendRequest
+	startup bool // the session's startup wait: no write, silence needs output
+	bs      messages.BackendSession
+	cfg     messages.Config
+	clock   Clock
+	log     zerolog.Logger
+	started time.Time
+
+	self *actor.PID
+	sys  *actor.ActorSystem
+
+	epoch        uint64
+	writeState   atomic.Int32
+	writeCancel  context.CancelFunc
+	writing      bool // the write goroutine has not reported
+	interrupting bool // a SIGINT goroutine has not reported
+	wrote        bool // the input reached the terminal
+	cancelled    bool
+	markerSeen   bool
+	outputSeen   bool
+	lastActivity time.Time
+	truncated    bool
+
+	timers       [3]Timer
+	timerGen     [3]uint64
+	silenceArmed bool
+	parentPID    *actor.PID
+	stopping     bool
+
+	settled bool
+	result  messages.SendResult
+	err     error
+}
+
+func (a *sendActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.self, a.sys, a.parentPID = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
+		a.start()
+	case *factOutput:
+		if !a.settled {
+			a.outputSeen = true
+			a.lastActivity = a.clock.Now()
+			a.armSilence()
+		}
+	case *factPrompt:
+		a.onPrompt(m.PromptFact)
+	case *factExited:
+		a.settle(messages.WaitSessionExit, nil, nil)
+	case *forceSettle:
+		a.settle(m.reason, nil, nil)
+	case *writeDone:
+		a.onWriteDone(m)
+	case *interruptDone:
+		a.interrupting = false
+		if m.err != nil && !a.settled {
+			a.settle("", nil, fmt.Errorf("%w: interrupt: %w", messages.ErrTransport, m.err))
+		}
+		a.maybeStop(ctx)
+	case *timerFired:
+		if m.gen == a.timerGen[m.kind] {
+			a.onTimer(m.kind)
+		}
+	case *messages.CancelSend:
+		ctx.Respond(&messages.CancelSendReply{Accepted: a.cancel()})
+	case *messages.ReadSendOutput:
+		ctx.Respond(a.readOutput())
+	case *actor.Stopping:
+		a.stopTimers()
+		if a.writeCancel != nil {
+			a.writeCancel()
+		}
+	}
+	a.maybeStop(ctx)
+}
+
+func (a *sendActor) start() {
+	a.lastActivity = a.clock.Now()
+	if !a.startup {
+		// The startup wait uses epoch 0, which a new backend session
+		// collects from its first byte; every later send starts a new one.
+		a.epoch = a.bs.BeginSend()
+	}
+	a.arm(timerDeadline, messages.Ms(a.cfg.TimeoutMs)-a.clock.Now().Sub(a.started))
+	a.armSilence()
+	data := []byte(a.req.Text)
+	if a.req.Submit {
+		data = append(data, a.bs.Enter()...)
+	}
+	if a.startup || len(data) == 0 {
+		return
+	}
+	a.writing = true
+	wctx, cancel := context.WithCancel(context.Background())
+	a.writeCancel = cancel
+	self, sys, bs := a.self, a.sys, a.bs
+	go func() {
+		if !a.writeState.CompareAndSwap(writePending, writeRunning) {
+			sys.Root.Send(self, &writeDone{skipped: true})
+			return
+		}
+		err := bs.Write(wctx, data)
+		sys.Root.Send(self, &writeDone{err: err})
+	}()
+}
+
+func (a *sendActor) onWriteDone(m *writeDone) {
+	a.writing = false
+	a.writeCancel()
+	switch {
+	case m.skipped:
+		a.settle("", nil, messages.ErrAbortedBeforeWrite)
+	case m.err != nil:
+		a.settle("", nil, fmt.Errorf("%w: write: %w", messages.ErrTransport, m.err))
+	default:
+		a.wrote = true
+		a.lastActivity = a.clock.Now()
+		a.armSilence()
+		if a.cancelled && !a.settled {
+			a.interrupt()
+		}
+	}
+}
+
+// cancel requests cancellation. Input that was not yet written never is;
+// otherwise a real SIGINT goes to the foreground group once the write
+// settled. The send then settles through the normal tiers.
+func (a *sendActor) cancel() bool {
+	if a.settled || a.cancelled {
+		return !a.settled
+	}
+	a.cancelled = true
+	if a.writeState.CompareAndSwap(writePending, writeCancelled) {
+		if !a.writing {
+			a.settle("", nil, messages.ErrAbortedBeforeWrite)
+		}
+		return true
+	}
+	if !a.writing {
+		a.interrupt()
+	}
+	return true
+}
+
+func (a *sendActor) interrupt() {
+	a.interrupting = true
+	self, sys, bs := a.self, a.sys, a.bs
+	go func() {
+		_, err := bs.Signal(messages.SIGINT)
+		sys.Root.Send(self, &interruptDone{err: err})
+	}()
+	// The interrupt's effect (a new prompt) must be observed as new evidence.
+	a.lastActivity = a.clock.Now()
+	a.arm(timerPoll, 0)
+}
+
+func (a *sendActor) onPrompt(f messages.PromptFact) {
+	if a.settled || f.Epoch != a.epoch {
+		return
+	}
+	if f.ShellForeground {
+		code := f.ExitCode
+		a.settle(messages.WaitStdinRead, &code, nil)
+		return
+	}
+	// Marker seen but the terminal is not handed back yet: re-check every
+	// poll interval; silence waits the hand-off grace on top.
+	a.markerSeen = true
+	a.arm(timerPoll, messages.Ms(a.cfg.PollIntervalMs))
+	a.armSilence()
+}
+
+func (a *sendActor) onTimer(k timerKind) {
+	if a.settled {
+		return
+	}
+	switch k {
+	case timerDeadline:
+		a.settle(messages.WaitTimeout, nil, nil)
+	case timerPoll:
+		if code, ok := a.bs.PromptReady(); ok {
+			a.settle(messages.WaitStdinRead, &code, nil)
+			return
+		}
+		if a.markerSeen {
+			a.arm(timerPoll, messages.Ms(a.cfg.PollIntervalMs))
+		}
+	case timerSilence:
+		a.silenceArmed = false
+		a.armSilence()
+	}
+}
+
+// armSilence (re)arms the silence check for the remaining quiet time, or
+// settles when the session has been quiet long enough.
+func (a *sendActor) armSilence() {
+	if a.settled || a.writing {
+		return
+	}
+	if a.startup && !a.outputSeen {
+		// Zero-output silence never publishes a session; only the
+		// deadline ends a silent startup.
+		return
+	}
+	need := messages.Ms(a.cfg.IdleSilenceMs)
+	if a.markerSeen {
+		need += messages.Ms(a.cfg.HandoffGraceMs)
+	}
+	quiet := a.clock.Now().Sub(a.lastActivity)
+	if quiet >= need {
+		a.settle(messages.WaitInferredIdle, nil, nil)
+		return
+	}
+	if !a.silenceArmed {
+		// A pending check that fires early simply re-arms: activity only
+		// moves lastActivity forward.
+		a.silenceArmed = true
+		a.arm(timerSilence, need-quiet)
+	}
+}
+
+func (a *sendActor) arm(k timerKind, d time.Duration) {
+	if a.timers[k] != nil {
+		a.timers[k].Stop()
+	}
+	a.timerGen[k]++
+	gen, self, sys := a.timerGen[k], a.self, a.sys
+	if d < 0 {
+		d = 0
+	}
+	a.timers[k] = a.clock.AfterFunc(d, func() { sys.Root.Send(self, &timerFired{kind: k, gen: gen}) })
+}
+
+func (a *sendActor) stopTimers() {
+	for i, t := range a.timers {
+		if t != nil {
+			t.Stop()
+			a.timers[i] = nil
+		}
+		a.timerGen[i]++
+	}
+	a.silenceArmed = false
+}
+
+func (a *sendActor) readOutput() *messages.ReadSendOutputReply {
+	if a.settled {
+		return &messages.ReadSendOutputReply{Settled: true}
+	}
+	r := a.bs.TakeOutput()
+	a.truncated = a.truncated || r.Truncated
+	return &messages.ReadSendOutputReply{Read: r}
+}
+
+// settle fixes the send's outcome once. After it, output reaches only
+// scrollback.
+func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
+	if a.settled {
+		return
+	}
+	a.settled = true
+	a.stopTimers()
+	out := a.bs.TakeOutput()
+	a.bs.EndSend()
+	a.result = messages.SendResult{
+		Viewport:   out.Delta,
+		WaitReason: reason,
+		Status:     a.bs.Status(),
+		Truncated:  a.truncated || out.Truncated,
+		ExitCode:   code,
+		Elapsed:    a.clock.Now().Sub(a.started),
+	}
+	a.err = err
+	if err != nil {
+		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
+	}
+	a.sys.Root.Send(a.parentPID, &sendFinished{ticket: a.ticket, result: a.result, err: err, draining: a.writing || a.interrupting})
+}
+
+// maybeStop stops the actor once it settled and nothing it started is still
+// in flight; the session keeps the slot until then, so the next send sees
+// no late bytes or signals.
+func (a *sendActor) maybeStop(ctx actor.Context) {
+	if a.settled && !a.writing && !a.interrupting && !a.stopping {
+		a.stopping = true
+		ctx.Stop(ctx.Self())
+	}
+}

@@ -1,0 +1,336 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+// Options configures a Service.
+type Options struct {
+	// Config is the runtime configuration; zero means DefaultConfig.
+	Config messages.Config
+	// Log receives the runtime's and protoactor's logs; zero means none.
+	Log zerolog.Logger
+	// Clock drives readiness timers; nil means the system clock.
+	Clock Clock
+}
+
+// Service is the Go facade over the service actor. Every method sends the
+// corresponding protocol message (see messages/protocol.go) and waits for
+// the reply or the caller's context, whichever comes first.
+type Service struct {
+	sys *actor.ActorSystem
+	pid *actor.PID
+	cfg messages.Config
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// NewService starts a runtime on its own actor system.
+func NewService(opts Options) (*Service, error) {
+	cfg := opts.Config
+	if cfg == (messages.Config{}) {
+		cfg = messages.DefaultConfig()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = SystemClock{}
+	}
+	log := opts.Log
+	sys := actor.NewActorSystem(
+		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(&slogToZerolog{zl: log})
+		}),
+		// Short throttle window: its timer goroutine must not outlive a
+		// test by a second.
+		actor.WithDeadLetterThrottleInterval(10*time.Millisecond),
+		actor.WithDeadLetterRequestLogging(false),
+	)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}}
+	pid, err := sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return sa }), "ptyactor")
+	if err != nil {
+		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
+	}
+	return &Service{sys: sys, pid: pid, cfg: cfg}, nil
+}
+
+// PID is the service actor. Integrations may drive the runtime by sending it
+// the request messages of package messages.
+func (s *Service) PID() *actor.PID { return s.pid }
+
+// System is the actor system the service runs on; lifecycle events
+// (messages.Event*) are published on its EventStream.
+func (s *Service) System() *actor.ActorSystem { return s.sys }
+
+// Config is the validated configuration.
+func (s *Service) Config() messages.Config { return s.cfg }
+
+// RegisterBackend adds a backend; the returned function removes it again
+// (its sessions survive).
+func (s *Service) RegisterBackend(ctx context.Context, b messages.Backend) (func(), error) {
+	r, err := ask[*messages.RegisterBackendReply](ctx, s.sys, s.pid, &messages.RegisterBackend{Backend: b})
+	if err != nil {
+		return nil, err
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	typ := b.Type()
+	return func() {
+		_, _ = ask[*messages.UnregisterBackendReply](context.Background(), s.sys, s.pid, &messages.UnregisterBackend{Type: typ})
+	}, nil
+}
+
+// ListBackends returns the registered types in registration order.
+func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
+	r, err := ask[*messages.ListBackendsReply](ctx, s.sys, s.pid, &messages.ListBackends{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Types, nil
+}
+
+// NewOwner mints a live owner identity.
+func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, error) {
+	o := messages.NewOwner(label)
+	r, err := ask[*messages.OpenOwnerReply](ctx, s.sys, s.pid, &messages.OpenOwner{Owner: o})
+	if err != nil {
+		return messages.Owner{}, err
+	}
+	return o, r.Err
+}
+
+// Spawn starts a session and returns once it is ready and published.
+// Cancelling ctx cancels the start; the error is then context.Cause(ctx),
+// exactly, returned after the backend stopped what it had started.
+func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.SpawnRequest) (messages.SpawnResult, error) {
+	// The reply is awaited even after ctx ends: the owner answers with the
+	// caller's cause once the rollback finished, so nothing is left behind.
+	r, err := ask[*messages.SpawnReply](context.WithoutCancel(ctx), s.sys, s.pid, &messages.Spawn{Ctx: ctx, Owner: owner, Request: req})
+	if err != nil {
+		return messages.SpawnResult{}, err
+	}
+	return r.Result, r.Err
+}
+
+// HasOwnerActivity reports whether the owner has a pending spawn, an open
+// session, a close in flight or a retained cleanup failure.
+func (s *Service) HasOwnerActivity(ctx context.Context, owner messages.Owner) (bool, error) {
+	r, err := ask[*messages.HasOwnerActivityReply](ctx, s.sys, s.pid, &messages.HasOwnerActivity{Owner: owner})
+	if err != nil {
+		return false, err
+	}
+	return r.Active, nil
+}
+
+// SendOp is one reserved send.
+type SendOp struct {
+	s       *Service
+	owner   messages.Owner
+	session messages.SessionID
+	ticket  uint64
+	box     *replyBox
+	done    chan struct{}
+	res     messages.SendResult
+	err     error
+}
+
+// StartSend reserves the session's send slot (SEND_ACTIVE if taken) and
+// starts writing. ctx bounds only the reservation; use Cancel or Send to
+// interrupt the send itself.
+func (s *Service) StartSend(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (*SendOp, error) {
+	box := newReplyBox(s.sys, 2)
+	s.sys.Root.RequestWithCustomSender(s.pid, &messages.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}, box.pid)
+	m, err := box.wait(ctx)
+	if err == nil {
+		r, ok := m.(*messages.StartSendReply)
+		switch {
+		case !ok:
+			err = fmt.Errorf("ptyactor: unexpected reply %T", m)
+		case r.Err != nil:
+			err = r.Err
+		default:
+			op := &SendOp{s: s, owner: owner, session: id, ticket: r.Ticket, box: box, done: make(chan struct{})}
+			go op.await()
+			return op, nil
+		}
+	}
+	box.close()
+	if errors.Is(err, errGone) {
+		err = messages.NoSession(id)
+	}
+	return nil, err
+}
+
+// await collects the settlement. It ends when the send settles, which every
+// send does (its deadline is always armed), or when the session stops.
+func (op *SendOp) await() {
+	defer op.box.close()
+	defer close(op.done)
+	m, err := op.box.wait(context.Background())
+	if err != nil {
+		op.err = fmt.Errorf("%w: session stopped before the send settled", messages.ErrSessionClosing)
+		return
+	}
+	st, ok := m.(*messages.SendSettled)
+	if !ok {
+		op.err = fmt.Errorf("ptyactor: unexpected reply %T", m)
+		return
+	}
+	op.res, op.err = st.Result, st.Err
+}
+
+// Done is closed when the send settled.
+func (op *SendOp) Done() <-chan struct{} { return op.done }
+
+// Ticket names the send in the message protocol.
+func (op *SendOp) Ticket() uint64 { return op.ticket }
+
+// Result waits for the settlement (or ctx) and returns it.
+func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
+	select {
+	case <-op.done:
+		return op.res, op.err
+	case <-ctx.Done():
+		return messages.SendResult{}, context.Cause(ctx)
+	}
+}
+
+// ReadOutput returns output produced since the previous call. Once the
+// send settled, the rest is in the result's viewport.
+func (op *SendOp) ReadOutput(ctx context.Context) (messages.SendRead, error) {
+	r, err := ask[*messages.ReadSendOutputReply](ctx, op.s.sys, op.s.pid, &messages.ReadSendOutput{Owner: op.owner, Session: op.session, Ticket: op.ticket})
+	if err != nil {
+		return messages.SendRead{}, err
+	}
+	return r.Read, r.Err
+}
+
+// Cancel requests cancellation: input not yet written is never written;
+// otherwise a real SIGINT goes to the foreground group. It reports false once
+// the send settled.
+func (op *SendOp) Cancel() bool {
+	select {
+	case <-op.done:
+		return false
+	default:
+	}
+	r, err := ask[*messages.CancelSendReply](context.Background(), op.s.sys, op.s.pid, &messages.CancelSend{Owner: op.owner, Session: op.session, Ticket: op.ticket})
+	return err == nil && r.Accepted
+}
+
+// Send writes input and waits until the send settles. If ctx ends first the
+// send is cancelled (SIGINT if the input was written), Send waits for it to
+// settle, and returns that result together with context.Cause(ctx).
+func (s *Service) Send(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
+	op, err := s.StartSend(context.WithoutCancel(ctx), owner, id, req)
+	if err != nil {
+		return messages.SendResult{}, err
+	}
+	if ctx.Err() != nil {
+		op.Cancel()
+	}
+	select {
+	case <-op.done:
+	case <-ctx.Done():
+		op.Cancel()
+		<-op.done
+	}
+	if ctx.Err() != nil {
+		return op.res, context.Cause(ctx)
+	}
+	return op.res, op.err
+}
+
+// Read pages retained scrollback (reads work while a session closes).
+func (s *Service) Read(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.ReadRequest) (messages.ReadResult, error) {
+	r, err := ask[*messages.ReadReply](ctx, s.sys, s.pid, &messages.Read{Owner: owner, Session: id, Request: req})
+	if err != nil {
+		return messages.ReadResult{}, goneAsNoSession(err, id)
+	}
+	return r.Result, r.Err
+}
+
+// Signal sends sig to the terminal's current foreground process group.
+func (s *Service) Signal(ctx context.Context, owner messages.Owner, id messages.SessionID, sig messages.Signal) (messages.SignalResult, error) {
+	r, err := ask[*messages.SignalReply](ctx, s.sys, s.pid, &messages.SignalSession{Owner: owner, Session: id, Signal: sig})
+	if err != nil {
+		return messages.SignalResult{}, goneAsNoSession(err, id)
+	}
+	return r.Result, r.Err
+}
+
+// Kill closes a session and returns once its tree is quiet. closed is false
+// when the call joined a close already in flight. A failed close returns a
+// *messages.CleanupError; the session stays listed and Kill may be retried.
+func (s *Service) Kill(ctx context.Context, owner messages.Owner, id messages.SessionID, reason string) (closed bool, report messages.CloseReport, err error) {
+	r, err := ask[*messages.KillReply](ctx, s.sys, s.pid, &messages.Kill{Owner: owner, Session: id, Reason: reason})
+	if err != nil {
+		return false, messages.CloseReport{}, goneAsNoSession(err, id)
+	}
+	return r.Closed, r.Report, r.Err
+}
+
+// List returns the owner's live sessions in publication order.
+func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Snapshot, error) {
+	r, err := ask[*messages.ListReply](ctx, s.sys, s.pid, &messages.List{Owner: owner})
+	if err != nil {
+		return nil, err
+	}
+	return r.Sessions, nil
+}
+
+// DisposeOwner ends the owner: new spawns and sends are refused, pending
+// spawns are cancelled, every session is closed concurrently, and it returns
+// when all of it is quiet, with every cleanup failure (including retained
+// ones) joined.
+func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error {
+	r, err := ask[*messages.DisposeOwnerReply](ctx, s.sys, s.pid, &messages.DisposeOwner{Owner: owner})
+	if err != nil {
+		if errors.Is(err, errGone) {
+			return nil
+		}
+		return err
+	}
+	return r.Err
+}
+
+// Shutdown disposes every owner, clears the registries even when a close
+// fails, stops the actor tree and returns the joined cleanup failures. It is
+// idempotent: later calls return the first call's result. If ctx ends before
+// the owners are quiet, it returns the cause and a later call may finish.
+func (s *Service) Shutdown(ctx context.Context) error {
+	r, err := ask[*messages.DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
+	if err != nil && !errors.Is(err, errGone) {
+		return err
+	}
+	s.shutdownOnce.Do(func() {
+		if r != nil {
+			s.shutdownErr = r.Err
+		}
+		if perr := s.sys.Root.PoisonFuture(s.pid).Wait(); perr != nil {
+			s.shutdownErr = errors.Join(s.shutdownErr, perr)
+		}
+		s.sys.Shutdown()
+	})
+	return s.shutdownErr
+}
+
+func goneAsNoSession(err error, id messages.SessionID) error {
+	if errors.Is(err, errGone) {
+		return messages.NoSession(id)
+	}
+	return err
+}

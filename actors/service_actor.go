@@ -1,0 +1,240 @@
+package actors
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+// serviceActor is the root of the tree: the backend registry and the owner
+// directory. It answers what it can itself and forwards owner-scoped
+// requests, keeping the original sender so replies go straight back.
+type serviceActor struct {
+	cfg   messages.Config
+	clock Clock
+	log   zerolog.Logger
+
+	ctx    context.Context // cancelled with ErrServiceDisposing on shutdown
+	cancel context.CancelCauseFunc
+
+	backends  []messages.Backend
+	owners    map[messages.Owner]*actor.PID
+	disposing bool
+
+	shutdownWaiters []*actor.PID
+	shutdownErrs    []error
+	shutdownPending int
+}
+
+// serviceShutdown disposes every owner, clears the registries and answers
+// with *messages.DisposeOwnerReply (joined failures).
+type serviceShutdown struct{}
+
+func (s *serviceActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *messages.RegisterBackend:
+		ctx.Respond(&messages.RegisterBackendReply{Err: s.register(m.Backend)})
+	case *messages.UnregisterBackend:
+		removed := false
+		for i, b := range s.backends {
+			if b.Type() == m.Type {
+				s.backends = append(s.backends[:i:i], s.backends[i+1:]...)
+				removed = true
+				break
+			}
+		}
+		ctx.Respond(&messages.UnregisterBackendReply{Removed: removed})
+	case *messages.ListBackends:
+		types := make([]string, len(s.backends))
+		for i, b := range s.backends {
+			types[i] = b.Type()
+		}
+		ctx.Respond(&messages.ListBackendsReply{Types: types})
+	case *messages.OpenOwner:
+		ctx.Respond(&messages.OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
+	case *messages.Spawn:
+		s.onSpawn(ctx, m)
+	case *messages.StartSend, *messages.AwaitSend, *messages.ReadSendOutput, *messages.CancelSend,
+		*messages.Read, *messages.SignalSession, *messages.Kill:
+		s.forward(ctx, ownerOf(m), messages.NoSession(sessionOf(m)))
+	case *messages.List:
+		s.forward(ctx, m.Owner, nil)
+	case *messages.HasOwnerActivity:
+		s.forward(ctx, m.Owner, nil)
+	case *messages.DisposeOwner:
+		s.forward(ctx, m.Owner, nil)
+	case *ownerGone:
+		if pid := s.owners[m.owner]; pid != nil {
+			delete(s.owners, m.owner)
+		}
+	case *actor.Terminated:
+		for o, pid := range s.owners {
+			if pid.Equal(m.Who) {
+				delete(s.owners, o)
+			}
+		}
+	case *serviceShutdown:
+		s.onShutdown(ctx)
+	case *messages.DisposeOwnerReply:
+		// An owner answered the shutdown.
+		if m.Err != nil {
+			s.shutdownErrs = append(s.shutdownErrs, m.Err)
+		}
+		s.shutdownPending--
+		s.maybeShutDown(ctx)
+	}
+}
+
+// HandleFailure: an owner actor that panics is stopped; its sessions stop
+// with it and tear their trees down.
+func (s *serviceActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+	s.log.Error().Interface("panic", reason).Msg("owner actor failed; stopping it")
+	sup.StopChildren(child)
+}
+
+func (s *serviceActor) register(b messages.Backend) error {
+	if b == nil || b.Type() == "" {
+		return messages.InvalidArgument("PTY backend type must be a non-empty string")
+	}
+	for _, have := range s.backends {
+		if have.Type() == b.Type() {
+			return messages.Errorf(messages.CodeDuplicateBackend, "PTY backend %q is already registered", b.Type())
+		}
+	}
+	s.backends = append(s.backends, b)
+	return nil
+}
+
+func (s *serviceActor) openOwner(ctx actor.Context, o messages.Owner) error {
+	switch {
+	case s.disposing:
+		return messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing")
+	case o.IsZero():
+		return messages.InvalidArgument("owner must be minted with NewOwner")
+	case s.owners[o] != nil:
+		return nil
+	}
+	oa := newOwnerActor(o, s.ctx, s.cfg, s.clock, s.log.With().Str("owner", o.Label()).Logger())
+	s.owners[o] = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return oa }))
+	return nil
+}
+
+// onSpawn runs the service's share of the spawn checks, in the documented
+// order: disposing, caller aborted, owner live, backend, name.
+func (s *serviceActor) onSpawn(ctx actor.Context, m *messages.Spawn) {
+	callerCtx := m.Ctx
+	if callerCtx == nil {
+		callerCtx = context.Background()
+	}
+	fail := func(err error) { ctx.Respond(&messages.SpawnReply{Err: err}) }
+	if s.disposing {
+		fail(messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing"))
+		return
+	}
+	if callerCtx.Err() != nil {
+		fail(context.Cause(callerCtx))
+		return
+	}
+	ownerPID := s.owners[m.Owner]
+	if ownerPID == nil {
+		fail(messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live"))
+		return
+	}
+	backend, err := s.backendFor(m.Request.Type)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if m.Request.Name != "" && strings.TrimSpace(m.Request.Name) == "" {
+		fail(messages.InvalidArgument("PTY session name must be a non-empty string"))
+		return
+	}
+	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, ctx: callerCtx, backend: backend, id: newSessionID()}, ctx.Sender())
+}
+
+func (s *serviceActor) backendFor(typ string) (messages.Backend, error) {
+	if typ == "" {
+		if len(s.backends) == 1 {
+			return s.backends[0], nil
+		}
+		return nil, messages.Errorf(messages.CodeNoBackend, "PTY backend type is required when %d backends are registered", len(s.backends))
+	}
+	for _, b := range s.backends {
+		if b.Type() == typ {
+			return b, nil
+		}
+	}
+	return nil, messages.Errorf(messages.CodeNoBackend, "no PTY backend registered for type %q", typ)
+}
+
+// forward hands an owner-scoped request to its owner. An unknown owner is
+// answered with notFound (or the request's empty reply when nil).
+func (s *serviceActor) forward(ctx actor.Context, o messages.Owner, notFound error) {
+	if pid := s.owners[o]; pid != nil {
+		ctx.Forward(pid)
+		return
+	}
+	ctx.Respond(refusal(ctx.Message(), notFound))
+}
+
+func (s *serviceActor) onShutdown(ctx actor.Context) {
+	s.shutdownWaiters = append(s.shutdownWaiters, ctx.Sender())
+	if s.disposing {
+		s.maybeShutDown(ctx)
+		return
+	}
+	s.disposing = true
+	s.cancel(messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing"))
+	for _, pid := range s.owners {
+		ctx.Request(pid, &ownerShutdown{})
+		s.shutdownPending++
+	}
+	s.maybeShutDown(ctx)
+}
+
+func (s *serviceActor) maybeShutDown(ctx actor.Context) {
+	if !s.disposing || s.shutdownPending > 0 || len(s.shutdownWaiters) == 0 {
+		return
+	}
+	// Registries are cleared even when a close failed.
+	s.owners = map[messages.Owner]*actor.PID{}
+	s.backends = nil
+	err := errors.Join(s.shutdownErrs...)
+	for _, w := range s.shutdownWaiters {
+		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})
+	}
+	s.shutdownWaiters = nil
+}
+
+func ownerOf(m any) messages.Owner {
+	switch m := m.(type) {
+	case *messages.StartSend:
+		return m.Owner
+	case *messages.AwaitSend:
+		return m.Owner
+	case *messages.ReadSendOutput:
+		return m.Owner
+	case *messages.CancelSend:
+		return m.Owner
+	case *messages.Read:
+		return m.Owner
+	case *messages.SignalSession:
+		return m.Owner
+	case *messages.Kill:
+		return m.Owner
+	}
+	return messages.Owner{}
+}
+
+// newSessionID mints an unguessable id: 128 random bits.
+func newSessionID() messages.SessionID {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux ≥ 3.17 and panics otherwise
+	return messages.SessionID("pty-" + hex.EncodeToString(b[:]))
+}

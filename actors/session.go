@@ -1,0 +1,458 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+type sessionPhase int
+
+const (
+	phaseStarting sessionPhase = iota // backend spawn or startup wait in progress; unpublished
+	phaseReady
+	phaseClosing // close in flight, or failed and awaiting a retry
+	phaseClosed
+)
+
+// sessionActor owns one terminal: the one-send reservation, the close fence,
+// the status, and the backend session. While starting it is the pending
+// spawn; once its startup settles it becomes the published session.
+type sessionActor struct {
+	id       messages.SessionID
+	owner    messages.Owner
+	spec     messages.SpawnSpec
+	backend  messages.Backend
+	spawnCtx context.Context
+	cfg      messages.Config
+	clock    Clock
+	log      zerolog.Logger
+
+	self, ownerPID *actor.PID
+	sys            *actor.ActorSystem
+
+	bs     messages.BackendSession
+	phase  sessionPhase
+	status messages.SessionStatus
+
+	// The one-send slot. A send occupies it from reservation until its
+	// actor stops (settled and drained).
+	sendPID     *actor.PID
+	sendTicket  uint64
+	sendStartup bool
+	subscribers []*actor.PID // NotifySettled / AwaitSend callers of the current send
+	nextTicket  uint64
+	last        *messages.SendSettled // the most recent settled send
+
+	// Close fence: one attempt at a time; failures are not cached.
+	closeAttempt uint64
+	closeReason  string
+	closeWaiters []closeWaiter
+	startupErr   error // set when the close is the rollback of a failed startup
+	// early holds facts the backend reported before the startup wait's
+	// send actor existed (the pump starts before Spawn returns).
+	early       []any
+	stopUnwatch func() bool
+}
+
+type closeWaiter struct {
+	pid    *actor.PID
+	joined bool // a Kill that found this close in flight
+	kill   bool // a Kill request (reply *KillReply); otherwise internal
+}
+
+func (s *sessionActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		s.self, s.ownerPID, s.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
+		s.startBackend()
+	case *backendSpawned:
+		s.onBackendSpawned(ctx, m)
+	case *spawnCancelled:
+		if s.phase == phaseStarting && s.sendPID != nil {
+			ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
+		}
+
+	case *factOutput, *factPrompt:
+		s.forwardFact(ctx, m)
+	case *factExited:
+		s.status = m.status
+		ctx.Send(s.ownerPID, &sessionStatusChanged{id: s.id, status: m.status})
+		s.sys.EventStream.Publish(&messages.EventSessionExited{Session: s.id, Status: m.status})
+		s.forwardFact(ctx, m)
+
+	case *messages.StartSend:
+		s.onStartSend(ctx, m)
+	case *messages.AwaitSend:
+		s.onAwait(ctx, m)
+	case *messages.ReadSendOutput:
+		switch {
+		case s.sendPID != nil && m.Ticket == s.sendTicket:
+			ctx.Forward(s.sendPID)
+		case s.last != nil && m.Ticket == s.last.Ticket:
+			ctx.Respond(&messages.ReadSendOutputReply{Settled: true})
+		default:
+			ctx.Respond(&messages.ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+		}
+	case *messages.CancelSend:
+		if s.sendPID != nil && m.Ticket == s.sendTicket {
+			ctx.Forward(s.sendPID)
+		} else {
+			ctx.Respond(&messages.CancelSendReply{Accepted: false})
+		}
+	case *sendFinished:
+		s.onSendFinished(ctx, m)
+	case *actor.Terminated:
+		if s.sendPID != nil && m.Who.Equal(s.sendPID) {
+			s.sendPID = nil
+			s.maybeFinish(ctx)
+		}
+
+	case *messages.Read:
+		s.onRead(ctx, m)
+	case *messages.SignalSession:
+		s.onSignal(ctx, m)
+	case *messages.Kill:
+		reason := m.Reason
+		if reason == "" {
+			reason = "model request"
+		}
+		s.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
+	case *closeSession:
+		s.beginClose(ctx, m.reason, closeWaiter{})
+	case *closeDone:
+		s.onCloseDone(ctx, m)
+
+	case *actor.Stopping:
+		if s.stopUnwatch != nil {
+			s.stopUnwatch()
+		}
+		if s.phase != phaseClosed {
+			// Stopped without a close (a failure above us): the tree must
+			// still go. The owner counts this teardown as activity until
+			// orphanClosed arrives.
+			bs, id, owner, sys := s.bs, s.id, s.ownerPID, s.sys
+			s.phase = phaseClosed
+			go func() {
+				var err error
+				if bs != nil {
+					_, err = bs.Close(context.Background(), "PTY session actor stopped")
+				}
+				sys.Root.Send(owner, &orphanClosed{id: id, err: err})
+			}()
+		}
+	}
+}
+
+// HandleFailure supervises the send child: a panic settles that send with a
+// transport error and stops the child; the session stays usable.
+func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+	s.log.Error().Str("session", string(s.id)).Interface("panic", reason).Msg("send actor failed")
+	sup.StopChildren(child)
+	if s.sendPID != nil && child.Equal(s.sendPID) {
+		// Through the mailbox, so a startup send fails the spawn the usual
+		// way; a duplicate of an already settled ticket is ignored there.
+		s.bs.EndSend()
+		s.sys.Root.Send(s.self, &sendFinished{
+			ticket: s.sendTicket,
+			result: messages.SendResult{Status: s.status},
+			err:    fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason),
+		})
+	}
+}
+
+// forwardFact hands a backend fact to the current send. During startup,
+// facts that beat the startup send are kept and replayed to it.
+func (s *sessionActor) forwardFact(ctx actor.Context, m any) {
+	switch {
+	case s.sendPID != nil:
+		ctx.Send(s.sendPID, m)
+	case s.phase == phaseStarting && s.last == nil:
+		s.early = append(s.early, m)
+	}
+}
+
+func (s *sessionActor) startBackend() {
+	self, sys := s.self, s.sys
+	s.stopUnwatch = context.AfterFunc(s.spawnCtx, func() { sys.Root.Send(self, &spawnCancelled{}) })
+	events := &sessionEvents{sys: sys, self: self}
+	spec, cfg, backend, ctx := s.spec, s.cfg, s.backend, s.spawnCtx
+	go func() {
+		bs, err := backend.Spawn(ctx, spec, cfg, events)
+		sys.Root.Send(self, &backendSpawned{bs: bs, err: err})
+	}()
+}
+
+func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
+	if m.err != nil {
+		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: m.err})
+		s.phase = phaseClosed
+		ctx.Stop(s.self)
+		return
+	}
+	s.bs = m.bs
+	// The startup wait is a send with nothing to write: marker, silence
+	// after some output, or the deadline.
+	s.spawnSend(ctx, &sendActor{startup: true}, nil, true)
+	for _, f := range s.early {
+		ctx.Send(s.sendPID, f)
+	}
+	s.early = nil
+	if s.spawnCtx.Err() != nil {
+		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
+	}
+}
+
+func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.PID, startup bool) uint64 {
+	s.nextTicket++
+	a.ticket = s.nextTicket
+	a.bs, a.cfg, a.clock, a.started = s.bs, s.cfg, s.clock, s.clock.Now()
+	a.log = s.log
+	s.sendTicket, s.sendStartup = a.ticket, startup
+	s.subscribers = s.subscribers[:0]
+	if notify != nil {
+		s.subscribers = append(s.subscribers, notify)
+	}
+	s.sendPID = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return a }))
+	return a.ticket
+}
+
+func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
+	var err error
+	switch {
+	case s.phase == phaseClosing || s.phase == phaseClosed:
+		err = messages.ErrSessionClosing
+	case s.status.Exited:
+		err = messages.ErrSessionExited
+	case s.sendPID != nil:
+		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
+	}
+	if err != nil {
+		ctx.Respond(&messages.StartSendReply{Err: err})
+		return
+	}
+	var notify *actor.PID
+	if m.NotifySettled {
+		notify = ctx.Sender()
+	}
+	ticket := s.spawnSend(ctx, &sendActor{req: m.Request}, notify, false)
+	ctx.Respond(&messages.StartSendReply{Ticket: ticket})
+}
+
+func (s *sessionActor) onAwait(ctx actor.Context, m *messages.AwaitSend) {
+	switch {
+	case s.last != nil && m.Ticket == s.last.Ticket:
+		ctx.Respond(s.last)
+	case s.sendPID != nil && m.Ticket == s.sendTicket:
+		s.subscribers = append(s.subscribers, ctx.Sender())
+	default:
+		ctx.Respond(&messages.SendSettled{Session: s.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
+	}
+}
+
+func errUnknownSend(t uint64) error {
+	return messages.InvalidArgument("unknown send %d for this session", t)
+}
+
+func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
+	if m.ticket != s.sendTicket || (s.last != nil && s.last.Ticket == m.ticket) {
+		return
+	}
+	if !m.draining {
+		// The settled send holds nothing in flight: free the slot now,
+		// before the caller hears of the result, so its next send is
+		// accepted. The old actor stops on its own.
+		s.sendPID = nil
+	}
+	if s.sendStartup {
+		s.onStartupSettled(ctx, m)
+		return
+	}
+	s.finishSend(m)
+	s.maybeFinish(ctx)
+}
+
+// finishSend records the settled send and tells everyone waiting for it.
+func (s *sessionActor) finishSend(m *sendFinished) {
+	settled := &messages.SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
+	s.last = settled
+	for _, p := range s.subscribers {
+		s.sys.Root.Send(p, settled)
+	}
+	s.subscribers = s.subscribers[:0]
+	s.sys.EventStream.Publish(&messages.EventSendSettled{
+		Session: s.id, WaitReason: m.result.WaitReason, ExitCode: m.result.ExitCode, Err: m.err,
+	})
+}
+
+func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
+	s.last = &messages.SendSettled{Ticket: m.ticket}
+	var err error
+	switch {
+	case s.spawnCtx.Err() != nil:
+		err = context.Cause(s.spawnCtx)
+	case m.err != nil:
+		err = m.err
+	case m.result.WaitReason == messages.WaitSessionExit:
+		err = messages.ErrStartupExited
+	case m.result.WaitReason == messages.WaitTimeout:
+		err = messages.ErrStartupTimeout
+	}
+	if err != nil {
+		s.startupErr = err
+		s.beginClose(ctx, "PTY startup failed", closeWaiter{})
+		return
+	}
+	s.phase = phaseReady
+	if s.stopUnwatch != nil {
+		s.stopUnwatch()
+	}
+	ctx.Send(s.ownerPID, &sessionStarted{id: s.id, result: messages.SpawnResult{
+		Snapshot: s.snapshot(),
+		Motd:     m.result.Viewport,
+	}})
+}
+
+func (s *sessionActor) snapshot() messages.Snapshot {
+	snap := messages.Snapshot{SessionID: s.id, Name: s.spec.Name, Type: s.spec.Type, Status: s.status}
+	if s.bs != nil {
+		snap.PID = s.bs.PID()
+	}
+	return snap
+}
+
+func (s *sessionActor) onRead(ctx actor.Context, m *messages.Read) {
+	req := m.Request
+	offset, count := 0, messages.DefaultReadCount
+	if req.Offset != nil {
+		offset = *req.Offset
+	}
+	if req.Count != nil {
+		count = *req.Count
+	}
+	if offset < 0 {
+		ctx.Respond(&messages.ReadReply{Err: messages.InvalidArgument("offset must be an integer >= 0")})
+		return
+	}
+	if count <= 0 {
+		ctx.Respond(&messages.ReadReply{Err: messages.InvalidArgument("count must be an integer > 0")})
+		return
+	}
+	req.Offset, req.Count = &offset, &count
+	res, err := s.bs.Read(req)
+	ctx.Respond(&messages.ReadReply{Result: res, Err: err})
+}
+
+func (s *sessionActor) onSignal(ctx actor.Context, m *messages.SignalSession) {
+	var (
+		res messages.SignalResult
+		err error
+	)
+	switch {
+	case !m.Signal.Valid():
+		err = messages.InvalidArgument("unsupported signal %q (one of SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP)", m.Signal)
+	case s.phase == phaseClosing || s.phase == phaseClosed:
+		err = messages.ErrSessionClosing
+	case s.status.Exited:
+		err = messages.ErrSessionExited
+	default:
+		res, err = s.bs.Signal(m.Signal)
+	}
+	ctx.Respond(&messages.SignalReply{Result: res, Err: err})
+}
+
+// beginClose starts a close, or joins the one in flight.
+func (s *sessionActor) beginClose(ctx actor.Context, reason string, w closeWaiter) {
+	if s.phase == phaseClosed {
+		s.replyClose(w, false, messages.CloseReport{Status: s.status}, nil)
+		return
+	}
+	if s.closeAttempt != 0 && s.closeInFlight() {
+		w.joined = true
+		s.closeWaiters = append(s.closeWaiters, w)
+		return
+	}
+	s.phase = phaseClosing
+	s.closeReason = reason
+	s.closeWaiters = append(s.closeWaiters, w)
+	s.closeAttempt++
+	attempt, bs, self, sys := s.closeAttempt, s.bs, s.self, s.sys
+	if bs == nil {
+		ctx.Send(self, &closeDone{attempt: attempt})
+		return
+	}
+	grace := messages.Ms(s.cfg.DisposeGraceMs)
+	go func() {
+		// Bounded: teardown waits at most two graces per stage; the extra
+		// margin only guards against a backend that ignores its own bound.
+		cctx, cancel := context.WithTimeout(context.Background(), 6*grace+5*time.Second)
+		defer cancel()
+		report, err := bs.Close(cctx, reason)
+		sys.Root.Send(self, &closeDone{attempt: attempt, report: report, err: err})
+	}()
+}
+
+func (s *sessionActor) closeInFlight() bool { return len(s.closeWaiters) > 0 }
+
+func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
+	if m.attempt != s.closeAttempt {
+		return
+	}
+	waiters := s.closeWaiters
+	s.closeWaiters = nil
+	if m.err != nil {
+		var ce *messages.CleanupError
+		if !errors.As(m.err, &ce) {
+			m.err = &messages.CleanupError{Reason: s.closeReason, Survivors: m.report.Survivors, Err: m.err}
+		}
+		s.log.Warn().Err(m.err).Str("session", string(s.id)).Msg("close failed")
+		s.sys.EventStream.Publish(&messages.EventCleanupFailed{Session: s.id, Err: m.err})
+		for _, w := range waiters {
+			s.replyClose(w, false, m.report, m.err)
+		}
+		if s.startupErr != nil {
+			ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}})
+			s.startupErr = nil
+			return
+		}
+		ctx.Send(s.ownerPID, &sessionCloseFailed{id: s.id, err: m.err})
+		return
+	}
+	if s.bs != nil {
+		m.report.Status = s.bs.Status()
+		s.status = m.report.Status
+	}
+	s.phase = phaseClosed
+	if s.sendPID != nil && (s.last == nil || s.last.Ticket != s.sendTicket) && !s.sendStartup {
+		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitSessionExit})
+	}
+	for _, w := range waiters {
+		s.replyClose(w, !w.joined, m.report, nil)
+	}
+	if s.startupErr != nil {
+		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: s.startupErr})
+	} else {
+		s.sys.EventStream.Publish(&messages.EventSessionClosed{Session: s.id, Reason: s.closeReason, Report: m.report})
+		ctx.Send(s.ownerPID, &sessionClosed{id: s.id, report: m.report})
+	}
+	s.maybeFinish(ctx)
+}
+
+// maybeFinish stops a closed session once its send settled and drained.
+func (s *sessionActor) maybeFinish(ctx actor.Context) {
+	if s.phase == phaseClosed && s.sendPID == nil {
+		ctx.Stop(s.self)
+	}
+}
+
+func (s *sessionActor) replyClose(w closeWaiter, closed bool, report messages.CloseReport, err error) {
+	if w.pid == nil || !w.kill {
+		return
+	}
+	s.sys.Root.Send(w.pid, &messages.KillReply{Closed: closed, Report: report, Err: err})
+}

@@ -1,0 +1,111 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+// Options configures the local backend. Zero values take the documented
+// defaults.
+type Options struct {
+	// Type is the backend type name; default "shell".
+	Type string
+	// Shell is the shell binary; default "/bin/bash".
+	Shell string
+	// Args are the shell's arguments; default --noprofile --norc -i.
+	Args []string
+	// Rows and Cols size the terminal; default 40x160.
+	Rows, Cols uint16
+	// Env is the trusted map: applied last, it may re-add scrubbed names.
+	Env map[string]string
+	// Defaults replaces AgentDefaults when non-nil.
+	Defaults map[string]string
+	// ParentEnv supplies the environment to scrub; default os.Environ.
+	ParentEnv func() []string
+	// Log receives the backend's logs; zero means none.
+	Log zerolog.Logger
+}
+
+// Backend starts bash sessions in PTYs.
+type Backend struct{ opts Options }
+
+var _ messages.Backend = (*Backend)(nil)
+
+// New returns a local backend.
+func New(opts Options) *Backend {
+	if opts.Type == "" {
+		opts.Type = "shell"
+	}
+	if opts.Shell == "" {
+		opts.Shell = "/bin/bash"
+	}
+	if opts.Args == nil {
+		opts.Args = []string{"--noprofile", "--norc", "-i"}
+	}
+	if opts.Rows == 0 {
+		opts.Rows = 40
+	}
+	if opts.Cols == 0 {
+		opts.Cols = 160
+	}
+	if opts.Defaults == nil {
+		opts.Defaults = AgentDefaults()
+	}
+	if opts.ParentEnv == nil {
+		opts.ParentEnv = os.Environ
+	}
+	return &Backend{opts: opts}
+}
+
+// Type is the backend type name.
+func (b *Backend) Type() string { return b.opts.Type }
+
+// Spawn starts the shell. It returns as soon as the process runs; the
+// runtime's startup wait decides readiness. Cancelling ctx after the start
+// tears the process down before returning the cause.
+func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messages.Config, events messages.Events) (_ messages.BackendSession, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	if spec.Cwd != "" {
+		fi, serr := os.Stat(spec.Cwd)
+		if serr != nil || !fi.IsDir() {
+			return nil, messages.InvalidArgument("cwd %q is not a directory", spec.Cwd)
+		}
+	}
+	nonce := newNonce()
+	trusted := map[string]string{
+		"PS1":            PromptText,
+		"PROMPT_COMMAND": promptCommand(nonce),
+		// A null HISTFILE keeps history in memory only: a model's commands
+		// never land in the user's ~/.bash_history.
+		"HISTFILE": "",
+	}
+	for k, v := range b.opts.Env {
+		trusted[k] = v
+	}
+	cmd := exec.Command(b.opts.Shell, b.opts.Args...)
+	cmd.Env = BuildEnv(b.opts.ParentEnv(), b.opts.Defaults, trusted)
+	cmd.Dir = spec.Cwd
+	s, err := start(cmd, b.opts, cfg, nonce, events, b.opts.Log.With().Str("session", string(spec.SessionID)).Logger())
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", b.opts.Shell, err)
+	}
+	if ctx.Err() != nil {
+		cause := context.Cause(ctx)
+		if _, cerr := s.Close(context.Background(), "PTY spawn cancelled"); cerr != nil {
+			return nil, &messages.BackendCleanupError{SpawnErr: cause, CleanupErr: cerr}
+		}
+		return nil, cause
+	}
+	return s, nil
+}
+
+// errClosed: the session's terminal is gone.
+var errClosed = errors.New("PTY session is closed")

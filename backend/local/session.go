@@ -1,0 +1,459 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/ptyactor/ptyactor/backend/local/scrollback"
+	"github.com/ptyactor/ptyactor/backend/local/termtext"
+	"github.com/ptyactor/ptyactor/messages"
+	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/teardown"
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
+)
+
+// After the shell exits, output it wrote just before exiting may still be on
+// its way through the PTY. The pump keeps reading until the master is quiet
+// for exitDrainQuiet, but reports the exit no later than exitDrainMax after
+// it (a background job may keep writing forever).
+const (
+	exitDrainQuiet = 10 * time.Millisecond
+	exitDrainMax   = 200 * time.Millisecond
+	pumpBufSize    = 64 << 10
+)
+
+// session is one bash in a PTY.
+type session struct {
+	cmd      *exec.Cmd
+	master   *os.File
+	identity linux.Identity
+	cfg      messages.Config
+	events   messages.Events
+	log      zerolog.Logger
+
+	pumpDone chan struct{} // closed when the pump goroutine returned
+	waitDone chan struct{} // closed when cmd.Wait returned
+
+	// mu guards everything below: the pump parses under it; the runtime's
+	// calls read under it.
+	mu         sync.Mutex
+	parser     *termtext.Parser
+	scroll     *scrollback.Buffer
+	tail       *scrollback.Tail
+	prompt     *promptTracker
+	epoch      uint64
+	collecting bool
+	status     messages.SessionStatus
+	exitAt     time.Time // when Wait returned; zero while running
+	exitSent   bool
+
+	closeMu sync.Mutex // one close at a time
+	closed  bool
+	report  messages.CloseReport
+}
+
+var _ messages.BackendSession = (*session)(nil)
+
+func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce string, events messages.Events, log zerolog.Logger) (_ *session, err error) {
+	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: opts.Rows, Cols: opts.Cols})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			_ = master.Close()
+		}
+	}()
+	// pty.Start left the master in blocking mode (it called Fd). Make it
+	// non-blocking once, through SyscallConn, so reads go through the
+	// runtime poller: Close then interrupts a pending Read and deadlines
+	// work. Nothing may call master.Fd() after this.
+	if err := control(master, func(fd int) error { return unix.SetNonblock(fd, true) }); err != nil {
+		return nil, fmt.Errorf("set non-blocking: %w", err)
+	}
+	st, err := linux.ReadStat(linux.FS{}, cmd.Process.Pid)
+	if err != nil {
+		return nil, fmt.Errorf("read shell identity: %w", err)
+	}
+	s := &session{
+		cmd:      cmd,
+		master:   master,
+		identity: st.Identity(),
+		cfg:      cfg,
+		events:   events,
+		log:      log,
+		pumpDone: make(chan struct{}),
+		waitDone: make(chan struct{}),
+		parser:   termtext.New(cfg.MaxReadBytes),
+		scroll:   scrollback.New(cfg.ScrollbackLines, cfg.ScrollbackMaxBytes, cfg.MaxReadBytes),
+		tail:     scrollback.NewTail(cfg.MaxReadBytes),
+		prompt:   newPromptTracker(nonce),
+		// A new session collects for epoch 0, the startup wait, from its
+		// first byte.
+		collecting: true,
+	}
+	go s.wait()
+	go s.pump()
+	return s, nil
+}
+
+// control runs f on the master's fd without switching it to blocking mode
+// (as File.Fd would).
+func control(f *os.File, fn func(fd int) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func (s *session) PID() int { return s.cmd.Process.Pid }
+
+// wait reaps the shell and starts the exit drain.
+func (s *session) wait() {
+	err := s.cmd.Wait()
+	st := messages.ExitedWith(0)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			st = messages.ExitedBySignal(unix.SignalName(ws.Signal()))
+		} else {
+			st = messages.ExitedWith(ee.ExitCode())
+		}
+	} else if err != nil {
+		s.log.Warn().Err(err).Msg("wait for shell")
+		st = messages.SessionStatus{Exited: true}
+	}
+	s.mu.Lock()
+	s.status = st
+	s.exitAt = time.Now()
+	s.mu.Unlock()
+	close(s.waitDone)
+	// Wake the pump: it drains what is left and reports the exit.
+	_ = s.master.SetReadDeadline(time.Now().Add(exitDrainQuiet))
+}
+
+// pump reads the master until EOF (EIO on Linux once every slave holder is
+// gone) or Close, parsing under mu.
+func (s *session) pump() {
+	defer close(s.pumpDone)
+	buf := make([]byte, pumpBufSize)
+	for {
+		n, err := s.master.Read(buf)
+		if n > 0 {
+			s.consume(buf[:n])
+		}
+		if err == nil {
+			s.extendDrain()
+			continue
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			if s.exitDrained() {
+				_ = s.master.SetReadDeadline(time.Time{})
+			}
+			continue
+		}
+		if !isEOF(err) && !errors.Is(err, os.ErrClosed) {
+			s.log.Warn().Err(err).Msg("read PTY master")
+		}
+		s.mu.Lock()
+		s.parser.Flush(s)
+		s.mu.Unlock()
+		<-s.waitDone
+		s.reportExit()
+		return
+	}
+}
+
+// isEOF normalizes end of output: Linux reports a hung-up PTY master as EIO.
+// This is the one place that knows.
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)
+}
+
+// extendDrain keeps the post-exit drain open while output still flows.
+func (s *session) extendDrain() {
+	s.mu.Lock()
+	exitAt := s.exitAt
+	sent := s.exitSent
+	s.mu.Unlock()
+	if exitAt.IsZero() || sent {
+		return
+	}
+	if time.Since(exitAt) >= exitDrainMax {
+		s.reportExit()
+		return
+	}
+	_ = s.master.SetReadDeadline(time.Now().Add(exitDrainQuiet))
+}
+
+// exitDrained reports the exit once the master went quiet after it.
+func (s *session) exitDrained() bool {
+	s.mu.Lock()
+	exited := !s.exitAt.IsZero()
+	s.mu.Unlock()
+	if !exited {
+		return true // a stale deadline; clear it
+	}
+	s.reportExit()
+	return true
+}
+
+func (s *session) reportExit() {
+	s.mu.Lock()
+	if s.exitSent {
+		s.mu.Unlock()
+		return
+	}
+	s.exitSent = true
+	st := s.status
+	s.mu.Unlock()
+	s.events.Exited(st)
+}
+
+// consume parses one chunk and reports facts. Output is reported before a
+// prompt so a send that settles on the prompt already holds its output.
+func (s *session) consume(p []byte) {
+	s.mu.Lock()
+	s.parser.Feed(p, s)
+	collecting := s.collecting
+	var fact *messages.PromptFact
+	if s.prompt.complete() && !s.prompt.reported {
+		s.prompt.reported = true
+		fact = &messages.PromptFact{Epoch: s.epoch, ExitCode: s.prompt.code}
+	}
+	s.mu.Unlock()
+	if collecting {
+		s.events.Output()
+	}
+	if fact != nil {
+		fact.ShellForeground = s.shellForeground()
+		s.events.Prompt(*fact)
+	}
+}
+
+// Text implements termtext.Sink (called under mu).
+func (s *session) Text(b []byte) {
+	s.scroll.Write(b)
+	if s.collecting {
+		s.tail.Write(b)
+	}
+	s.prompt.text(b)
+}
+
+// OSC implements termtext.Sink (called under mu).
+func (s *session) OSC(payload []byte) { s.prompt.osc(payload) }
+
+func (s *session) shellForeground() bool {
+	pgid, err := s.Foreground()
+	return err == nil && pgid == s.PID()
+}
+
+func (s *session) BeginSend() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch++
+	s.prompt.reset()
+	s.tail.Reset()
+	s.collecting = true
+	return s.epoch
+}
+
+func (s *session) EndSend() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.collecting = false
+	s.tail.Reset()
+}
+
+func (s *session) TakeOutput() messages.SendRead {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text, dropped := s.tail.Take()
+	return messages.SendRead{Delta: text, Truncated: dropped}
+}
+
+func (s *session) PromptReady() (int, bool) {
+	s.mu.Lock()
+	ok, code := s.prompt.complete(), s.prompt.code
+	s.mu.Unlock()
+	if !ok || !s.shellForeground() {
+		return 0, false
+	}
+	return code, true
+}
+
+func (s *session) Enter() []byte { return []byte{'\r'} }
+
+func (s *session) Write(ctx context.Context, p []byte) error {
+	stop := context.AfterFunc(ctx, func() { _ = s.master.SetWriteDeadline(time.Now()) })
+	_, err := s.master.Write(p)
+	if !stop() {
+		_ = s.master.SetWriteDeadline(time.Time{})
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+	return err
+}
+
+func (s *session) Foreground() (int, error) {
+	var pgid int
+	err := control(s.master, func(fd int) error {
+		var err error
+		pgid, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	})
+	if err != nil || pgid <= 0 {
+		return 0, fmt.Errorf("%w for terminal %d: %v", messages.ErrNoForeground, s.PID(), err)
+	}
+	return pgid, nil
+}
+
+var signalNumbers = map[messages.Signal]unix.Signal{
+	messages.SIGINT:  unix.SIGINT,
+	messages.SIGTERM: unix.SIGTERM,
+	messages.SIGKILL: unix.SIGKILL,
+	messages.SIGTSTP: unix.SIGTSTP,
+	messages.SIGHUP:  unix.SIGHUP,
+}
+
+func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
+	num, ok := signalNumbers[sig]
+	if !ok {
+		return messages.SignalResult{}, messages.InvalidArgument("unsupported signal %q", sig)
+	}
+	pgid, err := s.Foreground()
+	if err != nil {
+		return messages.SignalResult{}, err
+	}
+	if num == unix.SIGKILL && pgid == s.PID() {
+		return messages.SignalResult{}, messages.ErrRefuseKillShell
+	}
+	if err := unix.Kill(-pgid, num); err != nil {
+		return messages.SignalResult{}, fmt.Errorf("%w: kill(-%d, %s): %w", messages.ErrTransport, pgid, sig, err)
+	}
+	return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
+}
+
+func (s *session) Read(req messages.ReadRequest) (messages.ReadResult, error) {
+	offset, count := 0, messages.DefaultReadCount
+	if req.Offset != nil {
+		offset = *req.Offset
+	}
+	if req.Count != nil {
+		count = *req.Count
+	}
+	if offset < 0 || count <= 0 {
+		return messages.ReadResult{}, messages.InvalidArgument("offset must be >= 0 and count > 0")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scroll.Page(offset, count), nil
+}
+
+func (s *session) Status() messages.SessionStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status
+}
+
+// Close tears the tree down: every descendant and member of the shell's
+// session first (teardown.Tree: TERM, grace, rescan, KILL, verify), then the
+// shell (HUP and TERM, grace, KILL), then the terminal. A failed close leaves
+// the shell running and may be retried.
+func (s *session) Close(ctx context.Context, reason string) (messages.CloseReport, error) {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return s.report, nil
+	}
+	grace := messages.Ms(s.cfg.DisposeGraceMs)
+	report := messages.CloseReport{}
+	if !s.exited() {
+		tr, err := teardown.Tree(ctx, s.identity, teardown.Options{Grace: grace, Log: s.log})
+		report.Killed = append(report.Killed, tr.Killed...)
+		if err != nil {
+			report.Survivors = tr.Survivors
+			return report, &messages.CleanupError{Reason: reason, Survivors: tr.Survivors, Err: err}
+		}
+		if err := s.stopShell(ctx, grace); err != nil {
+			report.Survivors = append(tr.Survivors, s.PID())
+			return report, &messages.CleanupError{Reason: reason, Survivors: report.Survivors, Err: err}
+		}
+		report.Killed = append(report.Killed, s.PID())
+	} else {
+		// The shell is gone; its session may still hold jobs (they keep
+		// the terminal open). Sweep them by the shell's session id.
+		tr, err := teardown.Tree(ctx, s.identity, teardown.Options{Grace: grace, Log: s.log})
+		report.Killed = append(report.Killed, tr.Killed...)
+		if err != nil {
+			report.Survivors = tr.Survivors
+			return report, &messages.CleanupError{Reason: reason, Survivors: tr.Survivors, Err: err}
+		}
+	}
+	// Every holder of the slave is gone, so the pump sees EIO and returns;
+	// closing the master also interrupts it if a straggler held the slave.
+	_ = s.master.Close()
+	<-s.pumpDone
+	s.closed = true
+	report.Status = s.Status()
+	s.report = report
+	return report, nil
+}
+
+func (s *session) exited() bool {
+	select {
+	case <-s.waitDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopShell ends the shell. An interactive bash ignores TERM, so HUP (what a
+// terminal hang-up sends) goes first; TERM follows for other shells, then
+// KILL after the grace. The pid cannot be recycled before Wait reaps it, so
+// signalling it directly is safe.
+func (s *session) stopShell(ctx context.Context, grace time.Duration) error {
+	p := s.cmd.Process
+	_ = p.Signal(unix.SIGHUP)
+	_ = p.Signal(unix.SIGTERM)
+	_ = p.Signal(unix.SIGCONT)
+	if s.waitFor(ctx, grace) {
+		return nil
+	}
+	_ = p.Signal(unix.SIGKILL)
+	if s.waitFor(ctx, grace) {
+		return nil
+	}
+	return fmt.Errorf("shell %d did not exit after SIGKILL", p.Pid)
+}
+
+func (s *session) waitFor(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.waitDone:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
