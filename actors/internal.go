@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/messages"
@@ -79,6 +80,9 @@ type closeSession struct{ reason string }
 
 // send → session.
 type sendFinished struct {
+	// notify: the session tells the send's waiters (the send actor failed
+	// before it could).
+	notify bool
 	ticket uint64
 	result messages.SendResult
 	err    error
@@ -112,17 +116,36 @@ const (
 	timerPoll
 )
 
+// facade → service → owner: which actor serves a published session.
+type lookupSession struct {
+	owner messages.Owner
+	id    messages.SessionID
+}
+
+type lookupReply struct{ pid *actor.PID }
+
 // sessionEvents adapts the backend's fact callbacks to actor messages. It
-// never blocks: Send only enqueues.
+// never blocks: Send only enqueues. Output and prompt facts go straight to
+// the current send actor when there is one (the session sets target), which
+// keeps the session's mailbox off the readiness path; exit always goes to
+// the session, which owns the status.
 type sessionEvents struct {
-	sys  *actor.ActorSystem
-	self *actor.PID
+	sys    *actor.ActorSystem
+	self   *actor.PID
+	target atomic.Pointer[actor.PID]
 }
 
 var _ messages.Events = (*sessionEvents)(nil)
 
-func (e *sessionEvents) Output()                         { e.sys.Root.Send(e.self, factOutputMsg) }
-func (e *sessionEvents) Prompt(f messages.PromptFact)    { e.sys.Root.Send(e.self, &factPrompt{f}) }
+func (e *sessionEvents) to() *actor.PID {
+	if t := e.target.Load(); t != nil {
+		return t
+	}
+	return e.self
+}
+
+func (e *sessionEvents) Output()                         { e.sys.Root.Send(e.to(), factOutputMsg) }
+func (e *sessionEvents) Prompt(f messages.PromptFact)    { e.sys.Root.Send(e.to(), &factPrompt{f}) }
 func (e *sessionEvents) Exited(s messages.SessionStatus) { e.sys.Root.Send(e.self, &factExited{s}) }
 
 // factOutputMsg is shared: it carries no data, and output facts are the

@@ -81,7 +81,7 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 		o.onOrphanClosed(ctx, m)
 
 	case *messages.StartSend, *messages.AwaitSend, *messages.ReadSendOutput, *messages.CancelSend,
-		*messages.Read, *messages.SignalSession, *messages.Kill:
+		*messages.Read, *messages.SignalSession, *messages.Kill, *lookupSession:
 		id := sessionOf(m)
 		if r := o.sessions[id]; r != nil && !r.hidden {
 			ctx.Forward(r.pid)
@@ -327,6 +327,8 @@ func sessionOf(m any) messages.SessionID {
 		return m.Session
 	case *messages.Kill:
 		return m.Session
+	case *lookupSession:
+		return m.id
 	}
 	return ""
 }
@@ -356,6 +358,8 @@ func refusal(m any, err error) any {
 		return &messages.HasOwnerActivityReply{}
 	case *messages.DisposeOwner:
 		return &messages.DisposeOwnerReply{}
+	case *lookupSession:
+		return &lookupReply{}
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ const (
 // decides why a send returned.
 type sendActor struct {
 	ticket  uint64
+	session messages.SessionID
 	req     messages.SendRequest
 	startup bool // the session's startup wait: no write, silence needs output
 	bs      messages.BackendSession
@@ -56,6 +57,18 @@ type sendActor struct {
 	settled bool
 	result  messages.SendResult
 	err     error
+
+	// subscribers hear the settlement straight from this actor (one hop
+	// fewer than through the session).
+	subscribers []*actor.PID
+	// prewrite is set when the session already began the send and wrote
+	// (some of) the input inline at reservation, one hop earlier than this
+	// actor could.
+	prewrite *prewrite
+	// free is shared with the session: set when the send settled with
+	// nothing in flight, so the session can accept the next send even
+	// before sendFinished reaches it.
+	free *atomic.Bool
 }
 
 func (a *sendActor) Receive(ctx actor.Context) {
@@ -77,8 +90,14 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.settle(m.reason, nil, nil)
 	case *writeDone:
 		a.onWriteDone(m)
+		if a.settled && !a.interrupting {
+			a.free.Store(true)
+		}
 	case *interruptDone:
 		a.interrupting = false
+		if a.settled {
+			a.free.Store(true)
+		}
 		if m.err != nil && !a.settled {
 			a.settle("", nil, fmt.Errorf("%w: interrupt: %w", messages.ErrTransport, m.err))
 		}
@@ -91,6 +110,12 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		ctx.Respond(&messages.CancelSendReply{Accepted: a.cancel()})
 	case *messages.ReadSendOutput:
 		ctx.Respond(a.readOutput())
+	case *messages.AwaitSend:
+		if a.settled {
+			ctx.Respond(a.settledMsg())
+		} else {
+			a.subscribers = append(a.subscribers, ctx.Sender())
+		}
 	case *actor.Stopping:
 		a.stopTimers()
 		if a.writeCancel != nil {
@@ -100,28 +125,68 @@ func (a *sendActor) Receive(ctx actor.Context) {
 	a.maybeStop(ctx)
 }
 
+// prewrite is what the session did before spawning the send actor.
+type prewrite struct {
+	epoch   uint64
+	written int
+	err     error
+	tried   bool // a TryWrite was attempted (the write state is running)
+}
+
+// begin starts the send's epoch and writes what the terminal accepts now.
+// The session calls it at reservation, before the actor exists, so the
+// input reaches the program without waiting for the actor to be scheduled.
+func (a *sendActor) begin() {
+	p := &prewrite{epoch: a.bs.BeginSend()}
+	a.prewrite = p
+	data := a.input()
+	tw, ok := a.bs.(messages.TryWriter)
+	if len(data) == 0 || !ok || !a.writeState.CompareAndSwap(writePending, writeRunning) {
+		return
+	}
+	p.tried = true
+	p.written, p.err = tw.TryWrite(data)
+}
+
+func (a *sendActor) input() []byte {
+	data := []byte(a.req.Text)
+	if a.req.Submit {
+		data = append(data, a.bs.Enter()...)
+	}
+	return data
+}
+
 func (a *sendActor) start() {
 	a.lastActivity = a.clock.Now()
-	if !a.startup {
+	switch {
+	case a.prewrite != nil:
+		a.epoch = a.prewrite.epoch
+	case !a.startup:
 		// The startup wait uses epoch 0, which a new backend session
 		// collects from its first byte; every later send starts a new one.
 		a.epoch = a.bs.BeginSend()
 	}
 	a.arm(timerDeadline, messages.Ms(a.cfg.TimeoutMs)-a.clock.Now().Sub(a.started))
 	a.armSilence()
-	data := []byte(a.req.Text)
-	if a.req.Submit {
-		data = append(data, a.bs.Enter()...)
-	}
+	data := a.input()
 	if a.startup || len(data) == 0 {
 		return
 	}
 	a.writing = true
+	// Most input fits the terminal's queue and was written inline; only a
+	// remainder goes to a blocking writer.
+	if p := a.prewrite; p != nil && p.tried {
+		if p.err != nil || p.written == len(data) {
+			a.onWriteDone(&writeDone{err: p.err})
+			return
+		}
+		data = data[p.written:]
+	}
 	wctx, cancel := context.WithCancel(context.Background())
 	a.writeCancel = cancel
 	self, sys, bs := a.self, a.sys, a.bs
 	go func() {
-		if !a.writeState.CompareAndSwap(writePending, writeRunning) {
+		if a.writeState.Load() != writeRunning && !a.writeState.CompareAndSwap(writePending, writeRunning) {
 			sys.Root.Send(self, &writeDone{skipped: true})
 			return
 		}
@@ -132,7 +197,9 @@ func (a *sendActor) start() {
 
 func (a *sendActor) onWriteDone(m *writeDone) {
 	a.writing = false
-	a.writeCancel()
+	if a.writeCancel != nil {
+		a.writeCancel()
+	}
 	switch {
 	case m.skipped:
 		a.settle("", nil, messages.ErrAbortedBeforeWrite)
@@ -299,7 +366,20 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	if err != nil {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
 	}
-	a.sys.Root.Send(a.parentPID, &sendFinished{ticket: a.ticket, result: a.result, err: err, draining: a.writing || a.interrupting})
+	draining := a.writing || a.interrupting
+	if !draining {
+		a.free.Store(true)
+	}
+	a.sys.Root.Send(a.parentPID, &sendFinished{ticket: a.ticket, result: a.result, err: err, draining: draining})
+	msg := a.settledMsg()
+	for _, p := range a.subscribers {
+		a.sys.Root.Send(p, msg)
+	}
+	a.subscribers = nil
+}
+
+func (a *sendActor) settledMsg() *messages.SendSettled {
+	return &messages.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
 }
 
 // maybeStop stops the actor once it settled and nothing it started is still

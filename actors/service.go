@@ -13,6 +13,41 @@ import (
 	"github.com/rs/zerolog"
 )
 
+type routeKey struct {
+	owner messages.Owner
+	id    messages.SessionID
+}
+
+// route returns the session actor serving (owner, id), or the service when
+// it is not known (yet).
+func (s *Service) route(ctx context.Context, owner messages.Owner, id messages.SessionID) *actor.PID {
+	k := routeKey{owner, id}
+	if v, ok := s.routes.Load(k); ok {
+		return v.(*actor.PID)
+	}
+	r, err := ask[*lookupReply](ctx, s.sys, s.pid, &lookupSession{owner: owner, id: id})
+	if err != nil || r.pid == nil {
+		return s.pid
+	}
+	s.routes.Store(k, r.pid)
+	return r.pid
+}
+
+// askSession sends a session-scoped request along the route cache, falling
+// back to the service when the cached actor has stopped.
+func askSession[R any](ctx context.Context, s *Service, owner messages.Owner, id messages.SessionID, msg any) (R, error) {
+	pid := s.route(ctx, owner, id)
+	r, err := ask[R](ctx, s.sys, pid, msg)
+	if errors.Is(err, errGone) && pid != s.pid {
+		s.routes.Delete(routeKey{owner, id})
+		r, err = ask[R](ctx, s.sys, s.pid, msg)
+	}
+	if errors.Is(err, errGone) {
+		err = messages.NoSession(id)
+	}
+	return r, err
+}
+
 // Options configures a Service.
 type Options struct {
 	// Config is the runtime configuration; zero means DefaultConfig.
@@ -30,6 +65,11 @@ type Service struct {
 	sys *actor.ActorSystem
 	pid *actor.PID
 	cfg messages.Config
+
+	// routes caches which actor serves a session, so requests skip the
+	// service and owner hops. The session authorizes every request itself;
+	// a stale entry (the session stopped) is dropped on its dead letter.
+	routes sync.Map // routeKey → *actor.PID
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -151,35 +191,70 @@ type SendOp struct {
 // starts writing. ctx bounds only the reservation; use Cancel or Send to
 // interrupt the send itself.
 func (s *Service) StartSend(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (*SendOp, error) {
-	box := newReplyBox(s.sys, 2)
-	s.sys.Root.RequestWithCustomSender(s.pid, &messages.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}, box.pid)
-	m, err := box.wait(ctx)
-	if err == nil {
-		r, ok := m.(*messages.StartSendReply)
-		switch {
-		case !ok:
-			err = fmt.Errorf("ptyactor: unexpected reply %T", m)
-		case r.Err != nil:
-			err = r.Err
-		default:
-			op := &SendOp{s: s, owner: owner, session: id, ticket: r.Ticket, box: box, done: make(chan struct{})}
-			go op.await()
-			return op, nil
+	op, err := s.startSend(ctx, owner, id, req)
+	if err != nil {
+		return nil, err
+	}
+	go op.await()
+	return op, nil
+}
+
+// startSend reserves the slot; the returned op's box receives the
+// settlement, which the caller must consume (await, or Send directly).
+func (s *Service) startSend(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (*SendOp, error) {
+	msg := &messages.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
+	pid := s.route(ctx, owner, id)
+	for {
+		box := newReplyBox(s.sys, 2)
+		s.sys.Root.RequestWithCustomSender(pid, msg, box.pid)
+		// The send actor tells the box directly when it settles, and it
+		// may settle before the session's reservation reply arrives: keep a
+		// settlement that overtook the reply.
+		var early *messages.SendSettled
+		m, err := box.wait(ctx)
+		if st, ok := m.(*messages.SendSettled); ok && err == nil {
+			early = st
+			m, err = box.wait(ctx)
 		}
+		if err == nil {
+			r, ok := m.(*messages.StartSendReply)
+			switch {
+			case !ok:
+				err = fmt.Errorf("ptyactor: unexpected reply %T", m)
+			case r.Err != nil:
+				err = r.Err
+			default:
+				op := &SendOp{s: s, owner: owner, session: id, ticket: r.Ticket, box: box, done: make(chan struct{})}
+				if early != nil {
+					box.ch <- early // capacity 2: the reply was taken out
+				}
+				return op, nil
+			}
+		}
+		box.close()
+		if errors.Is(err, errGone) && pid != s.pid {
+			s.routes.Delete(routeKey{owner, id})
+			pid = s.pid
+			continue
+		}
+		if errors.Is(err, errGone) {
+			err = messages.NoSession(id)
+		}
+		return nil, err
 	}
-	box.close()
-	if errors.Is(err, errGone) {
-		err = messages.NoSession(id)
-	}
-	return nil, err
 }
 
 // await collects the settlement. It ends when the send settles, which every
 // send does (its deadline is always armed), or when the session stops.
 func (op *SendOp) await() {
-	defer op.box.close()
-	defer close(op.done)
 	m, err := op.box.wait(context.Background())
+	op.finish(m, err)
+}
+
+// finish records the settlement delivered to the op's box.
+func (op *SendOp) finish(m any, err error) {
+	defer close(op.done)
+	defer op.box.close()
 	if err != nil {
 		op.err = fmt.Errorf("%w: session stopped before the send settled", messages.ErrSessionClosing)
 		return
@@ -211,7 +286,7 @@ func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
 // ReadOutput returns output produced since the previous call. Once the
 // send settled, the rest is in the result's viewport.
 func (op *SendOp) ReadOutput(ctx context.Context) (messages.SendRead, error) {
-	r, err := ask[*messages.ReadSendOutputReply](ctx, op.s.sys, op.s.pid, &messages.ReadSendOutput{Owner: op.owner, Session: op.session, Ticket: op.ticket})
+	r, err := askSession[*messages.ReadSendOutputReply](ctx, op.s, op.owner, op.session, &messages.ReadSendOutput{Owner: op.owner, Session: op.session, Ticket: op.ticket})
 	if err != nil {
 		return messages.SendRead{}, err
 	}
@@ -227,7 +302,7 @@ func (op *SendOp) Cancel() bool {
 		return false
 	default:
 	}
-	r, err := ask[*messages.CancelSendReply](context.Background(), op.s.sys, op.s.pid, &messages.CancelSend{Owner: op.owner, Session: op.session, Ticket: op.ticket})
+	r, err := askSession[*messages.CancelSendReply](context.Background(), op.s, op.owner, op.session, &messages.CancelSend{Owner: op.owner, Session: op.session, Ticket: op.ticket})
 	return err == nil && r.Accepted
 }
 
@@ -235,19 +310,27 @@ func (op *SendOp) Cancel() bool {
 // send is cancelled (SIGINT if the input was written), Send waits for it to
 // settle, and returns that result together with context.Cause(ctx).
 func (s *Service) Send(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
-	op, err := s.StartSend(context.WithoutCancel(ctx), owner, id, req)
+	if ctx.Err() != nil {
+		// Aborted before anything was reserved: nothing is written.
+		return messages.SendResult{}, context.Cause(ctx)
+	}
+	op, err := s.startSend(context.WithoutCancel(ctx), owner, id, req)
 	if err != nil {
 		return messages.SendResult{}, err
 	}
+	// Wait on the reply box itself: no goroutine between the settlement
+	// and the caller.
 	if ctx.Err() != nil {
 		op.Cancel()
 	}
+	var m any
 	select {
-	case <-op.done:
+	case m = <-op.box.ch:
 	case <-ctx.Done():
 		op.Cancel()
-		<-op.done
+		m = <-op.box.ch
 	}
+	op.finish(m, nil)
 	if ctx.Err() != nil {
 		return op.res, context.Cause(ctx)
 	}
@@ -256,18 +339,18 @@ func (s *Service) Send(ctx context.Context, owner messages.Owner, id messages.Se
 
 // Read pages retained scrollback (reads work while a session closes).
 func (s *Service) Read(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.ReadRequest) (messages.ReadResult, error) {
-	r, err := ask[*messages.ReadReply](ctx, s.sys, s.pid, &messages.Read{Owner: owner, Session: id, Request: req})
+	r, err := askSession[*messages.ReadReply](ctx, s, owner, id, &messages.Read{Owner: owner, Session: id, Request: req})
 	if err != nil {
-		return messages.ReadResult{}, goneAsNoSession(err, id)
+		return messages.ReadResult{}, err
 	}
 	return r.Result, r.Err
 }
 
 // Signal sends sig to the terminal's current foreground process group.
 func (s *Service) Signal(ctx context.Context, owner messages.Owner, id messages.SessionID, sig messages.Signal) (messages.SignalResult, error) {
-	r, err := ask[*messages.SignalReply](ctx, s.sys, s.pid, &messages.SignalSession{Owner: owner, Session: id, Signal: sig})
+	r, err := askSession[*messages.SignalReply](ctx, s, owner, id, &messages.SignalSession{Owner: owner, Session: id, Signal: sig})
 	if err != nil {
-		return messages.SignalResult{}, goneAsNoSession(err, id)
+		return messages.SignalResult{}, err
 	}
 	return r.Result, r.Err
 }
@@ -276,9 +359,12 @@ func (s *Service) Signal(ctx context.Context, owner messages.Owner, id messages.
 // when the call joined a close already in flight. A failed close returns a
 // *messages.CleanupError; the session stays listed and Kill may be retried.
 func (s *Service) Kill(ctx context.Context, owner messages.Owner, id messages.SessionID, reason string) (closed bool, report messages.CloseReport, err error) {
-	r, err := ask[*messages.KillReply](ctx, s.sys, s.pid, &messages.Kill{Owner: owner, Session: id, Reason: reason})
+	r, err := askSession[*messages.KillReply](ctx, s, owner, id, &messages.Kill{Owner: owner, Session: id, Reason: reason})
 	if err != nil {
-		return false, messages.CloseReport{}, goneAsNoSession(err, id)
+		return false, messages.CloseReport{}, err
+	}
+	if r.Err == nil {
+		s.routes.Delete(routeKey{owner, id})
 	}
 	return r.Closed, r.Report, r.Err
 }
@@ -297,6 +383,12 @@ func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Sn
 // when all of it is quiet, with every cleanup failure (including retained
 // ones) joined.
 func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error {
+	s.routes.Range(func(k, _ any) bool {
+		if k.(routeKey).owner == owner {
+			s.routes.Delete(k)
+		}
+		return true
+	})
 	r, err := ask[*messages.DisposeOwnerReply](ctx, s.sys, s.pid, &messages.DisposeOwner{Owner: owner})
 	if err != nil {
 		if errors.Is(err, errGone) {
@@ -326,11 +418,4 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		s.sys.Shutdown()
 	})
 	return s.shutdownErr
-}
-
-func goneAsNoSession(err error, id messages.SessionID) error {
-	if errors.Is(err, errGone) {
-		return messages.NoSession(id)
-	}
-	return err
 }

@@ -61,8 +61,9 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 	case *messages.Spawn:
 		s.onSpawn(ctx, m)
 	case *messages.StartSend, *messages.AwaitSend, *messages.ReadSendOutput, *messages.CancelSend,
-		*messages.Read, *messages.SignalSession, *messages.Kill:
-		s.forward(ctx, ownerOf(m), messages.NoSession(sessionOf(m)))
+		*messages.Read, *messages.SignalSession, *messages.Kill, *lookupSession:
+		o, _ := requestOwner(m)
+		s.forward(ctx, o, messages.NoSession(sessionOf(m)))
 	case *messages.List:
 		s.forward(ctx, m.Owner, nil)
 	case *messages.HasOwnerActivity:
@@ -212,24 +213,27 @@ func (s *serviceActor) maybeShutDown(ctx actor.Context) {
 	s.shutdownWaiters = nil
 }
 
-func ownerOf(m any) messages.Owner {
+// requestOwner returns the owner named by a session-scoped request.
+func requestOwner(m any) (messages.Owner, bool) {
 	switch m := m.(type) {
 	case *messages.StartSend:
-		return m.Owner
+		return m.Owner, true
 	case *messages.AwaitSend:
-		return m.Owner
+		return m.Owner, true
 	case *messages.ReadSendOutput:
-		return m.Owner
+		return m.Owner, true
 	case *messages.CancelSend:
-		return m.Owner
+		return m.Owner, true
 	case *messages.Read:
-		return m.Owner
+		return m.Owner, true
 	case *messages.SignalSession:
-		return m.Owner
+		return m.Owner, true
 	case *messages.Kill:
-		return m.Owner
+		return m.Owner, true
+	case *lookupSession:
+		return m.owner, true
 	}
-	return messages.Owner{}
+	return messages.Owner{}, false
 }
 
 // newSessionID mints an unguessable id: 128 random bits.

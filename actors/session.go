@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,7 +46,9 @@ type sessionActor struct {
 	sendPID     *actor.PID
 	sendTicket  uint64
 	sendStartup bool
-	subscribers []*actor.PID // NotifySettled / AwaitSend callers of the current send
+	sendFree    *atomic.Bool // set by the send actor once nothing is in flight
+	subscribers []*actor.PID // waiters handed to the current send (told by the session only if it fails)
+	events      *sessionEvents
 	nextTicket  uint64
 	last        *messages.SendSettled // the most recent settled send
 
@@ -67,7 +70,15 @@ type closeWaiter struct {
 }
 
 func (s *sessionActor) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+	msg := ctx.Message()
+	if o, scoped := requestOwner(msg); scoped && (o != s.owner || s.phase == phaseStarting) {
+		// Requests may arrive straight from the facade's route cache, so
+		// the session authorizes them itself; a stranger's request gets the
+		// same answer as an unknown id.
+		ctx.Respond(refusal(msg, messages.NoSession(sessionOf(msg))))
+		return
+	}
+	switch m := msg.(type) {
 	case *actor.Started:
 		s.self, s.ownerPID, s.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
 		s.startBackend()
@@ -90,6 +101,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onStartSend(ctx, m)
 	case *messages.AwaitSend:
 		s.onAwait(ctx, m)
+	case *lookupSession:
+		ctx.Respond(&lookupReply{pid: s.self})
 	case *messages.ReadSendOutput:
 		switch {
 		case s.sendPID != nil && m.Ticket == s.sendTicket:
@@ -109,7 +122,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onSendFinished(ctx, m)
 	case *actor.Terminated:
 		if s.sendPID != nil && m.Who.Equal(s.sendPID) {
-			s.sendPID = nil
+			s.releaseSlot()
 			s.maybeFinish(ctx)
 		}
 
@@ -159,6 +172,7 @@ func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor,
 		// way; a duplicate of an already settled ticket is ignored there.
 		s.bs.EndSend()
 		s.sys.Root.Send(s.self, &sendFinished{
+			notify: true,
 			ticket: s.sendTicket,
 			result: messages.SendResult{Status: s.status},
 			err:    fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason),
@@ -180,8 +194,8 @@ func (s *sessionActor) forwardFact(ctx actor.Context, m any) {
 func (s *sessionActor) startBackend() {
 	self, sys := s.self, s.sys
 	s.stopUnwatch = context.AfterFunc(s.spawnCtx, func() { sys.Root.Send(self, &spawnCancelled{}) })
-	events := &sessionEvents{sys: sys, self: self}
-	spec, cfg, backend, ctx := s.spec, s.cfg, s.backend, s.spawnCtx
+	s.events = &sessionEvents{sys: sys, self: self}
+	spec, cfg, backend, ctx, events := s.spec, s.cfg, s.backend, s.spawnCtx, s.events
 	go func() {
 		bs, err := backend.Spawn(ctx, spec, cfg, events)
 		sys.Root.Send(self, &backendSpawned{bs: bs, err: err})
@@ -199,10 +213,6 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 	// The startup wait is a send with nothing to write: marker, silence
 	// after some output, or the deadline.
 	s.spawnSend(ctx, &sendActor{startup: true}, nil, true)
-	for _, f := range s.early {
-		ctx.Send(s.sendPID, f)
-	}
-	s.early = nil
 	if s.spawnCtx.Err() != nil {
 		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
 	}
@@ -210,16 +220,31 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 
 func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.PID, startup bool) uint64 {
 	s.nextTicket++
-	a.ticket = s.nextTicket
+	a.ticket, a.session = s.nextTicket, s.id
 	a.bs, a.cfg, a.clock, a.started = s.bs, s.cfg, s.clock, s.clock.Now()
 	a.log = s.log
-	s.sendTicket, s.sendStartup = a.ticket, startup
-	s.subscribers = s.subscribers[:0]
+	a.free = &atomic.Bool{}
+	s.sendTicket, s.sendStartup, s.sendFree = a.ticket, startup, a.free
+	s.subscribers = nil
 	if notify != nil {
-		s.subscribers = append(s.subscribers, notify)
+		s.subscribers = []*actor.PID{notify}
+		a.subscribers = []*actor.PID{notify}
 	}
 	s.sendPID = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return a }))
+	// Facts the backend reported before this send existed (startup only)
+	// go first, then the backend may address the send directly.
+	for _, f := range s.early {
+		ctx.Send(s.sendPID, f)
+	}
+	s.early = nil
+	s.events.target.Store(s.sendPID)
 	return a.ticket
+}
+
+// releaseSlot frees the one-send slot.
+func (s *sessionActor) releaseSlot() {
+	s.sendPID, s.sendFree, s.subscribers = nil, nil, nil
+	s.events.target.Store(nil)
 }
 
 func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
@@ -229,6 +254,10 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
 		err = messages.ErrSessionClosing
 	case s.status.Exited:
 		err = messages.ErrSessionExited
+	case s.sendPID != nil && s.sendFree.Load():
+		// The previous send settled with nothing in flight; its report
+		// to this actor may still be queued.
+		s.releaseSlot()
 	case s.sendPID != nil:
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
 	}
@@ -240,7 +269,9 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
 	if m.NotifySettled {
 		notify = ctx.Sender()
 	}
-	ticket := s.spawnSend(ctx, &sendActor{req: m.Request}, notify, false)
+	a := &sendActor{req: m.Request, bs: s.bs}
+	a.begin()
+	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Respond(&messages.StartSendReply{Ticket: ticket})
 }
 
@@ -250,6 +281,7 @@ func (s *sessionActor) onAwait(ctx actor.Context, m *messages.AwaitSend) {
 		ctx.Respond(s.last)
 	case s.sendPID != nil && m.Ticket == s.sendTicket:
 		s.subscribers = append(s.subscribers, ctx.Sender())
+		ctx.Forward(s.sendPID)
 	default:
 		ctx.Respond(&messages.SendSettled{Session: s.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
 	}
@@ -260,38 +292,33 @@ func errUnknownSend(t uint64) error {
 }
 
 func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
-	if m.ticket != s.sendTicket || (s.last != nil && s.last.Ticket == m.ticket) {
-		return
+	if s.last != nil && m.ticket <= s.last.Ticket {
+		return // a failed send's duplicate report
 	}
-	if !m.draining {
-		// The settled send holds nothing in flight: free the slot now,
-		// before the caller hears of the result, so its next send is
-		// accepted. The old actor stops on its own.
-		s.sendPID = nil
+	settled := &messages.SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
+	s.last = settled
+	current := s.sendPID != nil && m.ticket == s.sendTicket
+	if m.notify && current {
+		for _, p := range s.subscribers {
+			s.sys.Root.Send(p, settled)
+		}
 	}
-	if s.sendStartup {
+	if current && !m.draining {
+		// Nothing in flight: the slot is free now; the old actor stops
+		// on its own.
+		s.releaseSlot()
+	}
+	if m.ticket == 1 && s.phase == phaseStarting {
 		s.onStartupSettled(ctx, m)
 		return
 	}
-	s.finishSend(m)
-	s.maybeFinish(ctx)
-}
-
-// finishSend records the settled send and tells everyone waiting for it.
-func (s *sessionActor) finishSend(m *sendFinished) {
-	settled := &messages.SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
-	s.last = settled
-	for _, p := range s.subscribers {
-		s.sys.Root.Send(p, settled)
-	}
-	s.subscribers = s.subscribers[:0]
 	s.sys.EventStream.Publish(&messages.EventSendSettled{
 		Session: s.id, WaitReason: m.result.WaitReason, ExitCode: m.result.ExitCode, Err: m.err,
 	})
+	s.maybeFinish(ctx)
 }
 
 func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
-	s.last = &messages.SendSettled{Ticket: m.ticket}
 	var err error
 	switch {
 	case s.spawnCtx.Err() != nil:

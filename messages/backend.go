@@ -40,6 +40,15 @@ type PromptFact struct {
 	ShellForeground bool
 }
 
+// TryWriter is an optional BackendSession capability: a write attempt that
+// never blocks. The runtime uses it to write small input inline and falls
+// back to Write, in a goroutine, for whatever remains.
+type TryWriter interface {
+	// TryWrite writes as much of p as the terminal accepts now and returns
+	// how much that was; it never waits.
+	TryWrite(p []byte) (int, error)
+}
+
 // BackendSession is one live terminal. Methods other than Write and Close
 // must return promptly; they are called from actor mailboxes.
 type BackendSession interface {

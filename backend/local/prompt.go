@@ -21,11 +21,22 @@ func newNonce() string {
 	return hex.EncodeToString(b[:])
 }
 
-// promptCommand emits the marker with the last status and the session's
-// nonce, re-asserts PS1, and keeps both out of children's environments so a
-// program cannot learn the nonce from its environment.
+// promptCommand returns the shell's PROMPT_COMMAND. Its first run takes
+// PS1 and PROMPT_COMMAND out of the environment children inherit (so no
+// program can read the nonce from its environment) and replaces itself with
+// the lean per-prompt form: print the marker with the last status and the
+// nonce, and re-assert PS1 so an override heals at the next prompt. Every
+// builtin in the per-prompt form costs bash time on every command, which is
+// why the one-time work is not repeated.
 func promptCommand(nonce string) string {
-	return `__pa_s=$?; printf '\033]133;D;%s;` + nonce + `\007' "$__pa_s"; PS1='` + PromptText + `'; export -n PS1 PROMPT_COMMAND; unset __pa_s`
+	lean := promptEvery(nonce)
+	return `export -n PS1 PROMPT_COMMAND; PROMPT_COMMAND='` + lean + `'; ` + lean
+}
+
+func promptEvery(nonce string) string {
+	// "$?" is expanded before printf runs, so it is the last command's
+	// status; bash restores $? after PROMPT_COMMAND for the user.
+	return `printf "\033]133;D;%s;` + nonce + `\007" "$?"; PS1="` + PromptText + `"`
 }
 
 // promptTracker applies the marker rules to the parsed stream: the newest

@@ -312,6 +312,40 @@ func (s *session) Write(ctx context.Context, p []byte) error {
 	return err
 }
 
+// TryWrite writes what the PTY accepts without waiting: the master is
+// non-blocking, and returning true from the raw-write callback tells the
+// poller not to wait for writability.
+func (s *session) TryWrite(p []byte) (int, error) {
+	rc, err := s.master.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			m, e := unix.Write(int(fd), p[n:])
+			if m > 0 {
+				n += m
+			}
+			if e == unix.EINTR {
+				continue
+			}
+			if e != nil {
+				if e != unix.EAGAIN {
+					werr = e
+				}
+				return true
+			}
+		}
+		return true
+	})
+	if err == nil {
+		err = werr
+	}
+	return n, err
+}
+
 func (s *session) Foreground() (int, error) {
 	var pgid int
 	err := control(s.master, func(fd int) error {
