@@ -134,7 +134,7 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 		id: m.id, owner: o.owner, spec: spec, backend: m.backend, spawnCtx: sctx,
 		cfg: o.cfg, clock: o.clock, log: o.log.With().Str("session", string(m.id)).Logger(),
 	}
-	pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return sa }))
+	pid := ctx.Spawn(props(sa))
 	o.pending[m.id] = &pendingSpawn{
 		pid: pid, replyTo: ctx.Sender(), callerCtx: m.ctx, name: name,
 		stop: func() bool { scancel(nil); return stop() },

@@ -99,7 +99,7 @@ func NewService(opts Options) (*Service, error) {
 	)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}}
-	pid, err := sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return sa }), "ptyactor")
+	pid, err := sys.Root.SpawnNamed(props(sa), "ptyactor")
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}

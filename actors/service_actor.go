@@ -122,7 +122,7 @@ func (s *serviceActor) openOwner(ctx actor.Context, o messages.Owner) error {
 		return nil
 	}
 	oa := newOwnerActor(o, s.ctx, s.cfg, s.clock, s.log.With().Str("owner", o.Label()).Logger())
-	s.owners[o] = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return oa }))
+	s.owners[o] = ctx.Spawn(props(oa))
 	return nil
 }
 

@@ -230,7 +230,7 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 		s.subscribers = []*actor.PID{notify}
 		a.subscribers = []*actor.PID{notify}
 	}
-	s.sendPID = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return a }))
+	s.sendPID = ctx.Spawn(props(a))
 	// Facts the backend reported before this send existed (startup only)
 	// go first, then the backend may address the send directly.
 	for _, f := range s.early {

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// The paired benchmarks alternate one raw iteration and one ptyactor
+// iteration inside a single loop, so a noisy neighbour slows both alike, and
+// report the ratio of the medians: the figure the targets are stated in.
+
+func median(s []time.Duration) time.Duration {
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func reportPair(b *testing.B, raw, ours []time.Duration) {
+	if len(raw) == 0 {
+		return
+	}
+	r, o := median(raw), median(ours)
+	b.ReportMetric(float64(r.Microseconds())/1000, "raw-median-ms")
+	b.ReportMetric(float64(o.Microseconds())/1000, "ptyactor-median-ms")
+	b.ReportMetric(float64(o)/float64(r), "ratio")
+}
+
+func BenchmarkSendEchoPaired(b *testing.B) {
+	r := startRaw(b)
+	defer r.close()
+	if _, err := r.until(rawPS1); err != nil {
+		b.Fatal(err)
+	}
+	svc, o := newService(b, messages.DefaultConfig())
+	ctx := context.Background()
+	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw, ours []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := r.send("echo hi"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.until(rawPS1); err != nil {
+			b.Fatal(err)
+		}
+		raw = append(raw, time.Since(t0))
+
+		t0 = time.Now()
+		res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: "echo hi", Submit: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours = append(ours, time.Since(t0))
+		if res.WaitReason != messages.WaitStdinRead {
+			b.Fatalf("wait reason %s", res.WaitReason)
+		}
+	}
+	reportPair(b, raw, ours)
+}
+
+func BenchmarkOpenPaired(b *testing.B) {
+	svc, o := newService(b, messages.DefaultConfig())
+	ctx := context.Background()
+	var raw, ours []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		r := startRaw(b)
+		if _, err := r.until(rawPS1); err != nil {
+			b.Fatal(err)
+		}
+		raw = append(raw, time.Since(t0))
+		b.StopTimer()
+		r.close()
+		b.StartTimer()
+
+		t0 = time.Now()
+		sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours = append(ours, time.Since(t0))
+		b.StopTimer()
+		if _, _, err := svc.Kill(ctx, o, sp.SessionID, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	reportPair(b, raw, ours)
+}
