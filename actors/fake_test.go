@@ -82,6 +82,13 @@ func (s *fakeSession) BeginSend() uint64 {
 	return s.epoch
 }
 func (s *fakeSession) EndSend() {}
+func (s *fakeSession) RearmPrompt() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch++
+	s.promptOK = false
+	return s.epoch
+}
 func (s *fakeSession) TakeOutput() messages.SendRead {
 	s.mu.Lock()
 	hook := s.onTake

@@ -62,6 +62,9 @@ type (
 	sessionClosed struct {
 		id     messages.SessionID
 		report messages.CloseReport
+		// replies to send once the owner dropped the record, so a List
+		// right after Kill returns no longer shows the session.
+		replies []closeReply
 	}
 	sessionCloseFailed struct {
 		id  messages.SessionID
@@ -92,8 +95,16 @@ type sendFinished struct {
 	draining bool
 }
 
+// send → session: a send that settled while draining has nothing in flight
+// any more; the session may retire it.
+type sendDrained struct{ ticket uint64 }
+
 // session → send.
 type forceSettle struct{ reason messages.WaitReason }
+
+// session → send: the session is closing; readiness stops until the
+// teardown settles the send as session_exit.
+type freeze struct{}
 
 // send goroutines / timers → send.
 type (

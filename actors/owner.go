@@ -75,6 +75,9 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 		}
 	case *sessionClosed:
 		o.onClosed(ctx, m.id)
+		for _, r := range m.replies {
+			ctx.Send(r.to, r.reply)
+		}
 	case *sessionCloseFailed:
 		o.onCloseFailed(ctx, m)
 	case *orphanClosed:
@@ -307,7 +310,9 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	}
 	o.disposeWaiters = nil
 	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
-	ctx.Stop(ctx.Self())
+	// Poison, not Stop: requests queued behind the dispose still get their
+	// (refusing) answers.
+	ctx.Poison(ctx.Self())
 }
 
 // sessionOf extracts the session id of a session-scoped request.

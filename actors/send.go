@@ -52,7 +52,8 @@ type sendActor struct {
 	timerGen     [3]uint64
 	silenceArmed bool
 	parentPID    *actor.PID
-	stopping     bool
+	drainedSent  bool
+	frozen       bool // closing: only the teardown's session_exit settles
 
 	settled bool
 	result  messages.SendResult
@@ -64,7 +65,8 @@ type sendActor struct {
 	// prewrite is set when the session already began the send and wrote
 	// (some of) the input inline at reservation, one hop earlier than this
 	// actor could.
-	prewrite *prewrite
+	prewrite         *prewrite
+	drainingAtSettle bool
 	// free is shared with the session: set when the send settled with
 	// nothing in flight, so the session can accept the next send even
 	// before sendFinished reaches it.
@@ -88,6 +90,9 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.settle(messages.WaitSessionExit, nil, nil)
 	case *forceSettle:
 		a.settle(m.reason, nil, nil)
+	case *freeze:
+		a.frozen = true
+		a.stopTimers()
 	case *writeDone:
 		a.onWriteDone(m)
 		if a.settled && !a.interrupting {
@@ -237,6 +242,11 @@ func (a *sendActor) cancel() bool {
 
 func (a *sendActor) interrupt() {
 	a.interrupting = true
+	// Evidence from before the signal (the prompt of a command that had
+	// already finished) no longer settles the send: the interrupt's own
+	// prompt will, and it is not left to be credited to the next send.
+	a.epoch = a.bs.RearmPrompt()
+	a.markerSeen = false
 	self, sys, bs := a.self, a.sys, a.bs
 	go func() {
 		_, err := bs.Signal(messages.SIGINT)
@@ -248,7 +258,7 @@ func (a *sendActor) interrupt() {
 }
 
 func (a *sendActor) onPrompt(f messages.PromptFact) {
-	if a.settled || f.Epoch != a.epoch {
+	if a.settled || a.frozen || f.Epoch != a.epoch {
 		return
 	}
 	if f.ShellForeground {
@@ -264,7 +274,7 @@ func (a *sendActor) onPrompt(f messages.PromptFact) {
 }
 
 func (a *sendActor) onTimer(k timerKind) {
-	if a.settled {
+	if a.settled || a.frozen {
 		return
 	}
 	switch k {
@@ -287,7 +297,7 @@ func (a *sendActor) onTimer(k timerKind) {
 // armSilence (re)arms the silence check for the remaining quiet time, or
 // settles when the session has been quiet long enough.
 func (a *sendActor) armSilence() {
-	if a.settled || a.writing {
+	if a.settled || a.writing || a.frozen {
 		return
 	}
 	if a.startup && !a.outputSeen {
@@ -367,6 +377,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
 	}
 	draining := a.writing || a.interrupting
+	a.drainingAtSettle = draining
 	if !draining {
 		a.free.Store(true)
 	}
@@ -382,12 +393,13 @@ func (a *sendActor) settledMsg() *messages.SendSettled {
 	return &messages.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
 }
 
-// maybeStop stops the actor once it settled and nothing it started is still
-// in flight; the session keeps the slot until then, so the next send sees
-// no late bytes or signals.
+// maybeStop tells the session once a send that settled while draining has
+// nothing in flight; the session keeps the slot until then, so the next
+// send sees no late bytes or signals. The session retires this actor with a
+// poison pill (never Stop, which would drop requests already queued here).
 func (a *sendActor) maybeStop(ctx actor.Context) {
-	if a.settled && !a.writing && !a.interrupting && !a.stopping {
-		a.stopping = true
-		ctx.Stop(ctx.Self())
+	if a.settled && a.drainingAtSettle && !a.writing && !a.interrupting && !a.drainedSent {
+		a.drainedSent = true
+		ctx.Send(a.parentPID, &sendDrained{ticket: a.ticket})
 	}
 }

@@ -60,7 +60,14 @@ type sessionActor struct {
 	// early holds facts the backend reported before the startup wait's
 	// send actor existed (the pump starts before Spawn returns).
 	early       []any
+	finishing   bool // the poison pill is on its way
 	stopUnwatch func() bool
+}
+
+// closeReply is a Kill's answer, delivered by the owner.
+type closeReply struct {
+	to    *actor.PID
+	reply *messages.KillReply
 }
 
 type closeWaiter struct {
@@ -120,9 +127,16 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		}
 	case *sendFinished:
 		s.onSendFinished(ctx, m)
+	case *sendDrained:
+		if s.sendPID != nil && m.ticket == s.sendTicket {
+			s.releaseSlot(ctx)
+			s.maybeFinish(ctx)
+		}
 	case *actor.Terminated:
+		// A send actor that failed (stopped by HandleFailure).
 		if s.sendPID != nil && m.Who.Equal(s.sendPID) {
-			s.releaseSlot()
+			s.sendPID = nil
+			s.releaseSlot(ctx)
 			s.maybeFinish(ctx)
 		}
 
@@ -206,7 +220,8 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 	if m.err != nil {
 		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: m.err})
 		s.phase = phaseClosed
-		ctx.Stop(s.self)
+		s.finishing = true
+		ctx.Poison(s.self)
 		return
 	}
 	s.bs = m.bs
@@ -241,8 +256,13 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 	return a.ticket
 }
 
-// releaseSlot frees the one-send slot.
-func (s *sessionActor) releaseSlot() {
+// releaseSlot frees the one-send slot and retires its actor with a poison
+// pill: requests already forwarded to it are still answered, and nothing is
+// forwarded to it afterwards.
+func (s *sessionActor) releaseSlot(ctx actor.Context) {
+	if s.sendPID != nil {
+		ctx.Poison(s.sendPID)
+	}
 	s.sendPID, s.sendFree, s.subscribers = nil, nil, nil
 	s.events.target.Store(nil)
 }
@@ -257,7 +277,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
 	case s.sendPID != nil && s.sendFree.Load():
 		// The previous send settled with nothing in flight; its report
 		// to this actor may still be queued.
-		s.releaseSlot()
+		s.releaseSlot(ctx)
 	case s.sendPID != nil:
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
 	}
@@ -304,9 +324,8 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 		}
 	}
 	if current && !m.draining {
-		// Nothing in flight: the slot is free now; the old actor stops
-		// on its own.
-		s.releaseSlot()
+		// Nothing in flight: the slot is free now.
+		s.releaseSlot(ctx)
 	}
 	if m.ticket == 1 && s.phase == phaseStarting {
 		s.onStartupSettled(ctx, m)
@@ -406,6 +425,11 @@ func (s *sessionActor) beginClose(ctx actor.Context, reason string, w closeWaite
 	}
 	s.phase = phaseClosing
 	s.closeReason = reason
+	if s.sendPID != nil && !s.sendStartup {
+		// Close stops readiness: what the teardown makes the shell print
+		// (a prompt after a killed job) must not settle the send.
+		ctx.Send(s.sendPID, &freeze{})
+	}
 	s.closeWaiters = append(s.closeWaiters, w)
 	s.closeAttempt++
 	attempt, bs, self, sys := s.closeAttempt, s.bs, s.self, s.sys
@@ -458,22 +482,28 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 	if s.sendPID != nil && (s.last == nil || s.last.Ticket != s.sendTicket) && !s.sendStartup {
 		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitSessionExit})
 	}
-	for _, w := range waiters {
-		s.replyClose(w, !w.joined, m.report, nil)
-	}
 	if s.startupErr != nil {
 		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: s.startupErr})
 	} else {
 		s.sys.EventStream.Publish(&messages.EventSessionClosed{Session: s.id, Reason: s.closeReason, Report: m.report})
-		ctx.Send(s.ownerPID, &sessionClosed{id: s.id, report: m.report})
+		var replies []closeReply
+		for _, w := range waiters {
+			if w.kill && w.pid != nil {
+				replies = append(replies, closeReply{to: w.pid, reply: &messages.KillReply{Closed: !w.joined, Report: m.report}})
+			}
+		}
+		ctx.Send(s.ownerPID, &sessionClosed{id: s.id, report: m.report, replies: replies})
 	}
 	s.maybeFinish(ctx)
 }
 
-// maybeFinish stops a closed session once its send settled and drained.
+// maybeFinish retires a closed session once its send settled and drained.
+// A poison pill, not Stop: requests the owner forwarded before it dropped
+// the session are still answered (as closing).
 func (s *sessionActor) maybeFinish(ctx actor.Context) {
-	if s.phase == phaseClosed && s.sendPID == nil {
-		ctx.Stop(s.self)
+	if s.phase == phaseClosed && s.sendPID == nil && !s.finishing {
+		s.finishing = true
+		ctx.Poison(s.self)
 	}
 }
 

@@ -62,6 +62,12 @@ type BackendSession interface {
 	// EndSend stops collecting output for the current send; later output
 	// reaches only scrollback.
 	EndSend()
+	// RearmPrompt drops the current prompt evidence and starts a new epoch
+	// for prompt facts, keeping the output collected so far. The runtime
+	// calls it right before interrupting a send, so only a prompt that
+	// completes after the signal settles it (and a late post-interrupt
+	// prompt is never credited to the next send).
+	RearmPrompt() (epoch uint64)
 	// TakeOutput returns the output collected since the previous call.
 	TakeOutput() SendRead
 	// PromptReady re-checks the current epoch's prompt evidence and whether

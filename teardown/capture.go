@@ -17,7 +17,7 @@ import (
 // identity; if it does not, it returns an error wrapping ErrRootChanged and no
 // members, because a recycled pid's children and session are not ours.
 func Capture(r linux.ProcReader, root linux.Identity) ([]linux.Identity, error) {
-	stats, err := capture(r, root)
+	stats, err := capture(r, root, false)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func Capture(r linux.ProcReader, root linux.Identity) ([]linux.Identity, error) 
 
 // capture is Capture keeping the whole stat of each member, so Tree knows
 // which members are stopped without reading them again.
-func capture(r linux.ProcReader, root linux.Identity) ([]linux.Stat, error) {
+func capture(r linux.ProcReader, root linux.Identity, reaped bool) ([]linux.Stat, error) {
 	if root.PID <= 1 {
 		// pid 1 is init: its "descendants" and session are the whole
 		// system.
@@ -44,16 +44,38 @@ func capture(r linux.ProcReader, root linux.Identity) ([]linux.Stat, error) {
 	// identity after every entry was read, every entry that names it as
 	// parent named our root. A pid cannot be reused while any process
 	// still has it as session id, so session members are ours too.
-	if err := verifyRoot(r, root); err != nil {
+	err = verifyRoot(r, root)
+	if reaped {
+		if errors.Is(err, ErrRootChanged) && !errors.Is(err, linux.ErrNotFound) {
+			// Another process holds the pid now, so no process can still
+			// have it as session id: the session is gone.
+			return nil, nil
+		}
+		return sessionMembers(stats, root.PID), nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	return members(stats, root.PID), nil
 }
 
+// sessionMembers is the members of session sid (except its leader) and
+// their descendants, deepest first.
+func sessionMembers(stats []linux.Stat, sid int) []linux.Stat {
+	w := newWalker(stats)
+	for _, s := range stats {
+		if s.Session == sid && s.PID != sid && !w.seen[s.PID] {
+			w.add(s, 1)
+			w.walk(s.PID, 1)
+		}
+	}
+	return w.ordered()
+}
+
 func verifyRoot(r linux.ProcReader, root linux.Identity) error {
 	s, err := linux.ReadStat(r, root.PID)
 	if errors.Is(err, linux.ErrNotFound) {
-		return fmt.Errorf("%w: pid %d has exited", ErrRootChanged, root.PID)
+		return fmt.Errorf("%w: pid %d has exited: %w", ErrRootChanged, root.PID, err)
 	}
 	if err != nil {
 		return fmt.Errorf("teardown: read root: %w", err)

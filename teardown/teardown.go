@@ -49,6 +49,14 @@ type Options struct {
 	// Log receives one debug line per signal and warnings for failures.
 	// The zero Logger discards everything.
 	Log zerolog.Logger
+	// RootReaped says the caller already reaped root (its shell exited).
+	// Tree then takes only root's session members (session id ==
+	// root.PID) and their descendants: the kernel does not reuse a pid
+	// while any process still has it as its session id, so those are
+	// root's; children by parent pid are not, since the pid may now be
+	// someone else's. If a different process holds root.PID now, the
+	// session is gone and nothing is captured.
+	RootReaped bool
 }
 
 // Report says what Tree did.
@@ -88,14 +96,15 @@ func Tree(ctx context.Context, root linux.Identity, opts Options) (Report, error
 
 // run is one Tree call.
 type run struct {
-	root  linux.Identity
-	self  int
-	grace time.Duration
-	poll  time.Duration
-	proc  linux.ProcReader
-	sig   Signaler
-	clock func() time.Time
-	log   zerolog.Logger
+	root       linux.Identity
+	rootReaped bool
+	self       int
+	grace      time.Duration
+	poll       time.Duration
+	proc       linux.ProcReader
+	sig        Signaler
+	clock      func() time.Time
+	log        zerolog.Logger
 
 	report     Report
 	signalled  map[linux.Identity]bool // got TERM or KILL: listed in Killed
@@ -106,16 +115,17 @@ type run struct {
 
 func newRun(root linux.Identity, o Options) *run {
 	t := &run{
-		root:      root,
-		self:      os.Getpid(),
-		grace:     o.Grace,
-		poll:      o.Poll,
-		proc:      o.Proc,
-		sig:       o.Signaler,
-		clock:     o.Clock,
-		log:       o.Log,
-		signalled: make(map[linux.Identity]bool),
-		killSent:  make(map[linux.Identity]bool),
+		root:       root,
+		rootReaped: o.RootReaped,
+		self:       os.Getpid(),
+		grace:      o.Grace,
+		poll:       o.Poll,
+		proc:       o.Proc,
+		sig:        o.Signaler,
+		clock:      o.Clock,
+		log:        o.Log,
+		signalled:  make(map[linux.Identity]bool),
+		killSent:   make(map[linux.Identity]bool),
 	}
 	if t.grace <= 0 {
 		t.grace = DefaultGrace
@@ -137,7 +147,7 @@ func newRun(root linux.Identity, o Options) *run {
 }
 
 func (t *run) run(ctx context.Context) (Report, error) {
-	first, err := capture(t.proc, t.root)
+	first, err := capture(t.proc, t.root, t.rootReaped)
 	if err != nil {
 		return Report{}, err
 	}
@@ -291,7 +301,7 @@ func (t *run) running(ids []linux.Identity) []linux.Identity {
 // changed (it exited on its own and was reaped), nothing can be adopted and
 // the known members are all there is.
 func (t *run) rescan() []linux.Identity {
-	stats, err := capture(t.proc, t.root)
+	stats, err := capture(t.proc, t.root, t.rootReaped)
 	if errors.Is(err, ErrRootChanged) {
 		t.log.Debug().Err(err).Msg("teardown: root changed; not adopting new members")
 		return nil

@@ -274,6 +274,14 @@ func (s *session) BeginSend() uint64 {
 	return s.epoch
 }
 
+func (s *session) RearmPrompt() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch++
+	s.prompt.reset()
+	return s.epoch
+}
+
 func (s *session) EndSend() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -301,9 +309,16 @@ func (s *session) PromptReady() (int, bool) {
 func (s *session) Enter() []byte { return []byte{'\r'} }
 
 func (s *session) Write(ctx context.Context, p []byte) error {
-	stop := context.AfterFunc(ctx, func() { _ = s.master.SetWriteDeadline(time.Now()) })
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = s.master.SetWriteDeadline(time.Now())
+		close(fired)
+	})
 	_, err := s.master.Write(p)
 	if !stop() {
+		// The callback started: wait until it set its deadline before
+		// clearing it, or a late deadline would fail the next write.
+		<-fired
 		_ = s.master.SetWriteDeadline(time.Time{})
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -372,17 +387,28 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 	if !ok {
 		return messages.SignalResult{}, messages.InvalidArgument("unsupported signal %q", sig)
 	}
-	pgid, err := s.Foreground()
-	if err != nil {
-		return messages.SignalResult{}, err
+	// The group resolved a moment ago may exit before the signal lands
+	// (ESRCH): the terminal then has a new foreground group, which is the
+	// one the caller means. Resolve again, a few times at most.
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var pgid int
+		pgid, err = s.Foreground()
+		if err != nil {
+			return messages.SignalResult{}, err
+		}
+		if num == unix.SIGKILL && pgid == s.PID() {
+			return messages.SignalResult{}, messages.ErrRefuseKillShell
+		}
+		if err = unix.Kill(-pgid, num); err == nil {
+			return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
+		}
+		err = fmt.Errorf("%w: kill(-%d, %s): %w", messages.ErrTransport, pgid, sig, err)
+		if !errors.Is(err, unix.ESRCH) {
+			break
+		}
 	}
-	if num == unix.SIGKILL && pgid == s.PID() {
-		return messages.SignalResult{}, messages.ErrRefuseKillShell
-	}
-	if err := unix.Kill(-pgid, num); err != nil {
-		return messages.SignalResult{}, fmt.Errorf("%w: kill(-%d, %s): %w", messages.ErrTransport, pgid, sig, err)
-	}
-	return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
+	return messages.SignalResult{}, err
 }
 
 func (s *session) Read(req messages.ReadRequest) (messages.ReadResult, error) {
@@ -434,7 +460,7 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	} else {
 		// The shell is gone; its session may still hold jobs (they keep
 		// the terminal open). Sweep them by the shell's session id.
-		tr, err := teardown.Tree(ctx, s.identity, teardown.Options{Grace: grace, Log: s.log})
+		tr, err := teardown.Tree(ctx, s.identity, teardown.Options{Grace: grace, Log: s.log, RootReaped: true})
 		report.Killed = append(report.Killed, tr.Killed...)
 		if err != nil {
 			report.Survivors = tr.Survivors
