@@ -1,0 +1,202 @@
+package local
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/ptyactor/ptyactor/backend/local/termtext"
+)
+
+const testNonce = "0123456789abcdef01234567"
+
+// trackerSink routes parsed output into a promptTracker the way the session
+// does: printable text and OSC payloads, in stream order.
+type trackerSink struct {
+	pt   *promptTracker
+	text bytes.Buffer
+}
+
+func (s *trackerSink) Text(b []byte) { s.text.Write(b); s.pt.text(b) }
+func (s *trackerSink) OSC(p []byte)  { s.pt.osc(p) }
+
+type feeder struct {
+	p    *termtext.Parser
+	sink *trackerSink
+}
+
+func newFeeder(nonce string) *feeder {
+	return &feeder{p: termtext.New(16384), sink: &trackerSink{pt: newPromptTracker(nonce)}}
+}
+
+// feed parses the chunks in order and returns complete() after each.
+func (f *feeder) feed(chunks ...string) []bool {
+	out := make([]bool, len(chunks))
+	for i, c := range chunks {
+		f.p.Feed([]byte(c), f.sink)
+		out[i] = f.sink.pt.complete()
+	}
+	return out
+}
+
+func marker(code, nonce string) string { return "\x1b]133;D;" + code + ";" + nonce + "\x07" }
+
+// onlyLast reports whether complete() held after the last chunk and never
+// before it (so a session reports the prompt exactly once, at its end).
+func onlyLast(got []bool) bool {
+	for i, c := range got {
+		if c != (i == len(got)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPromptSplitAtEveryByte(t *testing.T) {
+	for _, term := range []string{"\x07", "\x1b\\"} {
+		stream := "ls\r\nfile\r\n" + strings.TrimSuffix(marker("7", testNonce), "\x07") + term + PromptText
+		for i := 1; i < len(stream); i++ {
+			f := newFeeder(testNonce)
+			if got := f.feed(stream[:i], stream[i:]); !onlyLast(got) {
+				t.Fatalf("split at %d (%q | %q): complete after each chunk %v", i, stream[:i], stream[i:], got)
+			}
+			if f.sink.pt.code != 7 {
+				t.Fatalf("split at %d: code %d, want 7", i, f.sink.pt.code)
+			}
+			if txt := f.sink.text.String(); txt != "ls\nfile\n"+PromptText {
+				t.Fatalf("split at %d: text %q: the marker leaked or output was lost", i, txt)
+			}
+		}
+		for i := 1; i < len(stream); i++ {
+			for j := i + 1; j < len(stream); j++ {
+				f := newFeeder(testNonce)
+				if got := f.feed(stream[:i], stream[i:j], stream[j:]); !onlyLast(got) {
+					t.Fatalf("split at %d,%d: complete after each chunk %v", i, j, got)
+				}
+			}
+		}
+		// One byte at a time.
+		f := newFeeder(testNonce)
+		chunks := strings.Split(stream, "")
+		if got := f.feed(chunks...); !onlyLast(got) {
+			t.Fatalf("byte by byte: %v", got)
+		}
+	}
+}
+
+func TestPromptDollarThenSpaceInSeparateChunks(t *testing.T) {
+	f := newFeeder(testNonce)
+	if got := f.feed("out\r\n", marker("0", testNonce), "$", " "); !onlyLast(got) {
+		t.Fatalf("complete after each chunk %v", got)
+	}
+	if f.sink.pt.code != 0 {
+		t.Fatalf("code %d", f.sink.pt.code)
+	}
+}
+
+func TestPromptTextAfterPS1Cancels(t *testing.T) {
+	for _, after := range []string{"x", "\r\n", " ", "$ "} {
+		f := newFeeder(testNonce)
+		got := f.feed(marker("0", testNonce)+PromptText, after)
+		if !got[0] || got[1] {
+			t.Errorf("text %q after the prompt: complete %v, want [true false]", after, got)
+		}
+		// ... until the next marker.
+		if got := f.feed(marker("3", testNonce), PromptText); !got[1] || f.sink.pt.code != 3 {
+			t.Errorf("after %q, the next real prompt: %v code %d", after, got, f.sink.pt.code)
+		}
+	}
+	// Text that is not the controlled prompt never completes.
+	for _, tail := range []string{"$", "$$ ", "# ", ">>> ", "dsh> ", " $ "} {
+		f := newFeeder(testNonce)
+		if got := f.feed(marker("0", testNonce), tail); got[1] {
+			t.Errorf("tail %q completed the prompt", tail)
+		}
+	}
+}
+
+func TestPromptWrongNonceNeverCompletes(t *testing.T) {
+	for _, m := range []string{
+		marker("0", "deadbeef"),
+		marker("0", strings.Repeat("0", len(testNonce))),
+		marker("0", testNonce+"0"),
+		marker("0", testNonce[:len(testNonce)-1]),
+		marker("0", strings.ToUpper(testNonce)),
+		"\x1b]133;D;0\x07",                   // the original's marker: no nonce
+		"\x1b]133;D;" + testNonce + "\x07",   // no status
+		"\x1b]133;D;x;" + testNonce + "\x07", // status not a number
+		"\x1b]133;D;-1;" + testNonce + "\x07",
+		"\x1b]133;D;256;" + testNonce + "\x07",
+		"\x1b]133;A;0;" + testNonce + "\x07",
+		"\x1b]0;window title\x07",
+		"\x1bP133;D;0;" + testNonce + "\x1b\\", // a DCS, not an OSC
+	} {
+		stream := "out\r\n" + m + PromptText
+		for i := 1; i <= len(stream); i++ {
+			f := newFeeder(testNonce)
+			got := f.feed(stream[:i], stream[i:])
+			if got[0] || got[1] {
+				t.Fatalf("marker %q split at %d completed: %v", m, i, got)
+			}
+		}
+	}
+}
+
+func TestPromptNewestMarkerWins(t *testing.T) {
+	// A forged marker between the real one and the prompt is plain (empty)
+	// output: the real marker still stands, and is completed.
+	f := newFeeder(testNonce)
+	if got := f.feed(marker("5", testNonce), marker("0", "forged"), PromptText); !got[2] || f.sink.pt.code != 5 {
+		t.Fatalf("forged marker in between: %v code %d", got, f.sink.pt.code)
+	}
+	// A newer real marker replaces the older one and its status.
+	f = newFeeder(testNonce)
+	if got := f.feed(marker("1", testNonce)+"$", marker("2", testNonce), PromptText); !onlyLast(got) || f.sink.pt.code != 2 {
+		t.Fatalf("newer marker: %v code %d", got, f.sink.pt.code)
+	}
+	// reset drops the evidence.
+	f.sink.pt.reset()
+	if f.sink.pt.complete() {
+		t.Fatal("complete after reset")
+	}
+}
+
+// The marker the shell prints is the one the tracker accepts: run the real
+// PROMPT_COMMAND the way bash does (once at startup, then after a command
+// that failed) and feed its output through the parser.
+func TestPromptCommandRoundTrip(t *testing.T) {
+	pc := promptCommand(testNonce)
+	script := `eval "$PROMPT_COMMAND"; printf 'startup\n'; (exit 42); eval "$PROMPT_COMMAND"; printf '%s' "$PS1"; printf '\n--env--\n'; env`
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", script)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "PROMPT_COMMAND=" + pc, "PS1=unexpected> ", runVar + "=" + runID}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	prompts, env, ok := strings.Cut(string(out), "\n--env--\n")
+	if !ok {
+		t.Fatalf("output %q", out)
+	}
+	f := newFeeder(testNonce)
+	if got := f.feed(prompts); !got[0] || f.sink.pt.code != 42 {
+		t.Fatalf("prompts %q: complete %v code %d, want the second prompt with status 42", prompts, got, f.sink.pt.code)
+	}
+	if txt := f.sink.text.String(); txt != "startup\n"+PromptText {
+		t.Fatalf("text %q: want the markers stripped and PS1 re-asserted", txt)
+	}
+	// PROMPT_COMMAND keeps PS1, itself and the nonce out of children's
+	// environments (with the nonce a child could forge a prompt).
+	for _, l := range strings.Split(env, "\n") {
+		if strings.HasPrefix(l, "PROMPT_COMMAND=") || strings.HasPrefix(l, "PS1=") || strings.Contains(l, testNonce) {
+			t.Errorf("exported to children: %q", l)
+		}
+	}
+	// Another session's nonce does not accept these markers.
+	if got := newFeeder("ffffffffffffffffffffffff").feed(prompts); got[0] {
+		t.Fatal("a marker was accepted under another nonce")
+	}
+	if n1, n2 := newNonce(), newNonce(); n1 == n2 || len(n1) < 16 {
+		t.Fatalf("nonces %q %q: want random and long", n1, n2)
+	}
+}

@@ -1,0 +1,2 @@
+// Package test holds end-to-end tests over real PTYs, real bash and python3.
+package test

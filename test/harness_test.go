@@ -1,0 +1,218 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// testConfig is REFERENCE "Real-PTY test timings" with two deliberate
+// changes for robustness under -race on a loaded machine: the silence tier
+// (2 s) and the deadline (10 s) are long, because a shell command settles on
+// its prompt marker at once and these only decide how long a wrong answer
+// takes to show. Tests that exercise silence or the deadline set their own.
+func testConfig() messages.Config {
+	return messages.Config{
+		ScrollbackLines:    100,
+		ScrollbackMaxBytes: 32768,
+		MaxReadBytes:       16384,
+		PollIntervalMs:     10,
+		ExactProbeAfterMs:  20,
+		IdleSilenceMs:      2000,
+		HandoffGraceMs:     250,
+		TimeoutMs:          10000,
+		DisposeGraceMs:     500,
+	}
+}
+
+// testCtx is the test's watchdog: no call may hang the suite.
+func testCtx(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitFor polls cond until it holds, failing the test after timeout. The
+// poll interval is only the granularity of the wait, never a guess at how
+// long something takes.
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// newService starts a runtime that is shut down when the test ends.
+func newService(t testing.TB, cfg messages.Config) *actors.Service {
+	t.Helper()
+	svc, err := actors.NewService(actors.Options{Config: cfg})
+	if err != nil {
+		t.Fatalf("NewService: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	return svc
+}
+
+// harness is one test's runtime, local backend and owner. Every process the
+// backend starts carries the test's tag in its environment; when the test
+// ends (after Shutdown) no tagged process may be alive.
+type harness struct {
+	t     testing.TB
+	svc   *actors.Service
+	owner messages.Owner
+	tag   string
+}
+
+func newHarness(t testing.TB, cfg messages.Config, opts local.Options) *harness {
+	t.Helper()
+	h := &harness{t: t, tag: randHex(8)}
+	// Registered before the service's cleanup, so it runs after Shutdown.
+	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
+	h.svc = newService(t, cfg)
+	if _, err := h.svc.RegisterBackend(testCtx(t), local.New(h.options(opts))); err != nil {
+		t.Fatalf("RegisterBackend: %v", err)
+	}
+	o, err := h.svc.NewOwner(testCtx(t), t.Name())
+	if err != nil {
+		t.Fatalf("NewOwner: %v", err)
+	}
+	h.owner = o
+	return h
+}
+
+// options adds the test's tag to the backend's trusted environment.
+func (h *harness) options(opts local.Options) local.Options {
+	env := maps.Clone(opts.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env[tagVar] = h.tag
+	opts.Env = env
+	return opts
+}
+
+// checkNoTagged fails the test if a process it started is still alive, and
+// kills it.
+func (h *harness) checkNoTagged(when string) {
+	h.t.Helper()
+	if ps := tagged(h.t, h.tag); len(ps) > 0 {
+		h.t.Errorf("processes started by this test are alive %s:\n  %s", when, describe(ps))
+		killAll(ps)
+	}
+}
+
+func (h *harness) spawn(req messages.SpawnRequest) messages.SpawnResult {
+	h.t.Helper()
+	sp, err := h.svc.Spawn(testCtx(h.t), h.owner, req)
+	if err != nil {
+		h.t.Fatalf("Spawn(%+v): %v", req, err)
+	}
+	if sp.PID <= 0 {
+		h.t.Fatalf("Spawn returned pid %d", sp.PID)
+	}
+	trackShell(sp.PID)
+	return sp
+}
+
+// send submits text and waits for the send to settle.
+func (h *harness) send(id messages.SessionID, text string) messages.SendResult {
+	h.t.Helper()
+	res, err := h.svc.Send(testCtx(h.t), h.owner, id, messages.SendRequest{Text: text, Submit: true})
+	if err != nil {
+		h.t.Fatalf("Send(%q): %v", text, err)
+	}
+	return res
+}
+
+// sendWhenFree is send for the first send after a cancelled one: the
+// cancelled send keeps the slot until its interrupt drained (SEND_ACTIVE,
+// REFERENCE §a [HEAD]), so SEND_ACTIVE is retried for a while.
+func (h *harness) sendWhenFree(id messages.SessionID, text string) messages.SendResult {
+	h.t.Helper()
+	ctx := testCtx(h.t)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, err := h.svc.Send(ctx, h.owner, id, messages.SendRequest{Text: text, Submit: true})
+		if errors.Is(err, messages.ErrSendActive) && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			h.t.Fatalf("Send(%q): %v", text, err)
+		}
+		return res
+	}
+}
+
+// prompt submits a shell command and requires it to settle on the prompt
+// marker with exit code want.
+func (h *harness) prompt(id messages.SessionID, text string, want int) messages.SendResult {
+	h.t.Helper()
+	res := h.send(id, text)
+	if res.WaitReason != messages.WaitStdinRead {
+		h.t.Fatalf("Send(%q): wait reason %q, want stdin_read; viewport %q", text, res.WaitReason, res.Viewport)
+	}
+	if res.ExitCode == nil || *res.ExitCode != want {
+		h.t.Fatalf("Send(%q): exit code %s, want %d; viewport %q", text, codeString(res.ExitCode), want, res.Viewport)
+	}
+	if res.Status.Exited {
+		h.t.Fatalf("Send(%q): session status %s, want running", text, res.Status)
+	}
+	return res
+}
+
+// waitListEmpty waits until the owner lists no session. Kill should remove
+// the record before it returns (TestKillReleasesRecordBeforeReturning pins
+// that); elsewhere only the eventual state is asserted.
+func (h *harness) waitListEmpty(what string) {
+	h.t.Helper()
+	ctx := testCtx(h.t)
+	waitFor(h.t, 10*time.Second, "an empty List "+what, func() bool {
+		l, err := h.svc.List(ctx, h.owner)
+		if err != nil {
+			h.t.Fatalf("List: %v", err)
+		}
+		return len(l) == 0
+	})
+}
+
+func codeString(c *int) string {
+	if c == nil {
+		return "nil"
+	}
+	return strconv.Itoa(*c)
+}
+
+// lines splits rendered text into its lines.
+func lines(s string) []string { return strings.Split(s, "\n") }
+
+// hasLine reports whether some line of s equals want exactly.
+func hasLine(s, want string) bool {
+	for _, l := range lines(s) {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
+
+func intp(v int) *int { return &v }

@@ -1,0 +1,70 @@
+package test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// A request about a send that arrives while the send settles must still be
+// answered: AwaitSend (message protocol) right after StartSend of a command
+// that settles at once.
+func TestAwaitSendRacingSettlementIsAnswered(t *testing.T) {
+	h := newHarness(t, testConfig(), local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).SessionID
+	sys, pid := h.svc.System(), h.svc.PID()
+	for i := 0; i < 400; i++ {
+		r, err := sys.Root.RequestFuture(pid, &messages.StartSend{Owner: h.owner, Session: id, Request: messages.SendRequest{Text: "true", Submit: true}}, 10*time.Second).Result()
+		if err != nil {
+			t.Fatalf("round %d: StartSend: %v", i, err)
+		}
+		ss := r.(*messages.StartSendReply)
+		if ss.Err != nil {
+			t.Fatalf("round %d: StartSend: %v", i, ss.Err)
+		}
+		r, err = sys.Root.RequestFuture(pid, &messages.AwaitSend{Owner: h.owner, Session: id, Ticket: ss.Ticket}, 5*time.Second).Result()
+		if err != nil {
+			t.Fatalf("round %d: AwaitSend of ticket %d got no answer: %v", i, ss.Ticket, err)
+		}
+		if st := r.(*messages.SendSettled); st.Err != nil || st.Result.WaitReason != messages.WaitStdinRead {
+			t.Fatalf("round %d: AwaitSend: %+v", i, st)
+		}
+	}
+}
+
+// SendOp.Cancel racing the settlement returns (true or false) instead of
+// hanging: Send calls it when its context ends, so a hang here hangs Send.
+func TestCancelRacingSettlementReturns(t *testing.T) {
+	// A SIGINT that lands after the command finished may leave the
+	// cancelled send nothing but silence to settle on: keep that short.
+	cfg := testConfig()
+	cfg.IdleSilenceMs = 300
+	h := newHarness(t, cfg, local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).SessionID
+	ctx := testCtx(t)
+	for i := 0; i < 400; i++ {
+		// A cancelled send keeps the slot until its interrupt drained
+		// (documented SEND_ACTIVE); wait that out.
+		sop, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "true", Submit: true})
+		for deadline := time.Now().Add(5 * time.Second); errors.Is(err, messages.ErrSendActive) && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+			sop, err = h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "true", Submit: true})
+		}
+		if err != nil {
+			t.Fatalf("round %d: StartSend: %v", i, err)
+		}
+		done := make(chan struct{})
+		go func() { sop.Cancel(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: Cancel did not return", i)
+		}
+		if _, err := sop.Result(ctx); err != nil && !errors.Is(err, messages.ErrAbortedBeforeWrite) {
+			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+}
