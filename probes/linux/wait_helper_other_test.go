@@ -1,0 +1,5 @@
+//go:build !linux
+
+package linux
+
+func runHelper() bool { return false }
