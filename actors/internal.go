@@ -29,6 +29,7 @@ type (
 	factOutput struct{}
 	factPrompt struct{ messages.PromptFact }
 	factExited struct{ status messages.SessionStatus }
+	factSynced struct{ token uint64 }
 )
 
 // session goroutine → session.
@@ -125,6 +126,8 @@ const (
 	timerDeadline timerKind = iota
 	timerSilence
 	timerPoll
+	timerProbe
+	timerKinds
 )
 
 // facade → service → owner: which actor serves a published session.
@@ -158,6 +161,7 @@ func (e *sessionEvents) to() *actor.PID {
 func (e *sessionEvents) Output()                         { e.sys.Root.Send(e.to(), factOutputMsg) }
 func (e *sessionEvents) Prompt(f messages.PromptFact)    { e.sys.Root.Send(e.to(), &factPrompt{f}) }
 func (e *sessionEvents) Exited(s messages.SessionStatus) { e.sys.Root.Send(e.self, &factExited{s}) }
+func (e *sessionEvents) Synced(t uint64)                 { e.sys.Root.Send(e.to(), &factSynced{t}) }
 
 // factOutputMsg is shared: it carries no data, and output facts are the
 // runtime's most frequent message.

@@ -48,8 +48,8 @@ type sendActor struct {
 	lastActivity time.Time
 	truncated    bool
 
-	timers       [3]Timer
-	timerGen     [3]uint64
+	timers       [timerKinds]Timer
+	timerGen     [timerKinds]uint64
 	silenceArmed bool
 	parentPID    *actor.PID
 	drainedSent  bool
@@ -67,6 +67,17 @@ type sendActor struct {
 	// actor could.
 	prewrite         *prewrite
 	drainingAtSettle bool
+
+	// The exact tier.
+	probe      *actor.PID // nil: the backend has no exact tier
+	probing    bool       // a probe request is in flight
+	probeAgain bool       // something happened while it was in flight
+	probeSeq   uint64
+	probeDelay time.Duration
+	exactOff   bool // the platform has no exact tier
+	reader     string
+	syncToken  uint64 // the exact tier is waiting for this output barrier
+	shellGrace bool   // the shell was seen waiting; its marker gets a grace
 	// free is shared with the session: set when the send settled with
 	// nothing in flight, so the session can accept the next send even
 	// before sendFinished reaches it.
@@ -83,6 +94,16 @@ func (a *sendActor) Receive(ctx actor.Context) {
 			a.outputSeen = true
 			a.lastActivity = a.clock.Now()
 			a.armSilence()
+			// Output means the program ran: look again soon, from the
+			// shortest interval.
+			a.probeDelay = 0
+			a.requestProbe()
+		}
+	case *probeResult:
+		a.onProbe(m)
+	case *factSynced:
+		if !a.settled && !a.frozen && a.syncToken != 0 && m.token == a.syncToken {
+			a.settle(messages.WaitStdinRead, nil, nil)
 		}
 	case *factPrompt:
 		a.onPrompt(m.PromptFact)
@@ -174,7 +195,13 @@ func (a *sendActor) start() {
 	a.arm(timerDeadline, messages.Ms(a.cfg.TimeoutMs)-a.clock.Now().Sub(a.started))
 	a.armSilence()
 	data := a.input()
-	if a.startup || len(data) == 0 {
+	if a.startup {
+		return
+	}
+	if len(data) == 0 {
+		// Nothing to write: the send asks whether the program waits.
+		a.wrote = true
+		a.requestProbe()
 		return
 	}
 	a.writing = true
@@ -217,6 +244,7 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 		if a.cancelled && !a.settled {
 			a.interrupt()
 		}
+		a.requestProbe()
 	}
 }
 
@@ -291,6 +319,13 @@ func (a *sendActor) onTimer(k timerKind) {
 	case timerSilence:
 		a.silenceArmed = false
 		a.armSilence()
+	case timerProbe:
+		if a.syncToken != 0 {
+			a.syncToken = a.bs.(messages.Syncer).Sync()
+			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+			return
+		}
+		a.requestProbe()
 	}
 }
 
@@ -370,6 +405,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		Status:     a.bs.Status(),
 		Truncated:  a.truncated || out.Truncated,
 		ExitCode:   code,
+		Reader:     a.reader,
 		Elapsed:    a.clock.Now().Sub(a.started),
 	}
 	a.err = err
@@ -402,4 +438,72 @@ func (a *sendActor) maybeStop(ctx actor.Context) {
 		a.drainedSent = true
 		ctx.Send(a.parentPID, &sendDrained{ticket: a.ticket})
 	}
+}
+
+// Probe pacing: right after an event, then doubling up to pollIntervalMs
+// while nothing happens.
+const firstProbeDelay = time.Millisecond
+
+// requestProbe asks the probe actor for an observation, one at a time.
+func (a *sendActor) requestProbe() {
+	if a.probe == nil || a.exactOff || a.settled || a.frozen || a.startup || !a.wrote || a.syncToken != 0 {
+		return
+	}
+	if a.probing {
+		a.probeAgain = true
+		return
+	}
+	a.probing, a.probeAgain = true, false
+	a.probeSeq++
+	a.sys.Root.RequestWithCustomSender(a.probe, &probeRequest{seq: a.probeSeq}, a.self)
+}
+
+func (a *sendActor) onProbe(m *probeResult) {
+	a.probing = false
+	if a.settled || a.frozen {
+		return
+	}
+	if m.err == nil && !m.obs.Supported {
+		a.exactOff = true
+		return
+	}
+	if m.err == nil {
+		if exactEvidence(m.obs) && m.obs.Shell && !a.shellGrace {
+			// The shell itself waits: its prompt marker (which carries
+			// the exit code) is the better proof and normally arrives
+			// first. Give it the hand-off grace before settling without.
+			a.shellGrace = true
+			a.arm(timerProbe, messages.Ms(a.cfg.HandoffGraceMs))
+			return
+		}
+		if exactEvidence(m.obs) {
+			a.reader = m.obs.Reader
+			if sy, ok := a.bs.(messages.Syncer); ok {
+				// The program waits; settle once the output it wrote
+				// before waiting has gone through the pump. A barrier
+				// that is not answered within a poll interval is asked
+				// again (a guard: one in several thousand was seen to
+				// go unanswered under load).
+				a.syncToken = sy.Sync()
+				a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+				return
+			}
+			a.settle(messages.WaitStdinRead, nil, nil)
+			return
+		}
+	}
+	if a.probeAgain {
+		a.requestProbe()
+		return
+	}
+	// Nothing new: look again later, backing off to pollIntervalMs.
+	if a.probeDelay < firstProbeDelay {
+		a.probeDelay = firstProbeDelay
+	} else {
+		a.probeDelay *= 2
+	}
+	if max := messages.Ms(a.cfg.PollIntervalMs); a.probeDelay > max {
+		a.probeDelay = max
+	}
+	a.arm(timerProbe, a.probeDelay)
 }

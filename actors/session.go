@@ -43,6 +43,7 @@ type sessionActor struct {
 
 	// The one-send slot. A send occupies it from reservation until its
 	// actor stops (settled and drained).
+	probePID    *actor.PID // the exact tier's prober, when the backend has one
 	sendPID     *actor.PID
 	sendTicket  uint64
 	sendStartup bool
@@ -225,6 +226,9 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 		return
 	}
 	s.bs = m.bs
+	if pr, ok := m.bs.(messages.StdinProber); ok {
+		s.probePID = ctx.Spawn(probeProps(pr))
+	}
 	// The startup wait is a send with nothing to write: marker, silence
 	// after some output, or the deadline.
 	s.spawnSend(ctx, &sendActor{startup: true}, nil, true)
@@ -238,6 +242,7 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 	a.ticket, a.session = s.nextTicket, s.id
 	a.bs, a.cfg, a.clock, a.started = s.bs, s.cfg, s.clock, s.clock.Now()
 	a.log = s.log
+	a.probe = s.probePID
 	a.free = &atomic.Bool{}
 	s.sendTicket, s.sendStartup, s.sendFree = a.ticket, startup, a.free
 	s.subscribers = nil

@@ -28,6 +28,18 @@ type Events interface {
 	// Exited says the top-level shell exited and the output it wrote before
 	// exiting has been parsed. Called once.
 	Exited(SessionStatus)
+	// Synced answers Syncer.Sync: everything the terminal held when Sync was
+	// called has been read and parsed.
+	Synced(token uint64)
+}
+
+// Syncer is an optional BackendSession capability: a barrier through the
+// output path, so a readiness decision made from process state is applied
+// only once the output written before it has reached the send.
+type Syncer interface {
+	// Sync returns at once; Events.Synced(token) follows when every byte
+	// the terminal held at the call has been read and parsed.
+	Sync() (token uint64)
 }
 
 // PromptFact is a prompt marker that met the nonce and prompt-tail rules.
@@ -47,6 +59,39 @@ type TryWriter interface {
 	// TryWrite writes as much of p as the terminal accepts now and returns
 	// how much that was; it never waits.
 	TryWrite(p []byte) (int, error)
+}
+
+// StdinProber is an optional BackendSession capability: the exact tier. It
+// observes, from the kernel, whether the terminal's foreground program is
+// blocked reading the terminal.
+type StdinProber interface {
+	// ProbeStdin observes the foreground group now. It must return within
+	// a bounded time (it reads process state; it never waits).
+	ProbeStdin() (StdinObservation, error)
+}
+
+// StdinObservation is one look at the terminal's foreground group.
+type StdinObservation struct {
+	// Supported is false where the platform or architecture has no exact
+	// tier; the runtime then stops probing.
+	Supported bool
+	Pgid      int  // the terminal's foreground process group
+	Shell     bool // the foreground group is the shell's own
+	// Waiting: a thread of the group is blocked reading the terminal
+	// (read, select/poll or epoll on the pts or /dev/tty).
+	Waiting bool
+	Reader  string // command name of the waiting process
+	// Waiters maps each waiting thread id to its voluntary context switch
+	// count, so a wait left and re-entered between two looks is visible.
+	Waiters map[int]uint64
+	// Drained: no output is pending on the terminal's master and the last
+	// read has been parsed, so the viewport is complete.
+	Drained bool
+	// InputConsumed: nothing written to the terminal waits to be read by
+	// the program (the terminal's input queue is empty). With Waiting, it
+	// proves the wait is not the one from before the write: the program's
+	// read returned the input and it blocked again.
+	InputConsumed bool
 }
 
 // BackendSession is one live terminal. Methods other than Write and Close

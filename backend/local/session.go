@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,14 +22,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// After the shell exits, output it wrote just before exiting may still be on
-// its way through the PTY. The pump keeps reading until the master is quiet
-// for exitDrainQuiet, but reports the exit no later than exitDrainMax after
-// it (a background job may keep writing forever).
+// pumpBufSize is one read of the master.
 const (
-	exitDrainQuiet = 10 * time.Millisecond
-	exitDrainMax   = 200 * time.Millisecond
-	pumpBufSize    = 64 << 10
+	pumpBufSize = 64 << 10
 )
 
 // session is one bash in a PTY.
@@ -39,6 +35,15 @@ type session struct {
 	cfg      messages.Config
 	events   messages.Events
 	log      zerolog.Logger
+
+	term    linux.Terminal // the fd targets that are this session's terminal
+	slaveMu sync.RWMutex   // probes poll the slave under RLock; Close closes it under Lock
+	slave   int            // our own handle on the pts, only polled (-1: none)
+
+	// The pump's read state, for the exact tier's "drained" check: inRead
+	// while it waits in Read, reads counts completed reads.
+	inRead atomic.Bool
+	reads  atomic.Uint64
 
 	pumpDone chan struct{} // closed when the pump goroutine returned
 	waitDone chan struct{} // closed when cmd.Wait returned
@@ -55,6 +60,10 @@ type session struct {
 	status     messages.SessionStatus
 	exitAt     time.Time // when Wait returned; zero while running
 	exitSent   bool
+
+	syncMu   sync.Mutex
+	syncSeq  uint64
+	syncWant []uint64 // Sync tokens the pump has yet to answer
 
 	closeMu sync.Mutex // one close at a time
 	closed  bool
@@ -103,6 +112,10 @@ func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce string, event
 		// first byte.
 		collecting: true,
 	}
+	if s.term, err = terminalPaths(s); err != nil {
+		return nil, err
+	}
+	s.slave = openSlave(s.term)
 	go s.wait()
 	go s.pump()
 	return s, nil
@@ -144,29 +157,34 @@ func (s *session) wait() {
 	s.exitAt = time.Now()
 	s.mu.Unlock()
 	close(s.waitDone)
-	// Wake the pump: it drains what is left and reports the exit.
-	_ = s.master.SetReadDeadline(time.Now().Add(exitDrainQuiet))
+	// Wake the pump: it drains what the shell wrote before exiting and
+	// reports the exit.
+	s.poke()
 }
 
 // pump reads the master until EOF (EIO on Linux once every slave holder is
-// gone) or Close, parsing under mu.
+// gone) or Close, parsing under mu. It is also the barrier behind Sync and
+// the exit report: a poke (an expired read deadline) makes it finish the
+// chunk it holds, drain everything still available, and only then answer.
 func (s *session) pump() {
 	defer close(s.pumpDone)
 	buf := make([]byte, pumpBufSize)
 	for {
+		s.inRead.Store(true)
 		n, err := s.master.Read(buf)
+		s.inRead.Store(false)
+		s.reads.Add(1)
 		if n > 0 {
 			s.consume(buf[:n])
 		}
 		if err == nil {
-			s.extendDrain()
 			continue
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			if s.exitDrained() {
-				_ = s.master.SetReadDeadline(time.Time{})
+			if s.onPoke(buf) {
+				continue
 			}
-			continue
+			err = io.EOF
 		}
 		if !isEOF(err) && !errors.Is(err, os.ErrClosed) {
 			s.log.Warn().Err(err).Msg("read PTY master")
@@ -180,38 +198,85 @@ func (s *session) pump() {
 	}
 }
 
+// poke wakes the pump out of its read. The request flags are set before
+// the deadline, and the pump clears the deadline before taking the flags,
+// so no request is lost between the two.
+func (s *session) poke() { _ = s.master.SetReadDeadline(time.Now()) }
+
+// onPoke drains what is available and answers pending requests. It reports
+// false when the master reached end of file while draining.
+func (s *session) onPoke(buf []byte) bool {
+	_ = s.master.SetReadDeadline(time.Time{})
+	tokens := s.takeSyncs()
+	open := s.drainAvailable(buf)
+	for _, t := range tokens {
+		s.events.Synced(t)
+	}
+	if open && s.exited() {
+		s.reportExit()
+	}
+	return open
+}
+
+// drainAvailable reads, without waiting, until the master has nothing
+// more. A read that finds the line discipline empty flushes the PTY's
+// pending work first, so bytes the program wrote before this call are all
+// read here. It reports false at end of file.
+func (s *session) drainAvailable(buf []byte) bool {
+	for {
+		var n int
+		var rerr error
+		// Control, not RawConn.Read: a poke that sets a new deadline must
+		// not cut this drain short (the poller would refuse the read).
+		if err := control(s.master, func(fd int) error {
+			n, rerr = unix.Read(fd, buf)
+			return nil
+		}); err != nil {
+			return !errors.Is(err, os.ErrClosed)
+		}
+		if n > 0 {
+			s.reads.Add(1)
+			s.consume(buf[:n])
+			continue
+		}
+		switch {
+		case rerr == unix.EINTR:
+			continue
+		case rerr == unix.EAGAIN:
+			return true
+		case rerr == nil || isEOF(rerr):
+			return false // end of file
+		default:
+			s.log.Warn().Err(rerr).Msg("drain PTY master")
+			return true
+		}
+	}
+}
+
+// Sync asks the pump for a barrier: once everything the program wrote
+// before this call has been read and parsed, Events.Synced(token) follows.
+func (s *session) Sync() uint64 {
+	s.syncMu.Lock()
+	s.syncSeq++
+	t := s.syncSeq
+	s.syncWant = append(s.syncWant, t)
+	s.syncMu.Unlock()
+	s.poke()
+	return t
+}
+
+func (s *session) takeSyncs() []uint64 {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	t := s.syncWant
+	s.syncWant = nil
+	return t
+}
+
 // isEOF normalizes end of output: Linux reports a hung-up PTY master as EIO.
 // This is the one place that knows.
 func isEOF(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)
-}
-
-// extendDrain keeps the post-exit drain open while output still flows.
-func (s *session) extendDrain() {
-	s.mu.Lock()
-	exitAt := s.exitAt
-	sent := s.exitSent
-	s.mu.Unlock()
-	if exitAt.IsZero() || sent {
-		return
-	}
-	if time.Since(exitAt) >= exitDrainMax {
-		s.reportExit()
-		return
-	}
-	_ = s.master.SetReadDeadline(time.Now().Add(exitDrainQuiet))
-}
-
-// exitDrained reports the exit once the master went quiet after it.
-func (s *session) exitDrained() bool {
-	s.mu.Lock()
-	exited := !s.exitAt.IsZero()
-	s.mu.Unlock()
-	if !exited {
-		return true // a stale deadline; clear it
-	}
-	s.reportExit()
-	return true
 }
 
 func (s *session) reportExit() {
@@ -469,6 +534,10 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	}
 	// Every holder of the slave is gone, so the pump sees EIO and returns;
 	// closing the master also interrupts it if a straggler held the slave.
+	s.slaveMu.Lock()
+	closeSlave(s.slave)
+	s.slave = -1
+	s.slaveMu.Unlock()
 	_ = s.master.Close()
 	<-s.pumpDone
 	s.closed = true

@@ -1,0 +1,62 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// probeActor runs the exact tier's observations for one session. Unlike the
+// other actors it keeps protoactor's goroutine dispatcher: a probe reads a
+// handful of /proc files (tens of microseconds), and it must never run on
+// the output pump that delivered the message asking for it.
+type probeActor struct{ prober messages.StdinProber }
+
+// probeRequest asks for one observation, answered with *probeResult to the
+// sender.
+type probeRequest struct{ seq uint64 }
+
+type probeResult struct {
+	seq uint64
+	obs messages.StdinObservation
+	err error
+	at  time.Time
+}
+
+func (p *probeActor) Receive(ctx actor.Context) {
+	if m, ok := ctx.Message().(*probeRequest); ok {
+		obs, err := p.observe()
+		ctx.Respond(&probeResult{seq: m.seq, obs: obs, err: err})
+	}
+}
+
+// observe runs one probe. A panic in a prober is answered as an error, so
+// the asking send never waits for a result that cannot come and the exact
+// tier keeps working for the next look.
+func (p *probeActor) observe() (obs messages.StdinObservation, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: probe panicked: %v", messages.ErrTransport, r)
+		}
+	}()
+	return p.prober.ProbeStdin()
+}
+
+func probeProps(p messages.StdinProber) *actor.Props {
+	a := &probeActor{prober: p}
+	return actor.PropsFromProducer(func() actor.Actor { return a })
+}
+
+// exactEvidence applies the evidence rule of SPEC §5.2 to one observation
+// made after the write: a thread of the foreground group is blocked reading
+// the terminal, all output was read and parsed (the viewport is complete),
+// and the terminal's input queue is empty. An empty input queue after the
+// write means the program's read returned that input, so a wait seen now
+// was entered again after the write: a wait that existed before it never
+// counts, and no probe is needed before the write (which keeps the write
+// at the PTY's floor).
+func exactEvidence(obs messages.StdinObservation) bool {
+	return obs.Supported && obs.Waiting && obs.Drained && obs.InputConsumed
+}

@@ -1,0 +1,135 @@
+//go:build linux
+
+package local
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/ptyactor/ptyactor/messages"
+	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"golang.org/x/sys/unix"
+)
+
+var _ messages.StdinProber = (*session)(nil)
+
+var hostArch = linux.ArchFor(runtime.GOARCH)
+
+// terminalPaths names what counts as this session's terminal when a fd is
+// resolved: its pts, and /dev/tty (less reads the terminal there).
+func terminalPaths(s *session) (linux.Terminal, error) {
+	var n int
+	err := control(s.master, func(fd int) error {
+		var err error
+		n, err = unix.IoctlGetInt(fd, unix.TIOCGPTN)
+		return err
+	})
+	if err != nil {
+		return linux.Terminal{}, fmt.Errorf("pts number: %w", err)
+	}
+	return linux.Terminal{Paths: []string{fmt.Sprintf("/dev/pts/%d", n), "/dev/tty"}}, nil
+}
+
+// ProbeStdin observes the foreground group from /proc.
+func (s *session) ProbeStdin() (messages.StdinObservation, error) {
+	if hostArch == linux.ArchUnsupported || len(s.term.Paths) == 0 {
+		return messages.StdinObservation{}, nil
+	}
+	pgid, err := s.Foreground()
+	if err != nil {
+		return messages.StdinObservation{}, err
+	}
+	obs := messages.StdinObservation{Supported: true, Pgid: pgid, Shell: pgid == s.PID()}
+	// Cheapest facts first: while input is unread or output is pending the
+	// answer is "not yet", and the /proc walk (tens of microseconds) is
+	// skipped. A REPL echoing its input triggers many such looks.
+	if obs.InputConsumed = s.inputConsumed(); !obs.InputConsumed {
+		return obs, nil
+	}
+	seq, drained := s.drained()
+	if !drained {
+		return obs, nil
+	}
+	g, err := linux.ProbeGroup(linux.FS{}, linux.FS{}, hostArch, s.PID(), pgid, s.term)
+	if err != nil {
+		return messages.StdinObservation{}, err
+	}
+	for _, t := range g.Threads {
+		if t.Waiting {
+			if obs.Waiters == nil {
+				obs.Waiters = map[int]uint64{}
+			}
+			obs.Waiters[t.TID] = t.Switches
+		}
+	}
+	if w, ok := g.Waiting(); ok {
+		obs.Waiting, obs.Reader = true, w.Comm
+	}
+	// Drained before and after the look, with no read completing in
+	// between: the viewport then holds everything written before the wait.
+	seq2, drained2 := s.drained()
+	obs.Drained = drained && drained2 && seq == seq2
+	return obs, nil
+}
+
+// inputConsumed polls the slave side for readable input. Polling the
+// slave also flushes the PTY's pending work, so input written a moment ago
+// is counted even if the line discipline had not received it yet.
+func (s *session) inputConsumed() bool {
+	s.slaveMu.RLock()
+	defer s.slaveMu.RUnlock()
+	if s.slave < 0 {
+		return false
+	}
+	readable, err := pollIn(s.slave)
+	return err == nil && !readable
+}
+
+// openSlave opens a second handle on the session's pts for inputConsumed:
+// no controlling-terminal side effects, never read.
+func openSlave(t linux.Terminal) int {
+	if len(t.Paths) == 0 {
+		return -1
+	}
+	fd, err := unix.Open(t.Paths[0], unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	return fd
+}
+
+func closeSlave(fd int) {
+	if fd >= 0 {
+		_ = unix.Close(fd)
+	}
+}
+
+// drained reports whether the pump sits in its read with nothing pending on
+// the master, and the pump's read count. It polls rather than asking
+// TIOCINQ: output the program wrote may still sit in the PTY's flip buffer,
+// which TIOCINQ does not count and poll flushes first.
+func (s *session) drained() (uint64, bool) {
+	seq := s.reads.Load()
+	if !s.inRead.Load() {
+		return seq, false
+	}
+	readable := true
+	err := control(s.master, func(fd int) error {
+		var err error
+		readable, err = pollIn(fd)
+		return err
+	})
+	return seq, err == nil && !readable && s.inRead.Load() && s.reads.Load() == seq
+}
+
+// pollIn reports whether fd has input now, without waiting.
+func pollIn(fd int) (bool, error) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		return n > 0, err
+	}
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package local
+
+import linux "github.com/ptyactor/ptyactor/probes/linux"
+
+// terminalPaths: other platforms have no exact tier.
+func terminalPaths(*session) (linux.Terminal, error) { return linux.Terminal{}, nil }
+
+func openSlave(linux.Terminal) int { return -1 }
+
+func closeSlave(int) {}
