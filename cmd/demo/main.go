@@ -36,9 +36,9 @@ func run() error {
 	defer cancel()
 
 	cfg := messages.DefaultConfig()
-	// The demo's REPL step has no prompt marker: until the exact tier
-	// lands it settles on silence, so keep the silence short for a tour.
-	cfg.IdleSilenceMs = 400
+	// Silence is only the last resort; the exact tier proves the REPL and
+	// less steps ready, so a long silence costs the tour nothing.
+	cfg.IdleSilenceMs = 10000
 	cfg.MaxReadBytes = 2048
 	cfg.TimeoutMs = 20000
 	cfg.DisposeGraceMs = 1000
@@ -77,7 +77,7 @@ func run() error {
 		return err
 	}
 
-	t.header("a python3 REPL: no shell prompt marker inside it")
+	t.header("a python3 REPL: no prompt marker inside it; the kernel shows python waiting on the terminal")
 	if _, err := t.send(ctx, "python3 -q", true); err != nil {
 		return err
 	}
@@ -85,6 +85,14 @@ func run() error {
 		return err
 	}
 	if _, err := t.send(ctx, "exit()", true); err != nil {
+		return err
+	}
+
+	t.header("a pager: less -d (no dumb-terminal warning) reads /dev/tty on fd 3; quit with q, no Enter")
+	if _, err := t.send(ctx, "less -d /etc/os-release", true); err != nil {
+		return err
+	}
+	if _, err := t.send(ctx, "q", false); err != nil {
 		return err
 	}
 
@@ -151,7 +159,11 @@ func (t *tour) result(res messages.SendResult, d time.Duration) {
 	if res.ExitCode != nil {
 		code = fmt.Sprint(*res.ExitCode)
 	}
-	fmt.Printf("   [wait: %s] [exit: %s] [session: %s] [truncated: %v] [%s]\n", res.WaitReason, code, res.Status, res.Truncated, ms(d))
+	reader := "-"
+	if res.Reader != "" {
+		reader = res.Reader
+	}
+	fmt.Printf("   [wait: %s] [exit: %s] [reader: %s] [session: %s] [truncated: %v] [%s]\n", res.WaitReason, code, reader, res.Status, res.Truncated, ms(d))
 	fmt.Printf("   viewport (%d bytes):\n%s\n", len(res.Viewport), indent(lastLines(res.Viewport, 8)))
 }
 
