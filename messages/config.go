@@ -16,10 +16,13 @@ type Config struct {
 	// PollIntervalMs is the longest gap between readiness checks while a send
 	// waits.
 	PollIntervalMs int
-	// ExactProbeAfterMs is kept for compatibility with the original contract.
-	// ptyactor probes on events (write done, output arrived) with adaptive
-	// intervals; this is the longest the exact tier waits before its first
-	// scheduled probe when no event came.
+	// ExactProbeAfterMs no longer delays the exact tier. The original
+	// waited this long after the write before its first /proc probe;
+	// ptyactor probes as soon as the write completes and whenever output
+	// arrives, then backs off from 1ms to PollIntervalMs, because a
+	// pre-existing wait cannot be mistaken for readiness (the evidence
+	// rule requires the program to have consumed the input). The field is
+	// kept and validated so configurations written for the original load.
 	ExactProbeAfterMs int
 	// IdleSilenceMs is the output silence after which a send settles as
 	// inferred_idle.
