@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -76,8 +77,10 @@ type sendActor struct {
 	probeDelay time.Duration
 	exactOff   bool // the platform has no exact tier
 	reader     string
-	syncToken  uint64 // the exact tier is waiting for this output barrier
-	shellGrace bool   // the shell was seen waiting; its marker gets a grace
+	syncToken  uint64         // the exact tier is waiting for this output barrier
+	shellSeen  time.Time      // the shell was first seen waiting; its marker gets a grace
+	loopSeen   map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
+	loopAt     time.Time
 	// free is shared with the session: set when the send settled with
 	// nothing in flight, so the session can accept the next send even
 	// before sendFinished reaches it.
@@ -468,12 +471,14 @@ func (a *sendActor) onProbe(m *probeResult) {
 		return
 	}
 	if m.err == nil {
-		if exactEvidence(m.obs) && m.obs.Shell && !a.shellGrace {
+		if exactEvidence(m.obs) && m.obs.Shell && !a.shellGraceOver() {
 			// The shell itself waits: its prompt marker (which carries
 			// the exit code) is the better proof and normally arrives
-			// first. Give it the hand-off grace before settling without.
-			a.shellGrace = true
-			a.arm(timerProbe, messages.Ms(a.cfg.HandoffGraceMs))
+			// first. It gets the hand-off grace, counted from the first
+			// sighting, before the send settles without it.
+			return
+		}
+		if exactEvidence(m.obs) && m.obs.EventLoop && !a.loopConfirmed(m.obs) {
 			return
 		}
 		if exactEvidence(m.obs) {
@@ -506,4 +511,41 @@ func (a *sendActor) onProbe(m *probeResult) {
 		a.probeDelay = max
 	}
 	a.arm(timerProbe, a.probeDelay)
+}
+
+// eventLoopConfirm is how long an epoll-only wait must hold, with the same
+// threads and unchanged context switches, before it counts: an event loop
+// may keep the terminal registered while it winds down (node after .exit
+// sleeps ~15ms in epoll before exiting).
+const eventLoopConfirm = 25 * time.Millisecond
+
+// loopConfirmed reports whether an event-loop wait has held long enough,
+// arming a look at the end of the window when it has not.
+func (a *sendActor) loopConfirmed(obs messages.StdinObservation) bool {
+	now := a.clock.Now()
+	if a.loopSeen == nil || !maps.Equal(a.loopSeen, obs.Waiters) {
+		a.loopSeen, a.loopAt = obs.Waiters, now
+		a.arm(timerProbe, eventLoopConfirm)
+		return false
+	}
+	if wait := eventLoopConfirm - now.Sub(a.loopAt); wait > 0 {
+		a.arm(timerProbe, wait)
+		return false
+	}
+	return true
+}
+
+// shellGraceOver reports whether the shell's marker had its hand-off grace
+// since the shell was first seen waiting, arming a look at the end of it
+// when not.
+func (a *sendActor) shellGraceOver() bool {
+	now, grace := a.clock.Now(), messages.Ms(a.cfg.HandoffGraceMs)
+	if a.shellSeen.IsZero() {
+		a.shellSeen = now
+	}
+	if left := grace - now.Sub(a.shellSeen); left > 0 {
+		a.arm(timerProbe, left)
+		return false
+	}
+	return true
 }

@@ -87,6 +87,11 @@ type StdinObservation struct {
 	// Drained: no output is pending on the terminal's master and the last
 	// read has been parsed, so the viewport is complete.
 	Drained bool
+	// EventLoop: every waiting thread waits in epoll, with the terminal in
+	// its interest list. An event loop may keep a terminal registered after
+	// it stopped reading it (libuv removes fds lazily: node after .exit),
+	// so this evidence must hold for a moment before it counts.
+	EventLoop bool
 	// InputConsumed: nothing written to the terminal waits to be read by
 	// the program (the terminal's input queue is empty). With Waiting, it
 	// proves the wait is not the one from before the write: the program's

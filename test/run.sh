@@ -9,6 +9,10 @@ need=(
   "bash bash"
   "python3 python3"
   "setsid util-linux"
+  "node nodejs"
+  "less less"
+  "gdb gdb"
+  "bc bc"
 )
 missing=()
 for entry in "${need[@]}"; do

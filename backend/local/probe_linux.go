@@ -54,8 +54,14 @@ func (s *session) ProbeStdin() (messages.StdinObservation, error) {
 	if err != nil {
 		return messages.StdinObservation{}, err
 	}
+	obs.EventLoop = true
 	for _, t := range g.Threads {
 		if t.Waiting {
+			switch t.Call {
+			case linux.CallEpollWait, linux.CallEpollPwait, linux.CallEpollPwait2:
+			default:
+				obs.EventLoop = false
+			}
 			if obs.Waiters == nil {
 				obs.Waiters = map[int]uint64{}
 			}
