@@ -1,9 +1,11 @@
 package teardown
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
 )
@@ -17,7 +19,7 @@ import (
 // identity; if it does not, it returns an error wrapping ErrRootChanged and no
 // members, because a recycled pid's children and session are not ours.
 func Capture(r linux.ProcReader, root linux.Identity) ([]linux.Identity, error) {
-	stats, err := capture(r, root, false)
+	stats, err := capture(r, root, false, adoption{})
 	if err != nil {
 		return nil, err
 	}
@@ -28,9 +30,17 @@ func Capture(r linux.ProcReader, root linux.Identity) ([]linux.Identity, error) 
 	return ids, nil
 }
 
+// adoption says which children of the host process a capture takes (see
+// Options.AdoptTag). The zero value adopts nothing.
+type adoption struct {
+	host int    // the process that adopts orphans (os.Getpid())
+	tag  string // the NAME=value environment entry; "" adopts nothing
+}
+
 // capture is Capture keeping the whole stat of each member, so Tree knows
-// which members are stopped without reading them again.
-func capture(r linux.ProcReader, root linux.Identity, reaped bool) ([]linux.Stat, error) {
+// which members are stopped without reading them again. With reaped, root
+// was already reaped by its parent (Options.RootReaped).
+func capture(r linux.ProcReader, root linux.Identity, reaped bool, adopt adoption) ([]linux.Stat, error) {
 	if root.PID <= 1 {
 		// pid 1 is init: its "descendants" and session are the whole
 		// system.
@@ -45,31 +55,21 @@ func capture(r linux.ProcReader, root linux.Identity, reaped bool) ([]linux.Stat
 	// parent named our root. A pid cannot be reused while any process
 	// still has it as session id, so session members are ours too.
 	err = verifyRoot(r, root)
-	if reaped {
-		if errors.Is(err, ErrRootChanged) && !errors.Is(err, linux.ErrNotFound) {
-			// Another process holds the pid now, so no process can still
-			// have it as session id: the session is gone.
-			return nil, nil
-		}
-		return sessionMembers(stats, root.PID), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return members(stats, root.PID), nil
-}
-
-// sessionMembers is the members of session sid (except its leader) and
-// their descendants, deepest first.
-func sessionMembers(stats []linux.Stat, sid int) []linux.Stat {
 	w := newWalker(stats)
-	for _, s := range stats {
-		if s.Session == sid && s.PID != sid && !w.seen[s.PID] {
-			w.add(s, 1)
-			w.walk(s.PID, 1)
-		}
+	switch {
+	case !reaped && err != nil:
+		return nil, err
+	case !reaped:
+		w.walk(root.PID, 0)
+		w.session(stats, root.PID)
+	case errors.Is(err, ErrRootChanged) && !errors.Is(err, linux.ErrNotFound):
+		// Another process holds the pid now, so no process can still
+		// have it as session id: the session is gone.
+	default:
+		w.session(stats, root.PID)
 	}
-	return w.ordered()
+	w.adopt(r, stats, root, adopt)
+	return w.ordered(), nil
 }
 
 func verifyRoot(r linux.ProcReader, root linux.Identity) error {
@@ -91,22 +91,6 @@ func verifyRoot(r linux.ProcReader, root linux.Identity) error {
 func Descendants(stats []linux.Stat, root int) []linux.Stat {
 	w := newWalker(stats)
 	w.walk(root, 0)
-	return w.ordered()
-}
-
-// members is Descendants plus root's session members that re-parented away,
-// with their own descendants.
-func members(stats []linux.Stat, root int) []linux.Stat {
-	w := newWalker(stats)
-	w.walk(root, 0)
-	for _, s := range stats {
-		if s.Session == root && s.PID != root && !w.seen[s.PID] {
-			// Its parent is gone from the tree; rank it as a child of
-			// root so its own children are still killed first.
-			w.add(s, 1)
-			w.walk(s.PID, 1)
-		}
-	}
 	return w.ordered()
 }
 
@@ -150,6 +134,54 @@ func (w *walker) walk(pid, depth int) {
 			queue = append(queue, ranked{c, p.depth + 1})
 		}
 	}
+}
+
+// session adds the members of session sid (except its leader) that the
+// walk has not found, with their descendants. Their parent is gone from the
+// tree (they re-parented away), so each ranks as a child of the leader and
+// its own children are still killed first.
+func (w *walker) session(stats []linux.Stat, sid int) {
+	for _, s := range stats {
+		if s.Session == sid && s.PID != sid && !w.seen[s.PID] {
+			w.add(s, 1)
+			w.walk(s.PID, 1)
+		}
+	}
+}
+
+// adopt adds, with their descendants, the running children of the host
+// that carry the session's tag in their environment and did not start
+// before root: daemons that left root's session (setsid) and re-parented to
+// the host as a child subreaper. A child whose environment cannot be read
+// is not taken: only positive proof makes a child of the host a member.
+func (w *walker) adopt(r linux.ProcReader, stats []linux.Stat, root linux.Identity, a adoption) {
+	if a.tag == "" || a.host <= 1 {
+		return
+	}
+	for _, s := range stats {
+		if s.PPID != a.host || s.PID == root.PID || w.seen[s.PID] || !s.Alive() ||
+			s.StartTime < root.StartTime || !hasEnv(r, s.PID, a.tag) {
+			continue
+		}
+		w.add(s, 1)
+		w.walk(s.PID, 1)
+	}
+}
+
+// hasEnv reports whether pid's environment holds the entry kv exactly. The
+// environment is the one the process was started with (or what it wrote
+// over that block); a zombie's reads as empty.
+func hasEnv(r linux.ProcReader, pid int, kv string) bool {
+	b, err := r.ReadFile(strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for e := range bytes.SplitSeq(b, []byte{0}) {
+		if string(e) == kv {
+			return true
+		}
+	}
+	return false
 }
 
 // ordered returns the walk deepest first, keeping discovery order within a

@@ -18,6 +18,14 @@
 // daemon that both re-parented away and left the session (setsid) before
 // teardown is not found; that escape is documented, not a bug.
 //
+// The escape closes when the host opts in: after BecomeSubreaper, orphans
+// re-parent to the host instead of init, and Options.AdoptTag names an
+// environment entry unique to the session. Tree then also takes the host's
+// children that carry that entry, with their descendants. A child of the
+// host is taken only on that positive proof, so a process of another
+// session, or one the host started itself, is never signalled. Members that
+// end as zombie children of the host are reaped one pid at a time.
+//
 // # Platform support
 //
 // Tree and ProcSignaler need Linux procfs and signals; elsewhere they return

@@ -22,6 +22,7 @@ const fakeBase = 5_000_000
 type fakeProc struct {
 	mu    sync.Mutex
 	procs map[int]linux.Stat
+	env   map[int][]string // environ entries; a pid without one is unreadable
 	reads map[int]int
 	hooks map[hookKey]func(*fakeProc)
 }
@@ -29,7 +30,7 @@ type fakeProc struct {
 type hookKey struct{ pid, nth int }
 
 func newFakeProc(stats ...linux.Stat) *fakeProc {
-	p := &fakeProc{procs: make(map[int]linux.Stat), reads: make(map[int]int), hooks: make(map[hookKey]func(*fakeProc))}
+	p := &fakeProc{procs: make(map[int]linux.Stat), env: make(map[int][]string), reads: make(map[int]int), hooks: make(map[hookKey]func(*fakeProc))}
 	for _, s := range stats {
 		p.procs[s.PID] = s
 	}
@@ -67,7 +68,31 @@ func (p *fakeProc) remove(pid int) {
 	delete(p.procs, pid)
 }
 
+// setEnv gives pid an environment.
+func (p *fakeProc) setEnv(pid int, env ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.env[pid] = env
+}
+
 func (p *fakeProc) ReadFile(path string) ([]byte, error) {
+	if pidStr, ok := strings.CutSuffix(path, "/environ"); ok {
+		pid, _ := strconv.Atoi(pidStr)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		env, ok := p.env[pid]
+		if _, alive := p.procs[pid]; !ok || !alive {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission}
+		}
+		if p.procs[pid].State == 'Z' {
+			return nil, nil // a zombie's environment reads as empty
+		}
+		var b []byte
+		for _, e := range env {
+			b = append(append(b, e...), 0)
+		}
+		return b, nil
+	}
 	pidStr, ok := strings.CutSuffix(path, "/stat")
 	pid, err := strconv.Atoi(pidStr)
 	if !ok || err != nil {

@@ -55,8 +55,19 @@ type Options struct {
 	// while any process still has it as its session id, so those are
 	// root's; children by parent pid are not, since the pid may now be
 	// someone else's. If a different process holds root.PID now, the
-	// session is gone and nothing is captured.
+	// session is gone and nothing is captured (adoption still applies).
 	RootReaped bool
+	// AdoptTag, when not empty, is an environment entry ("NAME=value")
+	// that every process of root's session inherited from root, unique to
+	// the session (local.Backend sets one when its Subreaper option is on).
+	// Tree then also takes the running children of the calling process
+	// whose /proc/<pid>/environ holds exactly that entry and that did not
+	// start before root (root itself excepted), with their descendants:
+	// daemons that left the session with setsid and, their parent gone,
+	// re-parented to the calling process as a child subreaper (see
+	// BecomeSubreaper). A child whose environment is unreadable, or no
+	// longer holds the entry, is never taken.
+	AdoptTag string
 }
 
 // Report says what Tree did.
@@ -67,6 +78,10 @@ type Report struct {
 	// Survivors lists the members still running (not zombies) when Tree
 	// gave up. Empty when the tree is quiet.
 	Survivors []int
+	// Reaped lists the members that had become zombie children of the
+	// calling process (re-parented to it as a subreaper) and that Tree
+	// reaped.
+	Reaped []int
 }
 
 // Tree tears down every member of root's tree (see Capture) and verifies it
@@ -78,6 +93,13 @@ type Report struct {
 // error is a *SurvivorsError and Report.Survivors lists them; calling Tree
 // again retries. If root no longer has its start identity, Tree signals
 // nothing and returns an error wrapping ErrRootChanged.
+//
+// Members that end up as zombie children of the calling process (orphans it
+// adopted as a child subreaper) are reaped before Tree returns, each with
+// wait4 on its own pid once its start identity is confirmed: never
+// wait4(-1), which would steal exit statuses from os/exec. Reaping needs the
+// real procfs (Options.Proc nil or linux.FS{}); with any other ProcReader
+// nothing is reaped.
 //
 // Cancelling ctx ends the current wait early: Tree then sends SIGKILL to
 // every member it knows that has not had one (sending a signal does not
@@ -98,6 +120,8 @@ func Tree(ctx context.Context, root linux.Identity, opts Options) (Report, error
 type run struct {
 	root       linux.Identity
 	rootReaped bool
+	adopt      adoption
+	reapable   bool // proc is the real procfs: its zombies are ours to reap
 	self       int
 	grace      time.Duration
 	poll       time.Duration
@@ -111,6 +135,7 @@ type run struct {
 	killSent   map[linux.Identity]bool // SIGKILL attempted
 	signalErrs []error
 	scanErrs   []error
+	seen       []linux.Identity // every member captured, zombies included
 }
 
 func newRun(root linux.Identity, o Options) *run {
@@ -137,6 +162,12 @@ func newRun(root linux.Identity, o Options) *run {
 	if t.proc == nil {
 		t.proc = linux.FS{}
 	}
+	if fs, ok := t.proc.(linux.FS); ok && fs.Root == "" {
+		t.reapable = true
+	}
+	if o.AdoptTag != "" {
+		t.adopt = adoption{host: t.self, tag: o.AdoptTag}
+	}
 	if t.sig == nil {
 		t.sig = ProcSignaler{Proc: t.proc}
 	}
@@ -146,17 +177,21 @@ func newRun(root linux.Identity, o Options) *run {
 	return t
 }
 
-func (t *run) run(ctx context.Context) (Report, error) {
-	first, err := capture(t.proc, t.root, t.rootReaped)
+func (t *run) run(ctx context.Context) (rep Report, err error) {
+	first, err := capture(t.proc, t.root, t.rootReaped, t.adopt)
 	if err != nil {
 		return Report{}, err
 	}
 	t.log.Debug().Int("root", t.root.PID).Int("members", len(first)).Msg("teardown: captured")
+	// Reap last, on every return path: a member killed here, or one that
+	// exited earlier and sits as a zombie in root's session, may be the
+	// host's child now.
+	defer func() { rep.Reaped = t.reap() }()
 
-	captured := make([]linux.Identity, len(first))
-	for i, s := range first {
-		captured[i] = s.Identity()
-		t.signal(captured[i], syscall.SIGTERM)
+	captured := identities(first)
+	t.seen = captured
+	for _, id := range captured {
+		t.signal(id, syscall.SIGTERM)
 	}
 	alive, err := t.wait(ctx, captured)
 	if err != nil {
@@ -301,7 +336,7 @@ func (t *run) running(ids []linux.Identity) []linux.Identity {
 // changed (it exited on its own and was reaped), nothing can be adopted and
 // the known members are all there is.
 func (t *run) rescan() []linux.Identity {
-	stats, err := capture(t.proc, t.root, t.rootReaped)
+	stats, err := capture(t.proc, t.root, t.rootReaped, t.adopt)
 	if errors.Is(err, ErrRootChanged) {
 		t.log.Debug().Err(err).Msg("teardown: root changed; not adopting new members")
 		return nil
@@ -311,11 +346,20 @@ func (t *run) rescan() []linux.Identity {
 		t.scanErrs = append(t.scanErrs, err)
 		return nil
 	}
+	t.seen = merge(t.seen, identities(stats))
 	var ids []linux.Identity
 	for _, s := range stats {
 		if s.Alive() {
 			ids = append(ids, s.Identity())
 		}
+	}
+	return ids
+}
+
+func identities(stats []linux.Stat) []linux.Identity {
+	ids := make([]linux.Identity, len(stats))
+	for i, s := range stats {
+		ids[i] = s.Identity()
 	}
 	return ids
 }
@@ -330,6 +374,35 @@ func (t *run) abort(known []linux.Identity, cause error) (Report, error) {
 		}
 	}
 	return t.report, fmt.Errorf("teardown: interrupted before the tree was verified quiet: %w", cause)
+}
+
+// reap reaps the members that are zombie children of the calling process
+// with their captured start identity. Only this process can reap its own
+// children, and os/exec never started these (they were captured as
+// descendants, session members or tagged orphans of root, never as direct
+// children of the host), so the status taken is no one else's. A zombie
+// keeps its pid until reaped, so the identity checked is the one reaped.
+func (t *run) reap() []int {
+	if !t.reapable {
+		return nil
+	}
+	var reaped []int
+	for _, id := range t.seen {
+		s, err := linux.ReadStat(t.proc, id.PID)
+		if err != nil || s.StartTime != id.StartTime || s.PPID != t.self || s.State != 'Z' {
+			continue
+		}
+		ok, err := reapChild(id.PID)
+		if err != nil {
+			t.log.Warn().Err(err).Int("pid", id.PID).Msg("teardown: reap failed")
+			continue
+		}
+		if ok {
+			t.log.Debug().Int("pid", id.PID).Str("comm", s.Comm).Msg("teardown: reaped")
+			reaped = append(reaped, id.PID)
+		}
+	}
+	return reaped
 }
 
 // merge returns a new slice: a followed by the members of b not in a.

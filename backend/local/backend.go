@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/teardown"
 	"github.com/rs/zerolog"
 )
 
@@ -30,7 +32,42 @@ type Options struct {
 	ParentEnv func() []string
 	// Log receives the backend's logs; zero means none.
 	Log zerolog.Logger
+	// Subreaper closes the one escape from teardown (Linux only). With it
+	// off, a process that leaves the shell's POSIX session (setsid, as
+	// daemons do) and is orphaned before the session closes (its parent
+	// exits, so it re-parents to init) is not found and never signalled:
+	// it outlives the session. Processes that double-fork but stay in the
+	// shell's session are found either way.
+	//
+	// With it on, the first Spawn makes the host process a child subreaper
+	// (PR_SET_CHILD_SUBREAPER, once per process; it is process-wide and
+	// stays set while the process lives), so such orphans re-parent to the
+	// host instead, and every shell carries SessionTagVar set to a random
+	// per-session value, which its descendants inherit. Closing a session
+	// also kills the host's children that carry its tag, with their
+	// descendants, and the host reaps the ones it adopted (wait4 on each
+	// pid, never on -1). The tag is the only proof accepted, so another
+	// session's daemon (another tag) and the host's own children (no tag)
+	// are never signalled.
+	//
+	// Even with it on, an orphan escapes when its environment no longer
+	// holds the tag (started with env -i, or it wrote over its environment
+	// block, as setproctitle does) or cannot be read by the host (setuid,
+	// another user). An adopted daemon that exits by itself while its
+	// session is open stays a zombie child of the host until the host
+	// exits: a zombie's environment is gone, so it cannot be proven to be
+	// the session's, and reaping an unproven child could steal an exit
+	// status from os/exec. On other platforms Spawn fails with
+	// teardown.ErrUnsupported.
+	Subreaper bool
 }
+
+// SessionTagVar is the environment variable that carries a session's tag
+// when Options.Subreaper is on. It overrides any value in Options.Env.
+const SessionTagVar = runtimePrefix + "SESSION_TAG"
+
+// becomeSubreaper runs teardown.BecomeSubreaper at most once per process.
+var becomeSubreaper = sync.OnceValue(teardown.BecomeSubreaper)
 
 // Backend starts bash sessions in PTYs.
 type Backend struct{ opts Options }
@@ -79,6 +116,13 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 			return nil, messages.InvalidArgument("cwd %q is not a directory", spec.Cwd)
 		}
 	}
+	var tag string // the session's SessionTagVar value; "" adopts nothing
+	if b.opts.Subreaper {
+		if err := becomeSubreaper(); err != nil {
+			return nil, err
+		}
+		tag = newNonce()
+	}
 	nonce := newNonce()
 	trusted := map[string]string{
 		"PS1":            PromptText,
@@ -90,10 +134,13 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 	for k, v := range b.opts.Env {
 		trusted[k] = v
 	}
+	if tag != "" {
+		trusted[SessionTagVar] = tag
+	}
 	cmd := exec.Command(b.opts.Shell, b.opts.Args...)
 	cmd.Env = BuildEnv(b.opts.ParentEnv(), b.opts.Defaults, trusted)
 	cmd.Dir = spec.Cwd
-	s, err := start(cmd, b.opts, cfg, nonce, events, b.opts.Log.With().Str("session", string(spec.SessionID)).Logger())
+	s, err := start(cmd, b.opts, cfg, nonce, tag, events, b.opts.Log.With().Str("session", string(spec.SessionID)).Logger())
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", b.opts.Shell, err)
 	}

@@ -65,14 +65,17 @@ type session struct {
 	syncSeq  uint64
 	syncWant []uint64 // Sync tokens the pump has yet to answer
 
-	closeMu sync.Mutex // one close at a time
-	closed  bool
-	report  messages.CloseReport
+	closeMu  sync.Mutex // one close at a time
+	closed   bool
+	report   messages.CloseReport
+	adoptTag string // teardown.Options.AdoptTag: SessionTagVar=<tag>, or "" (Subreaper off)
 }
 
 var _ messages.BackendSession = (*session)(nil)
 
-func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce string, events messages.Events, log zerolog.Logger) (_ *session, err error) {
+// start starts cmd in a PTY. tag is the session's SessionTagVar value, or
+// "" when the backend does not adopt orphans.
+func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce, tag string, events messages.Events, log zerolog.Logger) (_ *session, err error) {
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: opts.Rows, Cols: opts.Cols})
 	if err != nil {
 		return nil, err
@@ -111,6 +114,9 @@ func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce string, event
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
 		collecting: true,
+	}
+	if tag != "" {
+		s.adoptTag = SessionTagVar + "=" + tag
 	}
 	if s.term, err = terminalPaths(s); err != nil {
 		return nil, err
@@ -500,37 +506,42 @@ func (s *session) Status() messages.SessionStatus {
 
 // Close tears the tree down: every descendant and member of the shell's
 // session first (teardown.Tree: TERM, grace, rescan, KILL, verify), then the
-// shell (HUP and TERM, grace, KILL), then the terminal. A failed close leaves
-// the shell running and may be retried.
+// shell (HUP and TERM, grace, KILL), then a sweep of what the shell left in
+// its session, then the terminal. With Options.Subreaper, both passes also
+// take the orphans the host adopted that carry the session's tag, and reap
+// them. A failed close leaves what survived running and may be retried.
 func (s *session) Close(ctx context.Context, reason string) (messages.CloseReport, error) {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
 	if s.closed {
 		return s.report, nil
 	}
-	grace := messages.Ms(s.cfg.DisposeGraceMs)
+	opts := teardown.Options{Grace: messages.Ms(s.cfg.DisposeGraceMs), Log: s.log, AdoptTag: s.adoptTag}
 	report := messages.CloseReport{}
+	fail := func(survivors []int, err error) (messages.CloseReport, error) {
+		report.Survivors = survivors
+		return report, &messages.CleanupError{Reason: reason, Survivors: survivors, Err: err}
+	}
 	if !s.exited() {
-		tr, err := teardown.Tree(ctx, s.identity, teardown.Options{Grace: grace, Log: s.log})
+		tr, err := teardown.Tree(ctx, s.identity, opts)
 		report.Killed = append(report.Killed, tr.Killed...)
 		if err != nil {
-			report.Survivors = tr.Survivors
-			return report, &messages.CleanupError{Reason: reason, Survivors: tr.Survivors, Err: err}
+			return fail(tr.Survivors, err)
 		}
-		if err := s.stopShell(ctx, grace); err != nil {
-			report.Survivors = append(tr.Survivors, s.PID())
-			return report, &messages.CleanupError{Reason: reason, Survivors: report.Survivors, Err: err}
+		if err := s.stopShell(ctx, opts.Grace); err != nil {
+			return fail(append(tr.Survivors, s.PID()), err)
 		}
 		report.Killed = append(report.Killed, s.PID())
-	} else {
-		// The shell is gone; its session may still hold jobs (they keep
-		// the terminal open). Sweep them by the shell's session id.
-		tr, err := teardown.Tree(ctx, s.identity, teardown.Options{Grace: grace, Log: s.log, RootReaped: true})
-		report.Killed = append(report.Killed, tr.Killed...)
-		if err != nil {
-			report.Survivors = tr.Survivors
-			return report, &messages.CleanupError{Reason: reason, Survivors: tr.Survivors, Err: err}
-		}
+	}
+	// The shell is gone and reaped. Sweep its session by session id: jobs
+	// it left when it exited by itself, anything forked between the pass
+	// above and its death, and (with a subreaper host) the killed members
+	// it had not reaped, which re-parented to the host as zombies.
+	opts.RootReaped = true
+	tr, err := teardown.Tree(ctx, s.identity, opts)
+	report.Killed = append(report.Killed, tr.Killed...)
+	if err != nil {
+		return fail(tr.Survivors, err)
 	}
 	// Every holder of the slave is gone, so the pump sees EIO and returns;
 	// closing the master also interrupts it if a straggler held the slave.

@@ -47,7 +47,7 @@ func run() error {
 		return err
 	}
 	defer func() { _ = svc.Shutdown(context.Background()) }()
-	if _, err := svc.RegisterBackend(ctx, local.New(local.Options{})); err != nil {
+	if _, err := svc.RegisterBackend(ctx, local.New(local.Options{Subreaper: true})); err != nil {
 		return err
 	}
 	owner, err := svc.NewOwner(ctx, "demo")

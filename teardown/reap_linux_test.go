@@ -1,0 +1,105 @@
+//go:build linux
+
+package teardown
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/ptyactor/ptyactor/probes/linux"
+)
+
+// forkChild starts sleep as a child of this process that os/exec knows
+// nothing about, as an orphan adopted by a subreaper host would be.
+func forkChild(t *testing.T) linux.Identity {
+	t.Helper()
+	path, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	pid, err := syscall.ForkExec(path, []string{"sleep", "100"}, &syscall.ProcAttr{Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := identity(t, pid)
+	track(id, "forked child")
+	t.Cleanup(func() {
+		_ = ProcSignaler{}.Signal(id, syscall.SIGKILL)
+		_, _ = reapChild(pid)
+	})
+	return id
+}
+
+func TestReapOnlyCapturedZombieChildren(t *testing.T) {
+	id := forkChild(t)
+	r := newRun(linux.Identity{PID: 2}, Options{})
+	r.seen = []linux.Identity{id}
+	if got := r.reap(); len(got) != 0 {
+		t.Fatalf("reap of a running child = %v", got)
+	}
+	if err := (ProcSignaler{}).Signal(id, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the child to become a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
+
+	// Another identity for the same pid (a recycled pid) is never reaped.
+	r.seen = []linux.Identity{{PID: id.PID, StartTime: id.StartTime + 1}}
+	if got := r.reap(); len(got) != 0 {
+		t.Fatalf("reap through a wrong identity = %v", got)
+	}
+	// Nor is anything through a fixture ProcReader.
+	fixture := newRun(linux.Identity{PID: 2}, Options{Proc: newFakeProc()})
+	fixture.seen = []linux.Identity{id}
+	if got := fixture.reap(); len(got) != 0 {
+		t.Fatalf("reap through a fixture = %v", got)
+	}
+	if s := stat(t, id.PID); s.State != 'Z' || s.StartTime != id.StartTime {
+		t.Fatalf("zombie disturbed: %+v", s)
+	}
+
+	r.seen = []linux.Identity{id}
+	if got := r.reap(); !slices.Equal(got, []int{id.PID}) {
+		t.Fatalf("reap = %v, want [%d]", got, id.PID)
+	}
+	if _, err := linux.ReadStat(linux.FS{}, id.PID); !errors.Is(err, linux.ErrNotFound) {
+		t.Fatalf("pid %d still in /proc after reap: %v", id.PID, err)
+	}
+	if ok, err := reapChild(id.PID); ok || err != nil {
+		t.Fatalf("second reapChild = %v, %v; want nothing to reap", ok, err)
+	}
+}
+
+func TestReapLeavesOtherChildren(t *testing.T) {
+	// A child of this process that Tree never captured (one os/exec runs)
+	// keeps its exit status for its own Wait, even as a zombie.
+	cmd := exec.Command("sleep", "100")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id := identity(t, cmd.Process.Pid)
+	track(id, "os/exec child")
+	_ = cmd.Process.Kill()
+	waitFor(t, "the os/exec child to become a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
+	captured := forkChild(t)
+	if err := (ProcSignaler{}).Signal(captured, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the captured child to become a zombie", func() bool { return stat(t, captured.PID).State == 'Z' })
+	r := newRun(linux.Identity{PID: 2}, Options{})
+	r.seen = []linux.Identity{captured}
+	if got := r.reap(); !slices.Equal(got, []int{captured.PID}) {
+		t.Fatalf("reap = %v, want [%d]", got, captured.PID)
+	}
+	if s := stat(t, id.PID); s.State != 'Z' {
+		t.Fatalf("the os/exec child was reaped by teardown: %+v", s)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("os/exec Wait = %v; want its own status, killed by SIGKILL", err)
+	}
+}
