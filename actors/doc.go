@@ -7,6 +7,7 @@
 //	service            backend registry, owner directory, mints SessionIDs
 //	└── owner          sessions, pending spawns, dispose fence, retained failures
 //	    └── session    one per id: the one-send slot, the close fence, status
+//	        ├── probe  the exact tier's /proc observations (own goroutine)
 //	        └── send   0 or 1: write, readiness tiers, settle exactly once
 //
 // A session actor is also the pending spawn: it starts the backend, runs the
@@ -16,8 +17,10 @@
 // # Readiness
 //
 // Backends report facts (output collected, a verified prompt marker, the
-// shell's exit); the send actor alone decides why a send settles:
-// stdin_read (verified prompt with the shell in the foreground),
+// shell's exit, stdin-wait observations on request); the send actor alone
+// decides why a send settles: stdin_read (verified prompt with the shell in
+// the foreground, or a kernel-proven wait on the terminal after the input
+// was consumed, applied through an output barrier),
 // inferred_idle (idleSilenceMs without output, plus handoffGraceMs when a
 // marker was seen but the hand-back was not yet visible), timeout
 // (timeoutMs after reservation) or session_exit.
@@ -40,9 +43,18 @@
 //   - session: a panic stops the session actor (it owns processes, so it is
 //     never restarted); its Stopping handler tears the process tree down and
 //     reports to the owner, which counts the teardown as activity.
+//   - probe: a panic in a prober is answered as an error observation; the
+//     send falls back to silence and the deadline for that look.
 //   - owner: a panic stops the owner; its sessions stop and tear down.
+//
+// Finished actors are retired with a poison pill, never Stop: Stop
+// overtakes user messages already queued, and requests forwarded there
+// would go unanswered.
 //
 // Blocking work (backend spawn, writes, interrupts, teardown) runs in
 // goroutines the actor starts, which report back as messages; no actor
-// blocks its mailbox.
+// blocks its mailbox. That is what allows every actor but the probe to run
+// on protoactor's synchronized dispatcher: a mailbox runs in the goroutine
+// that delivered the message, so the caller's goroutine carries a send to
+// its write and the output pump carries a prompt to the settlement.
 package actors
