@@ -79,6 +79,7 @@ type sendActor struct {
 	reader     string
 	syncToken  uint64         // the exact tier is waiting for this output barrier
 	shellSeen  time.Time      // the shell was first seen waiting; its marker gets a grace
+	probePaced bool           // a paced look is armed while the shell holds the terminal
 	loopSeen   map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
 	loopAt     time.Time
 	// free is shared with the session: set when the send settled with
@@ -100,7 +101,7 @@ func (a *sendActor) Receive(ctx actor.Context) {
 			// Output means the program ran: look again soon, from the
 			// shortest interval.
 			a.probeDelay = 0
-			a.requestProbe()
+			a.probeOnEvent()
 		}
 	case *probeResult:
 		a.onProbe(m)
@@ -247,7 +248,7 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 		if a.cancelled && !a.settled {
 			a.interrupt()
 		}
-		a.requestProbe()
+		a.probeOnEvent()
 	}
 }
 
@@ -323,6 +324,7 @@ func (a *sendActor) onTimer(k timerKind) {
 		a.silenceArmed = false
 		a.armSilence()
 	case timerProbe:
+		a.probePaced = false
 		if a.syncToken != 0 {
 			a.syncToken = a.bs.(messages.Syncer).Sync()
 			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
@@ -548,4 +550,23 @@ func (a *sendActor) shellGraceOver() bool {
 		return false
 	}
 	return true
+}
+
+// probeOnEvent probes after a write or output, except while the shell
+// itself holds the terminal: then its prompt marker is the readiness
+// signal, and waking the prober on every chunk of a shell command's output
+// would only compete with the command for the CPU. One ioctl decides; the
+// paced looks continue as the fallback for a shell whose marker is gone.
+func (a *sendActor) probeOnEvent() {
+	if a.probe == nil || a.exactOff {
+		return
+	}
+	if pgid, err := a.bs.Foreground(); err == nil && pgid == a.bs.PID() {
+		if !a.probing && !a.probePaced {
+			a.probePaced = true
+			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+		}
+		return
+	}
+	a.requestProbe()
 }
