@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"go.uber.org/goleak"
 )
 
@@ -23,13 +24,14 @@ const (
 var runID string
 
 func TestMain(m *testing.M) {
-	runID = fmt.Sprintf("%d-%s", os.Getpid(), randHex(6))
-	if err := os.Setenv(runVar, runID); err != nil {
+	var err error
+	if checker, err = leakcheck.New(runVar); err != nil {
 		fmt.Fprintln(os.Stderr, "setenv:", err)
 		os.Exit(2)
 	}
+	runID = checker.Value()
 	code := m.Run()
-	if leaked := finalLeakCheck(5 * time.Second); leaked > 0 && code == 0 {
+	if leaked := checker.Final(5 * time.Second); leaked > 0 && code == 0 {
 		code = 1
 	}
 	if err := goleak.Find(); err != nil {

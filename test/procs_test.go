@@ -1,40 +1,25 @@
 package test
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
+	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	linux "github.com/ptyactor/ptyactor/probes/linux"
 )
 
-// shells records the pid of every shell a test saw. A PTY shell leads its
-// own POSIX session (sid == pid), so anything it started and that outlived
-// it is still found by its session id, even after re-parenting.
-var shells = struct {
-	sync.Mutex
-	pids map[int]bool
-}{pids: map[int]bool{}}
+// checker is the binary's leak check (set up in TestMain).
+var checker *leakcheck.Checker
 
-func trackShell(pid int) {
-	shells.Lock()
-	defer shells.Unlock()
-	shells.pids[pid] = true
-}
-
-func trackedSession(sid int) bool {
-	shells.Lock()
-	defer shells.Unlock()
-	return shells.pids[sid]
-}
+func trackShell(pid int)                 { checker.TrackShell(pid) }
+func trackedSession(sid int) bool        { return checker.TrackedSession(sid) }
+func environHas(pid int, kv string) bool { return leakcheck.EnvironHas(pid, kv) }
+func describe(ps []linux.Stat) string    { return leakcheck.Describe(ps) }
+func killAll(ps []linux.Stat)            { leakcheck.KillAll(ps) }
 
 // procs lists the process table.
 func procs() ([]linux.Stat, error) { return linux.ListStats(linux.FS{}) }
@@ -46,107 +31,6 @@ func mustProcs(t testing.TB) []linux.Stat {
 		t.Fatalf("list /proc: %v", err)
 	}
 	return ps
-}
-
-// environHas reports whether the process was started with kv in its
-// environment.
-func environHas(pid int, kv string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for _, e := range bytes.Split(b, []byte{0}) {
-		if string(e) == kv {
-			return true
-		}
-	}
-	return false
-}
-
-func descendantOf(s linux.Stat, root int, byPID map[int]linux.Stat) bool {
-	for i := 0; i < 4096 && s.PPID > 1; i++ {
-		if s.PPID == root {
-			return true
-		}
-		p, ok := byPID[s.PPID]
-		if !ok {
-			return false
-		}
-		s = p
-	}
-	return false
-}
-
-// suspects are the processes this binary is responsible for: descendants of
-// the test process, members of a session a test's shell led, and carriers of
-// this run's marker. Zombies count only when they are our own unreaped
-// children (a missing Wait); re-parented zombies are init's business.
-func suspects() ([]linux.Stat, error) {
-	ps, err := procs()
-	if err != nil {
-		return nil, err
-	}
-	self := os.Getpid()
-	byPID := make(map[int]linux.Stat, len(ps))
-	for _, s := range ps {
-		byPID[s.PID] = s
-	}
-	var out []linux.Stat
-	for _, s := range ps {
-		if s.PID == self {
-			continue
-		}
-		if !s.Alive() && s.PPID != self {
-			continue
-		}
-		if descendantOf(s, self, byPID) || trackedSession(s.Session) || environHas(s.PID, runVar+"="+runID) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-func describe(ps []linux.Stat) string {
-	var lines []string
-	for _, s := range ps {
-		lines = append(lines, fmt.Sprintf("pid %d ppid %d pgrp %d sid %d state %c %q", s.PID, s.PPID, s.PGRP, s.Session, s.State, s.Comm))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n  ")
-}
-
-// killAll SIGKILLs the processes if they still have the same identity.
-func killAll(ps []linux.Stat) {
-	for _, s := range ps {
-		now, err := linux.ReadStat(linux.FS{}, s.PID)
-		if err == nil && now.StartTime == s.StartTime {
-			_ = syscall.Kill(s.PID, syscall.SIGKILL)
-		}
-	}
-}
-
-// finalLeakCheck runs after every test finished: whatever this binary
-// started must be gone. It polls for at most grace (a process the last
-// cleanup killed may still be on its way out), then reports and kills the
-// rest. It returns the number of leaked processes.
-func finalLeakCheck(grace time.Duration) int {
-	deadline := time.Now().Add(grace)
-	for {
-		ps, err := suspects()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "leak check: list /proc:", err)
-			return 1
-		}
-		if len(ps) == 0 {
-			return 0
-		}
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "processes started by the tests outlived them (%d):\n  %s\n", len(ps), describe(ps))
-			killAll(ps)
-			return len(ps)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // tagged lists the live processes started with tagVar=tag.

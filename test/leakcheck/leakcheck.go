@@ -1,0 +1,156 @@
+// Package leakcheck proves, at the end of a test binary, that no process it
+// started outlived the tests: descendants of the test process, members of
+// any shell session a test saw, and carriers of a per-run environment
+// marker (which survives re-parenting and setsid) must all be gone.
+package leakcheck
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	linux "github.com/ptyactor/ptyactor/probes/linux"
+)
+
+// Checker tracks one test binary's processes.
+type Checker struct {
+	marker string // NAME=VALUE set in this process's environment
+
+	mu     sync.Mutex
+	shells map[int]bool
+}
+
+// Value is the marker's value (the marker is its name=Value).
+func (c *Checker) Value() string { return c.marker[strings.IndexByte(c.marker, '=')+1:] }
+
+// New sets a fresh marker in the process environment under name, so every
+// process the tests start with the default environment inherits it.
+func New(name string) (*Checker, error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	id := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:]))
+	if err := os.Setenv(name, id); err != nil {
+		return nil, err
+	}
+	return &Checker{marker: name + "=" + id, shells: map[int]bool{}}, nil
+}
+
+// TrackShell records a shell pid: a PTY shell leads its own session, so
+// whatever it left behind is found by session id.
+func (c *Checker) TrackShell(pid int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shells[pid] = true
+}
+
+// TrackedSession reports whether sid is a tracked shell's session.
+func (c *Checker) TrackedSession(sid int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.shells[sid]
+}
+
+// EnvironHas reports whether the process was started with kv in its
+// environment.
+func EnvironHas(pid int, kv string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, e := range bytes.Split(b, []byte{0}) {
+		if string(e) == kv {
+			return true
+		}
+	}
+	return false
+}
+
+// DescendantOf reports whether s descends from root by parent pid.
+func DescendantOf(s linux.Stat, root int, byPID map[int]linux.Stat) bool {
+	for i := 0; i < 4096 && s.PPID > 1; i++ {
+		if s.PPID == root {
+			return true
+		}
+		p, ok := byPID[s.PPID]
+		if !ok {
+			return false
+		}
+		s = p
+	}
+	return false
+}
+
+// Suspects lists live processes the binary is responsible for (and its own
+// unreaped zombie children).
+func (c *Checker) Suspects() ([]linux.Stat, error) {
+	ps, err := linux.ListStats(linux.FS{})
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	byPID := make(map[int]linux.Stat, len(ps))
+	for _, s := range ps {
+		byPID[s.PID] = s
+	}
+	var out []linux.Stat
+	for _, s := range ps {
+		if s.PID == self || (!s.Alive() && s.PPID != self) {
+			continue
+		}
+		if DescendantOf(s, self, byPID) || c.TrackedSession(s.Session) || EnvironHas(s.PID, c.marker) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Describe renders processes one per line.
+func Describe(ps []linux.Stat) string {
+	var lines []string
+	for _, s := range ps {
+		lines = append(lines, fmt.Sprintf("pid %d ppid %d pgrp %d sid %d state %c %q", s.PID, s.PPID, s.PGRP, s.Session, s.State, s.Comm))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n  ")
+}
+
+// KillAll SIGKILLs the processes that still have the same identity.
+func KillAll(ps []linux.Stat) {
+	for _, s := range ps {
+		now, err := linux.ReadStat(linux.FS{}, s.PID)
+		if err == nil && now.StartTime == s.StartTime {
+			_ = syscall.Kill(s.PID, syscall.SIGKILL)
+		}
+	}
+}
+
+// Final runs after every test finished: it polls for at most grace (the
+// last cleanup may still be on its way out), then reports and kills what
+// is left. It returns the number of leaked processes.
+func (c *Checker) Final(grace time.Duration) int {
+	deadline := time.Now().Add(grace)
+	for {
+		ps, err := c.Suspects()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "leak check: list /proc:", err)
+			return 1
+		}
+		if len(ps) == 0 {
+			return 0
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "processes started by the tests outlived them (%d):\n  %s\n", len(ps), Describe(ps))
+			KillAll(ps)
+			return len(ps)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
