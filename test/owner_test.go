@@ -152,7 +152,7 @@ func TestKillReleasesRecordBeforeReturning(t *testing.T) {
 }
 
 // Item 16: disposing an owner closes every busy session and returns only
-// once their processes are gone.
+// once their processes are gone (five sessions, each running a job).
 func TestDisposeOwnerWithBusySessions(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	ctx := testCtx(t)
@@ -162,7 +162,7 @@ func TestDisposeOwnerWithBusySessions(t *testing.T) {
 		procs []linux.Identity
 	}
 	var all []*busy
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 5; i++ {
 		sp := h.spawn(messages.SpawnRequest{Name: fmt.Sprintf("busy-%d", i)})
 		op, err := h.svc.StartSend(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "sleep 30", Submit: true})
 		if err != nil {
