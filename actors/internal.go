@@ -84,9 +84,11 @@ type closeSession struct{ reason string }
 
 // send → session.
 type sendFinished struct {
-	// notify: the session tells the send's waiters (the send actor failed
-	// before it could).
-	notify bool
+	// notify lists waiters the session must tell itself (the send actor
+	// failed before it could). Carried here because the failed actor's
+	// Terminated, a system message, reaches the session first and frees
+	// the slot with its subscriber list.
+	notify []*actor.PID
 	ticket uint64
 	result messages.SendResult
 	err    error

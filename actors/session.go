@@ -160,6 +160,15 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		if s.stopUnwatch != nil {
 			s.stopUnwatch()
 		}
+		if s.sendPID != nil && !s.sendStartup {
+			// The send stops with this actor: whoever waits for it must
+			// still hear an answer.
+			gone := &messages.SendSettled{Session: s.id, Ticket: s.sendTicket, Result: messages.SendResult{Status: s.status},
+				Err: fmt.Errorf("%w: the session actor stopped before the send settled", messages.ErrSessionClosing)}
+			for _, p := range s.subscribers {
+				s.sys.Root.Send(p, gone)
+			}
+		}
 		if s.phase != phaseClosed {
 			// Stopped without a close (a failure above us): the tree must
 			// still go. The owner counts this teardown as activity until
@@ -187,7 +196,7 @@ func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor,
 		// way; a duplicate of an already settled ticket is ignored there.
 		s.bs.EndSend()
 		s.sys.Root.Send(s.self, &sendFinished{
-			notify: true,
+			notify: append([]*actor.PID(nil), s.subscribers...),
 			ticket: s.sendTicket,
 			result: messages.SendResult{Status: s.status},
 			err:    fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason),
@@ -323,10 +332,8 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	settled := &messages.SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
 	s.last = settled
 	current := s.sendPID != nil && m.ticket == s.sendTicket
-	if m.notify && current {
-		for _, p := range s.subscribers {
-			s.sys.Root.Send(p, settled)
-		}
+	for _, p := range m.notify {
+		s.sys.Root.Send(p, settled)
 	}
 	if current && !m.draining {
 		// Nothing in flight: the slot is free now.
