@@ -185,7 +185,7 @@ type SpawnResult struct {
 
 // CloseReport is the leak report of a finished close.
 type CloseReport struct {
-	Killed    []int // pids the teardown signalled (children first), excluding the shell
+	Killed    []int // pids the teardown signalled, children first, the shell last
 	Survivors []int // pids still alive after teardown; empty on success
 	Status    SessionStatus
 }
