@@ -47,15 +47,7 @@ func BenchmarkOpen(b *testing.B) {
 	b.Run("raw", func(b *testing.B) {
 		var samples []time.Duration
 		for b.Loop() {
-			t0 := time.Now()
-			r := startRaw(b)
-			if _, err := r.until(rawPS1); err != nil {
-				b.Fatal(err)
-			}
-			samples = append(samples, time.Since(t0))
-			b.StopTimer()
-			r.close()
-			b.StartTimer()
+			samples = append(samples, openRaw(b))
 		}
 		reportMedian(b, samples)
 	})
@@ -89,14 +81,7 @@ func BenchmarkSendEcho(b *testing.B) {
 		}
 		var samples []time.Duration
 		for b.Loop() {
-			t0 := time.Now()
-			if err := r.send("echo hi"); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := r.until(rawPS1); err != nil {
-				b.Fatal(err)
-			}
-			samples = append(samples, time.Since(t0))
+			samples = append(samples, r.roundTrip(b, "echo hi", rawPS1))
 		}
 		reportMedian(b, samples)
 	})

@@ -42,16 +42,9 @@ func BenchmarkSendEchoPaired(b *testing.B) {
 	}
 	var raw, ours []time.Duration
 	for b.Loop() {
-		t0 := time.Now()
-		if err := r.send("echo hi"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := r.until(rawPS1); err != nil {
-			b.Fatal(err)
-		}
-		raw = append(raw, time.Since(t0))
+		raw = append(raw, r.roundTrip(b, "echo hi", rawPS1))
 
-		t0 = time.Now()
+		t0 := time.Now()
 		res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: "echo hi", Submit: true})
 		if err != nil {
 			b.Fatal(err)
@@ -69,17 +62,9 @@ func BenchmarkOpenPaired(b *testing.B) {
 	ctx := context.Background()
 	var raw, ours []time.Duration
 	for b.Loop() {
-		t0 := time.Now()
-		r := startRaw(b)
-		if _, err := r.until(rawPS1); err != nil {
-			b.Fatal(err)
-		}
-		raw = append(raw, time.Since(t0))
-		b.StopTimer()
-		r.close()
-		b.StartTimer()
+		raw = append(raw, openRaw(b))
 
-		t0 = time.Now()
+		t0 := time.Now()
 		sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 		if err != nil {
 			b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 )
@@ -60,6 +61,33 @@ func (r *rawShell) until(marker string) (int, error) {
 func (r *rawShell) send(text string) error {
 	_, err := r.f.Write([]byte(text + "\r"))
 	return err
+}
+
+// openRaw times one raw open: start bash until its first prompt (the
+// teardown is not timed).
+func openRaw(b *testing.B) time.Duration {
+	t0 := time.Now()
+	r := startRaw(b)
+	if _, err := r.until(rawPS1); err != nil {
+		b.Fatal(err)
+	}
+	d := time.Since(t0)
+	b.StopTimer()
+	r.close()
+	b.StartTimer()
+	return d
+}
+
+// roundTrip times one raw send: write text and Enter, read until marker.
+func (r *rawShell) roundTrip(b *testing.B, text, marker string) time.Duration {
+	t0 := time.Now()
+	if err := r.send(text); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.until(marker); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t0)
 }
 
 func (r *rawShell) close() {

@@ -29,14 +29,7 @@ func BenchmarkREPL(b *testing.B) {
 		}
 		var samples []time.Duration
 		for b.Loop() {
-			t0 := time.Now()
-			if err := r.send("1+1"); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := r.until(">>> "); err != nil {
-				b.Fatal(err)
-			}
-			samples = append(samples, time.Since(t0))
+			samples = append(samples, r.roundTrip(b, "1+1", ">>> "))
 		}
 		reportMedian(b, samples)
 	})

@@ -3,13 +3,10 @@ package test
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/ptyactor/ptyactor/test/leakcheck"
-	"go.uber.org/goleak"
 )
 
 // runVar marks every process this test binary starts through a backend with
@@ -24,23 +21,7 @@ const (
 var runID string
 
 func TestMain(m *testing.M) {
-	var err error
-	if checker, err = leakcheck.New(runVar); err != nil {
-		fmt.Fprintln(os.Stderr, "setenv:", err)
-		os.Exit(2)
-	}
-	runID = checker.Value()
-	code := m.Run()
-	if leaked := checker.Final(5 * time.Second); leaked > 0 && code == 0 {
-		code = 1
-	}
-	if err := goleak.Find(); err != nil {
-		fmt.Fprintf(os.Stderr, "goroutine leak after the tests: %v\n", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker, runID = c, c.Value() }))
 }
 
 func randHex(n int) string {

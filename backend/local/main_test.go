@@ -1,9 +1,7 @@
 package local
 
 import (
-	"fmt"
 	"github.com/ptyactor/ptyactor/test/leakcheck"
-	"go.uber.org/goleak"
 	"os"
 	"testing"
 	"time"
@@ -19,23 +17,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var err error
-	if checker, err = leakcheck.New(runVar); err != nil {
-		fmt.Fprintln(os.Stderr, "setenv:", err)
-		os.Exit(2)
-	}
-	runID = checker.Value()
-	code := m.Run()
-	if n := checker.Final(5 * time.Second); n > 0 && code == 0 {
-		code = 1
-	}
-	if err := goleak.Find(); err != nil {
-		fmt.Fprintf(os.Stderr, "goroutine leak after the tests: %v\n", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker, runID = c, c.Value() }))
 }
 
 func trackShell(pid int) { checker.TrackShell(pid) }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"go.uber.org/goleak"
 )
 
 // Checker tracks one test binary's processes.
@@ -153,4 +154,28 @@ func (c *Checker) Final(grace time.Duration) int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Main is a TestMain body: it sets the marker under name, runs the tests,
+// then fails the binary if a process it started or a goroutine outlived
+// them. It returns the checker's exit code; the caller passes it to
+// os.Exit. setup runs after the marker is set and before the tests.
+func Main(m interface{ Run() int }, name string, setup func(*Checker)) int {
+	c, err := New(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "leakcheck: set the run marker:", err)
+		return 2
+	}
+	setup(c)
+	code := m.Run()
+	if n := c.Final(5 * time.Second); n > 0 && code == 0 {
+		code = 1
+	}
+	if err := goleak.Find(); err != nil {
+		fmt.Fprintf(os.Stderr, "goroutine leak after the tests: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
 }
