@@ -2,7 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/messages"
@@ -22,7 +21,6 @@ type probeResult struct {
 	seq uint64
 	obs messages.StdinObservation
 	err error
-	at  time.Time
 }
 
 func (p *probeActor) Receive(ctx actor.Context) {

@@ -16,7 +16,6 @@ import (
 var checker *leakcheck.Checker
 
 func trackShell(pid int)                 { checker.TrackShell(pid) }
-func trackedSession(sid int) bool        { return checker.TrackedSession(sid) }
 func environHas(pid int, kv string) bool { return leakcheck.EnvironHas(pid, kv) }
 func describe(ps []linux.Stat) string    { return leakcheck.Describe(ps) }
 func killAll(ps []linux.Stat)            { leakcheck.KillAll(ps) }

@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -153,6 +152,3 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 	}
 	return s, nil
 }
-
-// errClosed: the session's terminal is gone.
-var errClosed = errors.New("PTY session is closed")
