@@ -3,8 +3,10 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -378,6 +380,41 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 	}
 	if op.Cancel() {
 		t.Fatal("cancel after settle must report false")
+	}
+}
+
+// A cancel whose SIGINT finds the foreground group already gone (the
+// command finished between the write and the signal) is not a transport
+// failure: the shell's prompt settles the send.
+func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
+	var fs *fakeSession
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		fs = newFakeSession(ev)
+		fs.onWrite = func(*fakeSession, []byte) error { return nil }
+		fs.onSignal = func(messages.Signal) error {
+			go fs.emit("\n$ ", true, 0) // the shell takes the terminal back
+			return fmt.Errorf("%w: group 7430 exited: %w", messages.ErrNoForeground, syscall.ESRCH)
+		}
+		fs.emit("$ ", true, 0)
+		return fs, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "true", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return len(fs.writes) == 1
+	})
+	if !op.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	res, err := op.Result(ctx(t))
+	if err != nil || res.WaitReason != messages.WaitStdinRead {
+		t.Fatalf("got %+v, %v", res, err)
 	}
 }
 

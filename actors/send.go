@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sync/atomic"
@@ -128,7 +129,9 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		if a.settled {
 			a.free.Store(true)
 		}
-		if m.err != nil && !a.settled {
+		// A foreground group that exited before the SIGINT landed left
+		// nothing to interrupt: the shell's prompt settles the send.
+		if m.err != nil && !a.settled && !errors.Is(m.err, messages.ErrNoForeground) {
 			a.settle("", nil, fmt.Errorf("%w: interrupt: %w", messages.ErrTransport, m.err))
 		}
 		a.maybeStop(ctx)

@@ -66,7 +66,8 @@ var (
 	// written; nothing reached the terminal.
 	ErrAbortedBeforeWrite = errors.New("PTY send aborted before write")
 	// ErrNoForeground: the terminal's foreground process group could not be
-	// resolved; nothing was signalled.
+	// resolved, or names a group that has already exited; nothing was
+	// signalled.
 	ErrNoForeground = errors.New("cannot resolve foreground process group")
 	// ErrRefuseKillShell: SIGKILL aimed at the shell's own group.
 	ErrRefuseKillShell = errors.New("refusing to SIGKILL the terminal shell; close the session instead")

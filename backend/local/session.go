@@ -474,11 +474,14 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 		if err = unix.Kill(-pgid, num); err == nil {
 			return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
 		}
-		err = fmt.Errorf("%w: kill(-%d, %s): %w", messages.ErrTransport, pgid, sig, err)
 		if !errors.Is(err, unix.ESRCH) {
-			break
+			return messages.SignalResult{}, fmt.Errorf("%w: kill(-%d, %s): %w", messages.ErrTransport, pgid, sig, err)
 		}
+		err = fmt.Errorf("%w: group %d of terminal %d exited before %s landed and the shell has not taken the terminal back yet: %w",
+			messages.ErrNoForeground, pgid, s.PID(), sig, err)
 	}
+	// The group is gone and the terminal still names it: there is no
+	// program to signal, which the caller may retry; never a guess.
 	return messages.SignalResult{}, err
 }
 
