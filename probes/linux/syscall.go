@@ -71,7 +71,7 @@ func malformedSyscall(b []byte, why string) error {
 // readSyscall reads and parses the syscall file of one thread.
 func readSyscall(r ProcReader, task string) (SyscallLine, error) {
 	read := r.ReadFile
-	if f, ok := r.(*fastFS); ok {
+	if f, ok := r.(sharedReader); ok {
 		read = f.readShared // ParseSyscall keeps nothing of b
 	}
 	b, err := read(task + "/syscall")

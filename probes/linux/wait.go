@@ -186,6 +186,9 @@ type prober struct {
 	arch  Arch
 	term  Terminal
 	links map[fdKey]string // fd link targets; "" when unreadable
+	// sched takes the context-switch count from schedstat (a Follower's
+	// held file) instead of status.
+	sched bool
 }
 
 // tids lists the threads of pid in ascending order; nil when unreadable.
@@ -269,6 +272,13 @@ var voluntarySwitches = []byte("voluntary_ctxt_switches:")
 
 // switches reads voluntary_ctxt_switches from a task's status.
 func (p *prober) switches(task string) (uint64, error) {
+	if p.sched {
+		b, err := p.readShared(task + "/schedstat")
+		if err != nil {
+			return 0, err
+		}
+		return parseSchedstat(b)
+	}
 	b, err := p.readShared(task + "/status")
 	if err != nil {
 		return 0, err
@@ -282,6 +292,20 @@ func (p *prober) switches(task string) (uint64, error) {
 }
 
 var errNoSwitches = errors.New("linux: status has no voluntary_ctxt_switches")
+
+// parseSchedstat returns the third field of /proc/<pid>/task/<tid>/schedstat:
+// how many times the task was scheduled in. A thread that stays asleep keeps
+// it; one that ran in between, even without leaving its syscall, has a
+// larger one.
+func parseSchedstat(b []byte) (uint64, error) {
+	fields := bytes.Fields(b)
+	if len(fields) != 3 {
+		return 0, errBadSchedstat
+	}
+	return strconv.ParseUint(string(fields[2]), 10, 64)
+}
+
+var errBadSchedstat = errors.New("linux: malformed schedstat")
 
 // wants reports whether a thread blocked in call with args waits for input
 // on the terminal.
@@ -366,9 +390,15 @@ func (p *prober) epollWants(pid, epfd, depth int) bool {
 	return false
 }
 
+// sharedReader is a ProcReader that can lend its buffer: the result is
+// valid until its next read.
+type sharedReader interface {
+	readShared(path string) ([]byte, error)
+}
+
 // readShared reads a file whose contents are parsed at once and dropped.
 func (p *prober) readShared(path string) ([]byte, error) {
-	if f, ok := p.r.(*fastFS); ok {
+	if f, ok := p.r.(sharedReader); ok {
 		return f.readShared(path)
 	}
 	return p.r.ReadFile(path)
