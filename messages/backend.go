@@ -35,7 +35,10 @@ type Events interface {
 
 // Syncer is an optional BackendSession capability: a barrier through the
 // output path, so a readiness decision made from process state is applied
-// only once the output written before it has reached the send.
+// only once the output written before it has reached the send. A backend
+// whose StdinObservation.Drained already proves that (the local backend
+// does) need not implement it; one whose Drained only says "nothing is
+// pending on the terminal" must.
 type Syncer interface {
 	// Sync returns at once; Events.Synced(token) follows when every byte
 	// the terminal held at the call has been read and parsed.
@@ -84,8 +87,9 @@ type StdinObservation struct {
 	// Waiters maps each waiting thread id to its voluntary context switch
 	// count, so a wait left and re-entered between two looks is visible.
 	Waiters map[int]uint64
-	// Drained: no output is pending on the terminal's master and the last
-	// read has been parsed, so the viewport is complete.
+	// Drained: no output is pending on the terminal's master and every
+	// read of it has been parsed, so the viewport is complete (see Syncer
+	// for a backend that cannot tell the second part).
 	Drained bool
 	// EventLoop: every waiting thread waits in epoll, with the terminal in
 	// its interest list. An event loop may keep a terminal registered after

@@ -50,9 +50,27 @@ func (s *session) ProbeStdin() (messages.StdinObservation, error) {
 	if !drained {
 		return obs, nil
 	}
+	// The thread that waited last time usually waits again (a REPL goes
+	// back to the same read): a few preads on its held /proc files prove
+	// it without walking the shell's tree.
+	if w, ok := s.follow.Recheck(pgid); ok {
+		obs.Waiting, obs.Reader = true, w.Comm
+		obs.Waiters = map[int]uint64{w.TID: w.Switches}
+	} else if err := s.probeGroup(pgid, &obs); err != nil {
+		return messages.StdinObservation{}, err
+	}
+	// Drained before and after the look, with no read completing in
+	// between: the viewport then holds everything written before the wait.
+	seq2, drained2 := s.drained()
+	obs.Drained = drained && drained2 && seq == seq2
+	return obs, nil
+}
+
+// probeGroup walks the foreground group and follows the waiter it finds.
+func (s *session) probeGroup(pgid int, obs *messages.StdinObservation) error {
 	g, err := linux.ProbeGroup(linux.FS{}, linux.FS{}, hostArch, s.PID(), pgid, s.term)
 	if err != nil {
-		return messages.StdinObservation{}, err
+		return err
 	}
 	obs.EventLoop = true
 	for _, t := range g.Threads {
@@ -70,13 +88,15 @@ func (s *session) ProbeStdin() (messages.StdinObservation, error) {
 	}
 	if w, ok := g.Waiting(); ok {
 		obs.Waiting, obs.Reader = true, w.Comm
+		s.follow.Track(w)
 	}
-	// Drained before and after the look, with no read completing in
-	// between: the viewport then holds everything written before the wait.
-	seq2, drained2 := s.drained()
-	obs.Drained = drained && drained2 && seq == seq2
-	return obs, nil
+	return nil
 }
+
+// waiterCache is the follower of the last thread seen waiting.
+type waiterCache = linux.Follower
+
+func newWaiterCache(t linux.Terminal) *waiterCache { return linux.NewFollower(hostArch, t) }
 
 // inputConsumed polls the slave side for readable input. Polling the
 // slave also flushes the PTY's pending work, so input written a moment ago
@@ -110,14 +130,15 @@ func closeSlave(fd int) {
 	}
 }
 
-// drained reports whether the pump sits in its read with nothing pending on
-// the master, and the pump's read count. It polls rather than asking
-// TIOCINQ: output the program wrote may still sit in the PTY's flip buffer,
-// which TIOCINQ does not count and poll flushes first.
+// drained reports whether every byte the program wrote has been read from
+// the master and parsed, and the pump's read state it saw. The master must
+// be empty (a poll, which flushes the PTY's pending work first, unlike
+// TIOCINQ) between two reads of an even, unchanged readState: no read was
+// in flight, so none took bytes that are not parsed yet.
 func (s *session) drained() (uint64, bool) {
-	seq := s.reads.Load()
-	if !s.inRead.Load() {
-		return seq, false
+	st := s.readState.Load()
+	if st&1 != 0 {
+		return st, false
 	}
 	readable := true
 	err := control(s.master, func(fd int) error {
@@ -125,7 +146,7 @@ func (s *session) drained() (uint64, bool) {
 		readable, err = pollIn(fd)
 		return err
 	})
-	return seq, err == nil && !readable && s.inRead.Load() && s.reads.Load() == seq
+	return st, err == nil && !readable && s.readState.Load() == st
 }
 
 // pollIn reports whether fd has input now, without waiting.

@@ -10,3 +10,9 @@ func terminalPaths(*session) (linux.Terminal, error) { return linux.Terminal{}, 
 func openSlave(linux.Terminal) int { return -1 }
 
 func closeSlave(int) {}
+
+type waiterCache struct{}
+
+func newWaiterCache(linux.Terminal) *waiterCache { return &waiterCache{} }
+
+func (*waiterCache) Close() {}

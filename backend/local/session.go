@@ -37,13 +37,18 @@ type session struct {
 	log      zerolog.Logger
 
 	term    linux.Terminal // the fd targets that are this session's terminal
+	follow  *waiterCache   // the exact tier's last waiter, followed between probes
 	slaveMu sync.RWMutex   // probes poll the slave under RLock; Close closes it under Lock
 	slave   int            // our own handle on the pts, only polled (-1: none)
 
-	// The pump's read state, for the exact tier's "drained" check: inRead
-	// while it waits in Read, reads counts completed reads.
-	inRead atomic.Bool
-	reads  atomic.Uint64
+	// readState tells the exact tier whether every byte taken from the
+	// master has been parsed: it turns odd just before the pump reads the
+	// master and even again once what it read is consumed. The same even
+	// value before and after a look, with the master empty in between,
+	// proves that no read was in flight and none began: the viewport holds
+	// everything the program wrote before it.
+	readState    atomic.Uint64
+	masterClosed atomic.Bool // Close closed the master: the pump's error is expected
 
 	pumpDone chan struct{} // closed when the pump goroutine returned
 	waitDone chan struct{} // closed when cmd.Wait returned
@@ -60,10 +65,6 @@ type session struct {
 	status     messages.SessionStatus
 	exitAt     time.Time // when Wait returned; zero while running
 	exitSent   bool
-
-	syncMu   sync.Mutex
-	syncSeq  uint64
-	syncWant []uint64 // Sync tokens the pump has yet to answer
 
 	closeMu  sync.Mutex // one close at a time
 	closed   bool
@@ -122,6 +123,7 @@ func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce, tag string, 
 		return nil, err
 	}
 	s.slave = openSlave(s.term)
+	s.follow = newWaiterCache(s.term)
 	go s.wait()
 	go s.pump()
 	return s, nil
@@ -169,39 +171,67 @@ func (s *session) wait() {
 }
 
 // pump reads the master until EOF (EIO on Linux once every slave holder is
-// gone) or Close, parsing under mu. It is also the barrier behind Sync and
-// the exit report: a poke (an expired read deadline) makes it finish the
-// chunk it holds, drain everything still available, and only then answer.
+// gone) or Close, parsing under mu. It is also the barrier behind the exit
+// report: a poke (an expired read deadline) makes it finish the chunk it
+// holds, drain everything still available, and only then report.
 func (s *session) pump() {
 	defer close(s.pumpDone)
 	buf := make([]byte, pumpBufSize)
-	for {
-		s.inRead.Store(true)
-		n, err := s.master.Read(buf)
-		s.inRead.Store(false)
-		s.reads.Add(1)
+	rc, err := s.master.SyscallConn()
+	for err == nil {
+		var n int
+		n, err = s.readMaster(rc, buf)
 		if n > 0 {
 			s.consume(buf[:n])
 		}
-		if err == nil {
-			continue
-		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			if s.onPoke(buf) {
+				err = nil
 				continue
 			}
 			err = io.EOF
 		}
-		if !isEOF(err) && !errors.Is(err, os.ErrClosed) {
-			s.log.Warn().Err(err).Msg("read PTY master")
-		}
-		s.mu.Lock()
-		s.parser.Flush(s)
-		s.mu.Unlock()
-		<-s.waitDone
-		s.reportExit()
-		return
 	}
+	if !isEOF(err) && !errors.Is(err, os.ErrClosed) && !s.masterClosed.Load() {
+		s.log.Warn().Err(err).Msg("read PTY master")
+	}
+	s.mu.Lock()
+	s.parser.Flush(s)
+	s.mu.Unlock()
+	<-s.waitDone
+	s.reportExit()
+}
+
+// readMaster waits for output and reads one chunk through the runtime
+// poller. It leaves readState odd when it returns bytes; consume makes it
+// even.
+func (s *session) readMaster(rc syscall.RawConn, buf []byte) (int, error) {
+	var n int
+	var rerr error
+	err := rc.Read(func(fd uintptr) bool {
+		for {
+			s.readState.Add(1)
+			n, rerr = unix.Read(int(fd), buf)
+			if n > 0 {
+				return true
+			}
+			s.readState.Add(1)
+			switch rerr {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false // wait in the poller
+			case nil:
+				rerr = io.EOF
+			}
+			n = 0
+			return true
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, rerr
 }
 
 // poke wakes the pump out of its read. The request flags are set before
@@ -213,11 +243,7 @@ func (s *session) poke() { _ = s.master.SetReadDeadline(time.Now()) }
 // false when the master reached end of file while draining.
 func (s *session) onPoke(buf []byte) bool {
 	_ = s.master.SetReadDeadline(time.Time{})
-	tokens := s.takeSyncs()
 	open := s.drainAvailable(buf)
-	for _, t := range tokens {
-		s.events.Synced(t)
-	}
 	if open && s.exited() {
 		s.reportExit()
 	}
@@ -234,16 +260,18 @@ func (s *session) drainAvailable(buf []byte) bool {
 		var rerr error
 		// Control, not RawConn.Read: a poke that sets a new deadline must
 		// not cut this drain short (the poller would refuse the read).
-		if err := control(s.master, func(fd int) error {
+		s.readState.Add(1)
+		err := control(s.master, func(fd int) error {
 			n, rerr = unix.Read(fd, buf)
 			return nil
-		}); err != nil {
-			return !errors.Is(err, os.ErrClosed)
-		}
-		if n > 0 {
-			s.reads.Add(1)
+		})
+		if err == nil && n > 0 {
 			s.consume(buf[:n])
 			continue
+		}
+		s.readState.Add(1)
+		if err != nil {
+			return !errors.Is(err, os.ErrClosed)
 		}
 		switch {
 		case rerr == unix.EINTR:
@@ -257,26 +285,6 @@ func (s *session) drainAvailable(buf []byte) bool {
 			return true
 		}
 	}
-}
-
-// Sync asks the pump for a barrier: once everything the program wrote
-// before this call has been read and parsed, Events.Synced(token) follows.
-func (s *session) Sync() uint64 {
-	s.syncMu.Lock()
-	s.syncSeq++
-	t := s.syncSeq
-	s.syncWant = append(s.syncWant, t)
-	s.syncMu.Unlock()
-	s.poke()
-	return t
-}
-
-func (s *session) takeSyncs() []uint64 {
-	s.syncMu.Lock()
-	defer s.syncMu.Unlock()
-	t := s.syncWant
-	s.syncWant = nil
-	return t
 }
 
 // isEOF normalizes end of output: Linux reports a hung-up PTY master as EIO.
@@ -297,8 +305,9 @@ func (s *session) reportExit() {
 	s.events.Exited(st)
 }
 
-// consume parses one chunk and reports facts. Output is reported before a
-// prompt so a send that settles on the prompt already holds its output.
+// consume parses one chunk read from the master, ends that read (readState
+// even) and reports facts. Output is reported before a prompt so a send that
+// settles on the prompt already holds its output.
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.parser.Feed(p, s)
@@ -309,6 +318,10 @@ func (s *session) consume(p []byte) {
 		fact = &messages.PromptFact{Epoch: s.epoch, ExitCode: s.prompt.code}
 	}
 	s.mu.Unlock()
+	// Parsed: the read is over for the exact tier's drained check, which
+	// may run inside the facts below (the runtime carries them, and a
+	// probe, on this goroutine).
+	s.readState.Add(1)
 	if collecting {
 		s.events.Output()
 	}
@@ -552,6 +565,8 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	closeSlave(s.slave)
 	s.slave = -1
 	s.slaveMu.Unlock()
+	s.follow.Close()
+	s.masterClosed.Store(true)
 	_ = s.master.Close()
 	<-s.pumpDone
 	s.closed = true
