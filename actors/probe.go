@@ -7,10 +7,15 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// probeActor runs the exact tier's observations for one session. Unlike the
-// other actors it keeps protoactor's goroutine dispatcher: a probe reads a
-// handful of /proc files (tens of microseconds), and it must never run on
-// the output pump that delivered the message asking for it.
+// probeActor runs the exact tier's observations for one session. A probe
+// reads a handful of /proc files and polls two descriptors: bounded work
+// that never waits, so like the other actors it runs on the synchronized
+// dispatcher, in the goroutine that asked. After output that is the pump
+// that just parsed it, which is the moment a program that printed its
+// prompt has blocked again; a hand-off to a fresh goroutine cost tens of
+// microseconds of scheduler wake-up on every look. The pump pays for it
+// only after the program paused writing: while output is pending the probe
+// stops at its first cheap check.
 type probeActor struct{ prober messages.StdinProber }
 
 // probeRequest asks for one observation, answered with *probeResult to the
@@ -43,8 +48,7 @@ func (p *probeActor) observe() (obs messages.StdinObservation, err error) {
 }
 
 func probeProps(p messages.StdinProber) *actor.Props {
-	a := &probeActor{prober: p}
-	return actor.PropsFromProducer(func() actor.Actor { return a })
+	return props(&probeActor{prober: p})
 }
 
 // exactEvidence applies the evidence rule of SPEC §5.2 to one observation
