@@ -15,7 +15,7 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-func newService(b *testing.B, cfg messages.Config) (*actors.Service, messages.Owner) {
+func newService(b testing.TB, cfg messages.Config) (*actors.Service, messages.Owner) {
 	b.Helper()
 	svc, err := actors.NewService(actors.Options{Config: cfg})
 	if err != nil {

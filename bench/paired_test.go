@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,39 @@ func BenchmarkOpenPaired(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+	}
+	reportPair(b, raw, ours)
+}
+
+// BenchmarkREPLPaired is BenchmarkREPL with the two REPLs driven
+// alternately.
+func BenchmarkREPLPaired(b *testing.B) {
+	r := startRaw(b)
+	defer r.close()
+	if _, err := r.until(rawPS1); err != nil {
+		b.Fatal(err)
+	}
+	if err := r.send("python3 -q"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.until(">>> "); err != nil {
+		b.Fatal(err)
+	}
+	svc, o, id := replSession(b)
+	ctx := context.Background()
+	var raw, ours []time.Duration
+	for b.Loop() {
+		raw = append(raw, r.roundTrip(b, "1+1", ">>> "))
+
+		t0 := time.Now()
+		res, err := svc.Send(ctx, o, id, messages.SendRequest{Text: "1+1", Submit: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ours = append(ours, time.Since(t0))
+		if res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "2\n>>> ") {
+			b.Fatalf("1+1 settled as %s with %q", res.WaitReason, res.Viewport)
+		}
 	}
 	reportPair(b, raw, ours)
 }

@@ -52,7 +52,7 @@ func BenchmarkREPL(b *testing.B) {
 	})
 }
 
-func replSession(b *testing.B) (*actors.Service, messages.Owner, messages.SessionID) {
+func replSession(b testing.TB) (*actors.Service, messages.Owner, messages.SessionID) {
 	cfg := messages.DefaultConfig()
 	cfg.IdleSilenceMs = 10000 // only the exact tier may settle fast
 	svc, o := newService(b, cfg)
