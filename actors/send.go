@@ -80,7 +80,12 @@ type sendActor struct {
 	reader     string
 	syncToken  uint64         // the exact tier is waiting for this output barrier
 	shellSeen  time.Time      // the shell was first seen waiting; its marker gets a grace
-	probePaced bool           // a paced look is armed while the shell holds the terminal
+	probePaced bool           // a paced look is armed instead of a look per output event
+	// fruitless counts looks in a row that walked the group (input
+	// consumed, output drained) and found nobody waiting: the program is
+	// producing output. Past fruitlessLimit, output no longer triggers a
+	// look each; a paced look follows instead.
+	fruitless int
 	loopSeen   map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
 	loopAt     time.Time
 	// free is shared with the session: set when the send settled with
@@ -452,6 +457,12 @@ func (a *sendActor) maybeStop(ctx actor.Context) {
 // while nothing happens.
 const firstProbeDelay = time.Millisecond
 
+// fruitlessLimit is how many looks in a row may find a program running
+// before output stops triggering looks. A REPL answering a line takes two
+// or three (its echo, then its result, arrive before its prompt); a
+// program flooding the terminal takes one per read.
+const fruitlessLimit = 8
+
 // requestProbe asks the probe actor for an observation, one at a time.
 func (a *sendActor) requestProbe() {
 	if a.probe == nil || a.exactOff || a.settled || a.frozen || a.startup || !a.wrote || a.syncToken != 0 {
@@ -470,6 +481,12 @@ func (a *sendActor) onProbe(m *probeResult) {
 	a.probing = false
 	if a.settled || a.frozen {
 		return
+	}
+	switch {
+	case m.err == nil && m.obs.Waiting:
+		a.fruitless = 0
+	case m.err == nil && m.obs.InputConsumed && m.obs.Drained:
+		a.fruitless++
 	}
 	if m.err == nil && !m.obs.Supported {
 		a.exactOff = true
@@ -568,6 +585,15 @@ func (a *sendActor) probeOnEvent() {
 		if !a.probing && !a.probePaced {
 			a.probePaced = true
 			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+		}
+		return
+	}
+	if a.fruitless >= fruitlessLimit {
+		// A program streaming output: a look per chunk would walk /proc
+		// on the pump for every read. Look once the output pauses.
+		if !a.probing && !a.probePaced {
+			a.probePaced = true
+			a.arm(timerProbe, firstProbeDelay)
 		}
 		return
 	}
