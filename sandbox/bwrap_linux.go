@@ -25,6 +25,12 @@ func (b *Bubblewrap) Wrap(argv []string, r Resolution, cwd string) (_ *Command, 
 	if err != nil {
 		return nil, &UnavailableError{Mode: r.Mode, Reason: fmt.Sprintf("bubblewrap (%s) not found: %v", b.path, err)}
 	}
+	// bwrap would fail on a missing root only inside the new sandbox,
+	// where its message ends up in the terminal, not in an error: check
+	// first.
+	if fi, err := os.Stat(r.Root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: workspace root %q is not a directory (%v)", ErrInvalid, r.Root, err)
+	}
 	if cwd == "" {
 		cwd = r.Root
 	}

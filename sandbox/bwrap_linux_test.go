@@ -151,3 +151,11 @@ func TestReadChildPIDCancel(t *testing.T) {
 		t.Fatal("child pid 0 accepted")
 	}
 }
+
+func TestBubblewrapMissingRoot(t *testing.T) {
+	requireBwrap(t)
+	r := Resolution{Mode: ReadOnly, Root: "/nonexistent/ptyactor-root"}
+	if _, err := Confine(NewBubblewrap(BubblewrapOptions{}), []string{"/bin/bash"}, r, "/"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("missing root: %v, want ErrInvalid", err)
+	}
+}

@@ -643,8 +643,9 @@ func TestSandboxModeFence(t *testing.T) {
 
 func TestSandboxModeFencePendingSpawn(t *testing.T) {
 	// cat prints nothing, so the startup wait never settles: the spawn
-	// stays pending until it is cancelled.
-	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.DangerFullAccess, Root: t.TempDir()},
+	// stays pending until it is cancelled. Sandboxed, cat is pid 1 of its
+	// namespace and ignores the hang-up, so the rollback needs SIGKILL.
+	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()},
 		local.Options{Shell: "/bin/cat", Args: []string{}})
 	ctx, cancel := context.WithCancelCause(testCtx(t))
 	defer cancel(nil)
@@ -657,9 +658,19 @@ func TestSandboxModeFencePendingSpawn(t *testing.T) {
 	if err := p.SetMode(h.owner, sandbox.ReadOnly); !errors.Is(err, sandbox.ErrChangeRefused) {
 		t.Fatalf("SetMode during a pending spawn: %v, want refused", err)
 	}
-	if err := p.SetMode(h.owner, sandbox.DangerFullAccess); err != nil {
+	if err := p.SetMode(h.owner, sandbox.WorkspaceWrite); err != nil {
 		t.Fatalf("SetMode without effective change during a pending spawn: %v", err)
 	}
+	var cat linux.Stat
+	waitFor(t, 10*time.Second, "the sandboxed cat", func() bool {
+		for _, s := range tagged(t, h.tag) {
+			if s.Comm == "cat" {
+				cat = s
+				return true
+			}
+		}
+		return false
+	})
 	select {
 	case err := <-errc:
 		t.Fatalf("the spawn settled early: %v", err)
@@ -670,12 +681,39 @@ func TestSandboxModeFencePendingSpawn(t *testing.T) {
 	if err := <-errc; !errors.Is(err, cause) {
 		t.Fatalf("cancelled spawn: %v, want the cause", err)
 	}
-	// The failed spawn released its hold before the spawn returned.
+	// The failed spawn was rolled back and released its hold before the
+	// spawn returned.
+	if !gone(cat.Identity()) {
+		t.Fatalf("the pending spawn's cat %d survived the rollback", cat.PID)
+	}
 	if n := p.Sessions(h.owner); n != 0 {
 		t.Fatalf("owner holds %d leases after the spawn failed", n)
 	}
 	if err := p.SetMode(h.owner, sandbox.ReadOnly); err != nil {
 		t.Fatalf("SetMode after the spawn settled: %v", err)
+	}
+}
+
+// A sandbox that cannot be built (the workspace root vanished after the
+// policy was made) fails the spawn before any process starts, names the
+// root, and releases the fence.
+func TestSandboxSetupFailure(t *testing.T) {
+	root := t.TempDir()
+	var envBuilt atomic.Bool
+	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, local.Options{
+		ParentEnv: func() []string { envBuilt.Store(true); return os.Environ() }})
+	if err := os.Remove(root); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{Cwd: "/"})
+	if !errors.Is(err, sandbox.ErrInvalid) || !strings.Contains(err.Error(), root) {
+		t.Fatalf("Spawn with the root gone: %v, want sandbox.ErrInvalid naming %s", err, root)
+	}
+	if envBuilt.Load() {
+		t.Fatal("the backend got as far as building a process environment")
+	}
+	if n := p.Sessions(h.owner); n != 0 {
+		t.Fatalf("failed spawn left %d leases", n)
 	}
 }
 
