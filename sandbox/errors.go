@@ -3,6 +3,8 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ptyactor/ptyactor/messages"
 )
 
 var (
@@ -11,8 +13,10 @@ var (
 	// ErrUnavailable is matched by every *UnavailableError: a restricted
 	// mode was asked for and nothing can enforce it.
 	ErrUnavailable = errors.New("sandbox: no sandbox provider available")
-	// ErrInvalid reports a bad mode, root or working directory.
-	ErrInvalid = errors.New("sandbox: invalid setting")
+	// ErrInvalid reports a bad mode, root or working directory. It wraps
+	// messages.ErrInvalidArgument, so callers that sort refusals by the
+	// runtime's sentinels see a spawn with such a setting as a bad request.
+	ErrInvalid = fmt.Errorf("sandbox: invalid setting: %w", messages.ErrInvalidArgument)
 )
 
 // ChangeRefusedError is a SetMode (or SetNetwork) refused by the fence: the

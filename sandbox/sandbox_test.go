@@ -37,7 +37,7 @@ func TestConfine(t *testing.T) {
 			t.Fatalf("error %q does not say what is missing and what to install", err)
 		}
 	}
-	if _, err := Confine(nil, nil, r, ""); !errors.Is(err, ErrInvalid) {
+	if _, err := Confine(nil, nil, r, ""); !errors.Is(err, ErrInvalid) || !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("empty argv: %v", err)
 	}
 	r.Mode = "everything"
