@@ -757,3 +757,26 @@ func TestSandboxUnavailable(t *testing.T) {
 		})
 	}
 }
+
+// With the host a child subreaper, the wrapper is the host's child and
+// carries the session's tag: teardown must never take it for an adopted
+// orphan. The shell ends by the hang-up (exit 129 passed on by bwrap), not
+// by a signal teardown sent the wrapper.
+func TestSandboxWithSubreaper(t *testing.T) {
+	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{Subreaper: true})
+	sp, wrapper := h.spawnSandboxed(h.owner)
+	h.prompt(sp.SessionID, "sleep 305 &", 0)
+	_, report, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, "")
+	if err != nil || len(report.Survivors) != 0 {
+		t.Fatalf("Kill: %+v %v", report, err)
+	}
+	if slices.Contains(report.Killed, wrapper.PID) {
+		t.Fatalf("teardown signalled the wrapper %d: killed %v", wrapper.PID, report.Killed)
+	}
+	if st := report.Status; st.ExitCode == nil || *st.ExitCode != 129 {
+		t.Fatalf("status %s, want exit code 129 (bash's hang-up)", st)
+	}
+	if !gone(wrapper.Identity()) {
+		t.Fatalf("bwrap %d survived", wrapper.PID)
+	}
+}
