@@ -47,11 +47,15 @@ var hiddenByBwrap = []string{"/tmp", "/dev", "/proc"}
 //   - --unshare-all: new user, ipc, pid, net, uts and cgroup namespaces; the
 //     net namespace holds only a loopback, so no network.
 //   - --share-net (only when r.Network): keep the host's network.
-//   - --unshare-user --disable-userns: the shell cannot create user
-//     namespaces, so it cannot gain capabilities to rearrange its mounts.
+//   - --unshare-user --disable-userns: a user namespace for certain
+//     (--unshare-all only tries one), which locks the read-only binds
+//     against a remount, and the shell cannot create further user
+//     namespaces to gain capabilities in.
 //   - --cap-drop ALL: bwrap started by root keeps every capability in the
-//     sandbox unless told otherwise, and CAP_SYS_ADMIN there remounts the
-//     read-only bind of / writable: without this, read-only is not.
+//     sandbox unless told otherwise. Measured with bwrap 0.8.0 as root:
+//     under plain --unshare-all the shell can "mount -o remount,rw" the
+//     read-only bind of / and write the host. Either this option or
+//     --unshare-user stops that; both are kept.
 //   - --die-with-parent: the sandbox is SIGKILLed if bwrap or its parent
 //     (the host) dies, so a crashed host leaves no sandboxed orphans.
 //   - --as-pid-1: the shell itself is pid 1 of its pid namespace (no bwrap
