@@ -28,6 +28,16 @@ import (
 	"github.com/ptyactor/ptyactor/sandbox"
 )
 
+// sandboxConfig pushes silence (10 s) and the deadline (20 s) far out:
+// every shell command here settles on its prompt marker, and a loaded
+// machine must not turn a slow command into an early inferred_idle.
+func sandboxConfig() messages.Config {
+	cfg := testConfig()
+	cfg.IdleSilenceMs = 10000
+	cfg.TimeoutMs = 20000
+	return cfg
+}
+
 // newSandboxed starts a harness whose backend runs under a fresh policy
 // with settings s and the bubblewrap provider. HOME is the workspace root,
 // so programs that write their history there do not trip over read-only
@@ -151,7 +161,7 @@ func TestSandboxReadOnly(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "data.txt"), []byte("read-only-data-42\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: root}, local.Options{})
+	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: root}, local.Options{})
 	sp, _ := h.spawnSandboxed(h.owner)
 	id := sp.SessionID
 
@@ -206,7 +216,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 
 	t.Run("root writable, outside and .git not", func(t *testing.T) {
 		root := newRoot(t)
-		h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, local.Options{})
+		h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, local.Options{})
 		sp, _ := h.spawnSandboxed(h.owner)
 		id := sp.SessionID
 
@@ -232,7 +242,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 
 	t.Run("writable .git when configured", func(t *testing.T) {
 		root := newRoot(t)
-		h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root, WritableGit: true}, local.Options{})
+		h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root, WritableGit: true}, local.Options{})
 		sp, _ := h.spawnSandboxed(h.owner)
 		h.prompt(sp.SessionID, "touch .git/hooks/ok", 0)
 		if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "ok")); err != nil {
@@ -274,7 +284,7 @@ func TestSandboxNetwork(t *testing.T) {
 	port, accepted := loopbackListener(t)
 	// bash's /dev/tcp: connect, exit 0 on success, 1 on failure.
 	probe := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null", port)
-	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
+	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 	ctx := testCtx(t)
 	kill := func(id messages.SessionID) {
 		t.Helper()
@@ -320,7 +330,7 @@ func TestSandboxNetwork(t *testing.T) {
 }
 
 func TestSandboxFullAccessRunsUnwrapped(t *testing.T) {
-	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.DangerFullAccess, Root: t.TempDir()}, local.Options{})
+	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.DangerFullAccess, Root: t.TempDir()}, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	st := stat(t, sp.PID)
 	if st.Comm != "bash" || st.PPID != os.Getpid() || st.Session != sp.PID {
@@ -346,7 +356,7 @@ func TestSandboxSecretsScrubbed(t *testing.T) {
 	parent := func() []string {
 		return append(os.Environ(), "DEPLOY_TOKEN=hunter2-token-value", "OPENAI_API_KEY=sk-proj-abcdefghijklmnop", "INNOCENT_NAME=ghp_abcdefghijklmnopqrstuvwxyz", "HARMLESS=visible-42")
 	}
-	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{ParentEnv: parent})
+	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{ParentEnv: parent})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	id := sp.SessionID
 	h.prompt(id, "printenv DEPLOY_TOKEN", 1)
@@ -424,7 +434,7 @@ func foregroundIn(t testing.TB, shell, sid int, comm string) int {
 }
 
 func TestSandboxSignalsAndJobControl(t *testing.T) {
-	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
+	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	id := sp.SessionID
 	ctx := testCtx(t)
@@ -483,7 +493,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 }
 
 func TestSandboxTeardown(t *testing.T) {
-	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
+	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	id := sp.SessionID
 	ns := pidNS(sp.PID)
@@ -543,7 +553,7 @@ func TestSandboxTeardown(t *testing.T) {
 // When the sandboxed shell exits by itself, the kernel ends its pid
 // namespace: a job it left running goes with it.
 func TestSandboxShellExitEndsSandbox(t *testing.T) {
-	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: t.TempDir()}, local.Options{})
+	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	ns := pidNS(sp.PID)
 	h.prompt(sp.SessionID, "nohup sleep 304 >/dev/null 2>&1 &", 0)
@@ -564,7 +574,7 @@ func TestSandboxShellExitEndsSandbox(t *testing.T) {
 func TestSandboxModeFence(t *testing.T) {
 	root := t.TempDir()
 	opts := local.Options{}
-	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, opts)
+	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, opts)
 	ctx := testCtx(t)
 	a := h.owner
 	b, err := h.svc.NewOwner(ctx, "other")
@@ -648,7 +658,7 @@ func TestSandboxModeFencePendingSpawn(t *testing.T) {
 	// cat prints nothing, so the startup wait never settles: the spawn
 	// stays pending until it is cancelled. Sandboxed, cat is pid 1 of its
 	// namespace and ignores the hang-up, so the rollback needs SIGKILL.
-	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()},
+	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()},
 		local.Options{Shell: "/bin/cat", Args: []string{}})
 	ctx, cancel := context.WithCancelCause(testCtx(t))
 	defer cancel(nil)
@@ -703,7 +713,7 @@ func TestSandboxModeFencePendingSpawn(t *testing.T) {
 func TestSandboxSetupFailure(t *testing.T) {
 	root := t.TempDir()
 	var envBuilt atomic.Bool
-	h, p := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, local.Options{
+	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, local.Options{
 		ParentEnv: func() []string { envBuilt.Store(true); return os.Environ() }})
 	if err := os.Remove(root); err != nil {
 		t.Fatal(err)
@@ -766,7 +776,7 @@ func TestSandboxUnavailable(t *testing.T) {
 // orphan. The shell ends by the hang-up (exit 129 passed on by bwrap), not
 // by a signal teardown sent the wrapper.
 func TestSandboxWithSubreaper(t *testing.T) {
-	h, _ := newSandboxed(t, testConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{Subreaper: true})
+	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{Subreaper: true})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	h.prompt(sp.SessionID, "sleep 305 &", 0)
 	_, report, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, "")
