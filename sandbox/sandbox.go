@@ -14,7 +14,11 @@ type Sandbox interface {
 	// Wrap returns the command that runs argv confined as r says, with
 	// cwd as its working directory inside the sandbox. It is called once
 	// per spawn, only for a restricted mode. argv is the exact shell
-	// command line and is kept verbatim at the end of the result.
+	// command line and is kept verbatim at the end of the result. The
+	// wrapped shell must stay in the started process's POSIX session with
+	// the PTY as its controlling terminal (no setsid): job control, ^C
+	// and the foreground-group probes depend on it, and the backend
+	// refuses a shell it finds elsewhere.
 	Wrap(argv []string, r Resolution, cwd string) (*Command, error)
 }
 
