@@ -793,3 +793,34 @@ func TestSandboxWithSubreaper(t *testing.T) {
 		t.Fatalf("bwrap %d survived", wrapper.PID)
 	}
 }
+
+// brokenBwrap is the real provider with an option bwrap rejects: bwrap
+// exits before it starts the shell.
+type brokenBwrap struct{ sandbox.Sandbox }
+
+func (b brokenBwrap) Wrap(argv []string, r sandbox.Resolution, cwd string) (*sandbox.Command, error) {
+	c, err := b.Sandbox.Wrap(argv, r, cwd)
+	if err == nil {
+		c.Argv = slices.Insert(c.Argv, 1, "--no-such-option")
+	}
+	return c, err
+}
+
+// A wrapper that dies before starting the shell fails the spawn with its
+// own words (what it wrote to the terminal), and releases the fence.
+func TestSandboxWrapperFailsEarly(t *testing.T) {
+	requireProgram(t, "bwrap", "bubblewrap")
+	p, err := sandbox.NewPolicy(sandbox.Settings{Mode: sandbox.ReadOnly, Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, sandboxConfig(), local.Options{Policy: p, Sandbox: brokenBwrap{sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})}})
+	_, err = h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{})
+	if err == nil || !strings.Contains(err.Error(), "exited before starting the shell") || !strings.Contains(err.Error(), "--no-such-option") {
+		t.Fatalf("Spawn: %v, want bwrap's early exit with its message", err)
+	}
+	if n := p.Sessions(h.owner); n != 0 {
+		t.Fatalf("failed spawn left %d leases", n)
+	}
+	waitFor(t, 10*time.Second, "no process of the failed spawn", func() bool { return len(tagged(t, h.tag)) == 0 })
+}
