@@ -13,6 +13,7 @@ need=(
   "less less"
   "gdb gdb"
   "bc bc"
+  "bwrap bubblewrap"
 )
 missing=()
 for entry in "${need[@]}"; do

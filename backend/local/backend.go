@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/sandbox"
 	"github.com/ptyactor/ptyactor/teardown"
 	"github.com/rs/zerolog"
 )
@@ -58,7 +59,24 @@ type Options struct {
 	// the session's, and reaping an unproven child could steal an exit
 	// status from os/exec. On other platforms Spawn fails with
 	// teardown.ErrUnsupported.
+	//
+	// A sandboxed shell needs no adoption: it is pid 1 of its own pid
+	// namespace, so its orphans re-parent to it, never to the host, and
+	// teardown finds them under the shell.
 	Subreaper bool
+	// Policy resolves each session's sandbox mode and workspace root, once
+	// per spawn, and holds the owner's mode-change fence from the start of
+	// the spawn until the session is closed (or the spawn failed). The
+	// workspace root is the working directory when SpawnRequest.Cwd is
+	// empty. Nil means no policy: every shell runs unconfined
+	// (danger-full-access) in SpawnRequest.Cwd or the host's working
+	// directory, as before sandboxing existed. Share one Policy across
+	// backend reloads so the fence still sees the sessions already open.
+	Policy *sandbox.Policy
+	// Sandbox confines the restricted modes (sandbox.NewBubblewrap on
+	// Linux). With nil, a spawn whose mode is restricted fails with
+	// *sandbox.UnavailableError before any process starts.
+	Sandbox sandbox.Sandbox
 }
 
 // SessionTagVar is the environment variable that carries a session's tag
@@ -115,6 +133,28 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 			return nil, messages.InvalidArgument("cwd %q is not a directory", spec.Cwd)
 		}
 	}
+	// One resolve per spawn, and the fence is held from here: a mode
+	// change cannot slip in between resolving and starting.
+	res := sandbox.Resolution{Owner: spec.Owner, Session: spec.SessionID, Mode: sandbox.DangerFullAccess}
+	var lease *sandbox.Lease
+	if b.opts.Policy != nil {
+		lease = b.opts.Policy.Acquire(spec.Owner, spec.SessionID)
+		res = lease.Resolution
+		defer func() {
+			if err != nil {
+				lease.Release()
+			}
+		}()
+	}
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd = res.Root // "" without a policy: the host's working directory
+	}
+	confined, err := sandbox.Confine(b.opts.Sandbox, append([]string{b.opts.Shell}, b.opts.Args...), res, cwd)
+	if err != nil {
+		return nil, err
+	}
+	defer confined.Close()
 	var tag string // the session's SessionTagVar value; "" adopts nothing
 	if b.opts.Subreaper {
 		if err := becomeSubreaper(); err != nil {
@@ -136,13 +176,21 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 	if tag != "" {
 		trusted[SessionTagVar] = tag
 	}
-	cmd := exec.Command(b.opts.Shell, b.opts.Args...)
+	cmd := exec.Command(confined.Argv[0], confined.Argv[1:]...)
+	cmd.ExtraFiles = confined.ExtraFiles
 	cmd.Env = BuildEnv(b.opts.ParentEnv(), b.opts.Defaults, trusted)
-	cmd.Dir = spec.Cwd
-	s, err := start(cmd, b.opts, cfg, nonce, tag, events, b.opts.Log.With().Str("session", string(spec.SessionID)).Logger())
+	cmd.Dir = cwd
+	log := b.opts.Log.With().Str("session", string(spec.SessionID)).Str("sandbox", string(res.Mode)).Logger()
+	s, err := start(ctx, cmd, confined, b.opts, cfg, nonce, tag, events, log)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled while the wrapper was starting the shell: start
+			// stopped it; the caller gets its cause unchanged.
+			return nil, context.Cause(ctx)
+		}
 		return nil, fmt.Errorf("start %s: %w", b.opts.Shell, err)
 	}
+	s.lease = lease
 	if ctx.Err() != nil {
 		cause := context.Cause(ctx)
 		if _, cerr := s.Close(context.Background(), "PTY spawn cancelled"); cerr != nil {

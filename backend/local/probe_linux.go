@@ -16,7 +16,11 @@ var _ messages.StdinProber = (*session)(nil)
 var hostArch = linux.ArchFor(runtime.GOARCH)
 
 // terminalPaths names what counts as this session's terminal when a fd is
-// resolved: its pts, and /dev/tty (less reads the terminal there).
+// resolved: its pts, and /dev/tty (less reads the terminal there). Inside a
+// bwrap sandbox /dev is bwrap's own, and bwrap binds the terminal on
+// /dev/console; opening /dev/tty there yields that bind, whose link reads
+// "/dev/console" from the host. The sandbox cannot reach the host's real
+// console, so for a wrapped shell that path is this terminal.
 func terminalPaths(s *session) (linux.Terminal, error) {
 	var n int
 	err := control(s.master, func(fd int) error {
@@ -27,7 +31,11 @@ func terminalPaths(s *session) (linux.Terminal, error) {
 	if err != nil {
 		return linux.Terminal{}, fmt.Errorf("pts number: %w", err)
 	}
-	return linux.Terminal{Paths: []string{fmt.Sprintf("/dev/pts/%d", n), "/dev/tty"}}, nil
+	paths := []string{fmt.Sprintf("/dev/pts/%d", n), "/dev/tty"}
+	if s.wrapped {
+		paths = append(paths, "/dev/console")
+	}
+	return linux.Terminal{Paths: paths}, nil
 }
 
 // ProbeStdin observes the foreground group from /proc.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local/termtext"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/sandbox"
 	"github.com/ptyactor/ptyactor/teardown"
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
@@ -29,12 +31,22 @@ const (
 
 // session is one bash in a PTY.
 type session struct {
-	cmd      *exec.Cmd
-	master   *os.File
+	cmd    *exec.Cmd
+	master *os.File
+	// identity is the process the backend started (cmd): the shell, or
+	// the sandbox wrapper that runs it. It leads the PTY's POSIX session.
 	identity linux.Identity
-	cfg      messages.Config
-	events   messages.Events
-	log      zerolog.Logger
+	// shell is the shell itself: identity when unwrapped, else the
+	// wrapper's child. It is what PID reports and what foreground groups
+	// are compared with: an interactive bash makes itself a process group
+	// leader and takes the terminal, so under a wrapper the terminal's
+	// "shell group" is the shell's pid, not the wrapper's.
+	shell   linux.Identity
+	wrapped bool
+	lease   *sandbox.Lease // the sandbox fence hold; released by a successful Close
+	cfg     messages.Config
+	events  messages.Events
+	log     zerolog.Logger
 
 	term    linux.Terminal // the fd targets that are this session's terminal
 	follow  *waiterCache   // the exact tier's last waiter, followed between probes
@@ -74,10 +86,17 @@ type session struct {
 
 var _ messages.BackendSession = (*session)(nil)
 
-// start starts cmd in a PTY. tag is the session's SessionTagVar value, or
-// "" when the backend does not adopt orphans.
-func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce, tag string, events messages.Events, log zerolog.Logger) (_ *session, err error) {
+// start starts cmd (confined's argv) in a PTY and finds the shell in it.
+// tag is the session's SessionTagVar value, or "" when the backend does not
+// adopt orphans. Cancelling ctx stops waiting for a wrapper to report its
+// shell, and stops the process.
+func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts Options, cfg messages.Config, nonce, tag string, events messages.Events, log zerolog.Logger) (_ *session, err error) {
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: opts.Rows, Cols: opts.Cols})
+	// The child has its copies of the extra files (the wrapper's report
+	// pipe); ours must go, so a wrapper that dies is seen as end of file.
+	for _, f := range cmd.ExtraFiles {
+		_ = f.Close()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +118,16 @@ func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce, tag string, 
 	if err != nil {
 		return nil, fmt.Errorf("read shell identity: %w", err)
 	}
+	shell, err := findShell(ctx, confined, st, master)
+	if err != nil {
+		return nil, err
+	}
 	s := &session{
 		cmd:      cmd,
 		master:   master,
 		identity: st.Identity(),
+		shell:    shell,
+		wrapped:  confined.Wrapped(),
 		cfg:      cfg,
 		events:   events,
 		log:      log,
@@ -116,7 +141,10 @@ func start(cmd *exec.Cmd, opts Options, cfg messages.Config, nonce, tag string, 
 		// first byte.
 		collecting: true,
 	}
-	if tag != "" {
+	if tag != "" && !s.wrapped {
+		// A wrapped shell is pid 1 of its pid namespace: nothing of its
+		// tree can re-parent to the host. And the wrapper is the host's
+		// child with the same tag, which adoption must never take.
 		s.adoptTag = SessionTagVar + "=" + tag
 	}
 	if s.term, err = terminalPaths(s); err != nil {
@@ -143,7 +171,58 @@ func control(f *os.File, fn func(fd int) error) error {
 	return ferr
 }
 
-func (s *session) PID() int { return s.cmd.Process.Pid }
+// PID is the shell's host pid (inside a sandbox: the wrapper's child).
+func (s *session) PID() int { return s.shell.PID }
+
+// findShell returns the shell's identity: root's own when confined does not
+// wrap, else the pid the wrapper reports, which must belong to root's
+// POSIX session (the PTY's), or it is not the terminal's shell.
+func findShell(ctx context.Context, confined *sandbox.Command, root linux.Stat, master *os.File) (linux.Identity, error) {
+	if !confined.Wrapped() {
+		return root.Identity(), nil
+	}
+	pid, err := confined.Shell(ctx, root.PID)
+	if err != nil {
+		if out := earlyOutput(master); out != "" {
+			// The wrapper's own complaint (a bwrap error) went to the PTY.
+			err = fmt.Errorf("%w; it wrote: %q", err, out)
+		}
+		return linux.Identity{}, err
+	}
+	st, err := linux.ReadStat(linux.FS{}, pid)
+	if err != nil {
+		return linux.Identity{}, fmt.Errorf("read sandboxed shell %d: %w", pid, err)
+	}
+	if st.Session != root.PID {
+		return linux.Identity{}, fmt.Errorf("sandboxed shell %d is in session %d, not the terminal's (%d)", pid, st.Session, root.PID)
+	}
+	return st.Identity(), nil
+}
+
+// earlyOutput returns what the terminal holds now (at most a few KiB),
+// without waiting, as printable text. Only for error messages of a start
+// that failed before the pump runs.
+func earlyOutput(master *os.File) string {
+	buf := make([]byte, 4096)
+	var n int
+	_ = control(master, func(fd int) error {
+		for n < len(buf) {
+			m, err := unix.Read(fd, buf[n:])
+			if m <= 0 || err != nil {
+				return nil
+			}
+			n += m
+		}
+		return nil
+	})
+	out := strings.Map(func(r rune) rune {
+		if r == '\n' || r >= ' ' && r != 0x7f {
+			return r
+		}
+		return -1
+	}, strings.ToValidUTF8(string(buf[:n]), "?"))
+	return strings.TrimSpace(out)
+}
 
 // wait reaps the shell and starts the exit drain.
 func (s *session) wait() {
@@ -481,7 +560,9 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 		if err != nil {
 			return messages.SignalResult{}, err
 		}
-		if num == unix.SIGKILL && pgid == s.PID() {
+		// Under a wrapper, the wrapper's group holds the terminal until
+		// the shell takes it; killing it would kill the shell too.
+		if num == unix.SIGKILL && (pgid == s.PID() || pgid == s.identity.PID) {
 			return messages.SignalResult{}, messages.ErrRefuseKillShell
 		}
 		if err = unix.Kill(-pgid, num); err == nil {
@@ -539,9 +620,14 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 		return report, &messages.CleanupError{Reason: reason, Survivors: survivors, Err: err}
 	}
 	if !s.exited() {
-		tr, err := teardown.Tree(ctx, s.identity, opts)
+		// The shell's tree. Under a wrapper the shell is pid 1 of the
+		// sandbox's pid namespace, so this is the whole sandbox, orphans
+		// included. A wrapped shell that exited by itself a moment ago was
+		// reaped by the wrapper (ErrRootChanged): the kernel killed its
+		// namespace with it, and the sweep below checks.
+		tr, err := teardown.Tree(ctx, s.shell, opts)
 		report.Killed = append(report.Killed, tr.Killed...)
-		if err != nil {
+		if err != nil && !(s.wrapped && errors.Is(err, teardown.ErrRootChanged)) {
 			return fail(tr.Survivors, err)
 		}
 		if err := s.stopShell(ctx, opts.Grace); err != nil {
@@ -549,7 +635,8 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 		}
 		report.Killed = append(report.Killed, s.PID())
 	}
-	// The shell is gone and reaped. Sweep its session by session id: jobs
+	// The shell (and its wrapper) is gone and reaped. Sweep the terminal's
+	// session by session id (the started process leads it): jobs
 	// it left when it exited by itself, anything forked between the pass
 	// above and its death, and (with a subreaper host) the killed members
 	// it had not reaped, which re-parented to the host as zombies.
@@ -572,6 +659,9 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	s.closed = true
 	report.Status = s.Status()
 	s.report = report
+	// Nothing started under this session's sandbox runs any more: the
+	// owner's mode may change.
+	s.lease.Release()
 	return report, nil
 }
 
@@ -586,21 +676,34 @@ func (s *session) exited() bool {
 
 // stopShell ends the shell. An interactive bash ignores TERM, so HUP (what a
 // terminal hang-up sends) goes first; TERM follows for other shells, then
-// KILL after the grace. The pid cannot be recycled before Wait reaps it, so
-// signalling it directly is safe.
+// KILL after the grace. The started process's pid cannot be recycled before
+// Wait reaps it, so signalling it directly is safe. A wrapped shell is the
+// wrapper's child, reaped by the wrapper, so it is signalled by identity
+// (pidfd); the wrapper exits when it does. As pid 1 of its namespace it
+// gets only signals it handles (bash handles HUP) and SIGKILL.
 func (s *session) stopShell(ctx context.Context, grace time.Duration) error {
 	p := s.cmd.Process
-	_ = p.Signal(unix.SIGHUP)
-	_ = p.Signal(unix.SIGTERM)
-	_ = p.Signal(unix.SIGCONT)
+	signal := func(sig unix.Signal) {
+		if s.wrapped {
+			_ = teardown.ProcSignaler{}.Signal(s.shell, sig)
+			return
+		}
+		_ = p.Signal(sig)
+	}
+	signal(unix.SIGHUP)
+	signal(unix.SIGTERM)
+	signal(unix.SIGCONT)
 	if s.waitFor(ctx, grace) {
 		return nil
 	}
-	_ = p.Signal(unix.SIGKILL)
+	signal(unix.SIGKILL)
+	if s.wrapped {
+		_ = p.Signal(unix.SIGKILL)
+	}
 	if s.waitFor(ctx, grace) {
 		return nil
 	}
-	return fmt.Errorf("shell %d did not exit after SIGKILL", p.Pid)
+	return fmt.Errorf("shell %d did not exit after SIGKILL", s.PID())
 }
 
 func (s *session) waitFor(ctx context.Context, d time.Duration) bool {

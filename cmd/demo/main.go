@@ -15,6 +15,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/sandbox"
 )
 
 func main() {
@@ -117,6 +118,10 @@ func run() error {
 	}
 	fmt.Printf("   lines %d-%d of %d (truncated=%v):\n%s\n", page.LineBegin, page.LineEnd, page.TotalLines, page.Truncated, indent(page.Text))
 
+	if err := t.sandboxStep(ctx); err != nil {
+		return err
+	}
+
 	t.header("close: the whole process tree is torn down")
 	start = time.Now()
 	closed, report, err := svc.Kill(ctx, owner, t.id, "demo finished")
@@ -135,6 +140,61 @@ func run() error {
 		return fmt.Errorf("expected no sessions, got %d", len(list))
 	}
 	fmt.Printf("\ndone in %s\n", ms(time.Since(t0)))
+	return nil
+}
+
+// sandboxStep opens a second session in workspace-write under bubblewrap:
+// a write in the workspace lands, a write outside it is refused by the
+// kernel, and the owner's mode cannot change while the session is open.
+func (t *tour) sandboxStep(ctx context.Context) error {
+	t.header("sandbox: workspace-write under bubblewrap; a write outside the workspace is refused")
+	workspace, err := os.MkdirTemp("", "ptyactor-workspace-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(workspace)
+	policy, err := sandbox.NewPolicy(sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: workspace})
+	if err != nil {
+		return err
+	}
+	unregister, err := t.svc.RegisterBackend(ctx, local.New(local.Options{
+		Type:    "sandboxed",
+		Policy:  policy,
+		Sandbox: sandbox.NewBubblewrap(sandbox.BubblewrapOptions{}),
+		Env:     map[string]string{"HOME": workspace},
+	}))
+	if err != nil {
+		return err
+	}
+	defer unregister()
+	sp, err := t.svc.Spawn(ctx, t.owner, messages.SpawnRequest{Type: "sandboxed", Name: "sandboxed"})
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		// A fresh machine may lack bwrap until test/run.sh installed it:
+		// the refusal itself is part of the tour.
+		fmt.Printf("   spawn refused before any process started:\n   %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   session %s (bash pid %d, pid 1 of its own pid namespace), workspace %s\n", sp.SessionID, sp.PID, workspace)
+	main := t.id
+	t.id = sp.SessionID
+	defer func() { t.id = main }()
+	for _, cmd := range []string{"pwd; echo kept > notes.txt && cat notes.txt", "echo escaped > /var/tmp/ptyactor-demo.txt", "echo $$; ls /proc | grep -c '^[0-9]'"} {
+		if _, err := t.send(ctx, cmd, true); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat("/var/tmp/ptyactor-demo.txt"); err == nil {
+		return errors.New("the sandboxed write outside the workspace reached the host")
+	}
+	fmt.Printf("   the owner's mode cannot change while the session is open:\n   %v\n", policy.SetMode(t.owner, sandbox.DangerFullAccess))
+	closed, report, err := t.svc.Kill(ctx, t.owner, sp.SessionID, "sandbox step done")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   closed=%v killed=%v survivors=%v; SetMode now: %v\n", closed, report.Killed, report.Survivors, policy.SetMode(t.owner, sandbox.DangerFullAccess))
 	return nil
 }
 
