@@ -78,16 +78,16 @@ type sendActor struct {
 	probeDelay time.Duration
 	exactOff   bool // the platform has no exact tier
 	reader     string
-	syncToken  uint64         // the exact tier is waiting for this output barrier
-	shellSeen  time.Time      // the shell was first seen waiting; its marker gets a grace
-	probePaced bool           // a paced look is armed instead of a look per output event
+	syncToken  uint64    // the exact tier is waiting for this output barrier
+	shellSeen  time.Time // the shell was first seen waiting; its marker gets a grace
+	probePaced bool      // a paced look is armed instead of a look per output event
 	// fruitless counts looks in a row that walked the group (input
 	// consumed, output drained) and found nobody waiting: the program is
 	// producing output. Past fruitlessLimit, output no longer triggers a
 	// look each; a paced look follows instead.
 	fruitless int
-	loopSeen   map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
-	loopAt     time.Time
+	loopSeen  map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
+	loopAt    time.Time
 	// free is shared with the session: set when the send settled with
 	// nothing in flight, so the session can accept the next send even
 	// before sendFinished reaches it.
