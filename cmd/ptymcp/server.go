@@ -93,11 +93,17 @@ func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession) messages.O
 func (s *server) dispose(ss *mcp.ServerSession) {
 	s.mu.Lock()
 	o, ok := s.owners[ss]
-	delete(s.owners, ss)
 	s.mu.Unlock()
 	if !ok {
 		return
 	}
+	// The record goes once the owner is disposed, so owned() counts an
+	// owner until its processes are gone.
+	defer func() {
+		s.mu.Lock()
+		delete(s.owners, ss)
+		s.mu.Unlock()
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), s.disposeTimeout)
 	defer cancel()
 	start := time.Now()
