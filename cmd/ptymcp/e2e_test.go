@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -292,9 +292,9 @@ func vmHWM(t *testing.T, pid int) int64 {
 
 // httpServer starts the binary with -http on a free port and returns its
 // endpoint.
-func httpServer(t *testing.T) (string, *exec.Cmd) {
+func httpServer(t *testing.T, extra ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(append([]string{}, fastFlags...), "-http", "127.0.0.1:0")...)
+	cmd := exec.Command(binary(t), append(append(append([]string{}, fastFlags...), "-http", "127.0.0.1:0"), extra...)...)
 	cmd.Dir = t.TempDir()
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -390,4 +390,29 @@ func TestHTTPIsolation(t *testing.T) {
 	}
 }
 
-var _ = context.Background
+// A client that vanishes without ending its HTTP session (no DELETE, its
+// connections dropped) loses its terminals when the session times out.
+func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
+	endpoint, _ := httpServer(t, "-http-session-timeout", "500ms")
+	tr := &http.Transport{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "0"}, nil).Connect(testCtx(t),
+		&mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: tr}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &client{t: t, cs: cs}
+	id := c.open(nil)
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000", "run_in_background": true})
+	waitForeground(t, c, id, "sleep")
+	members := sessionMembers(sessionPID(t, c, id))
+	tr.CloseIdleConnections() // the client is gone: no more requests, no DELETE
+	waitFor(t, 15*time.Second, "the abandoned session's processes gone", func() bool {
+		for _, p := range members {
+			if alive(p) {
+				return false
+			}
+		}
+		return true
+	})
+	_ = cs.Close() // the session is already gone on the server
+}
