@@ -205,12 +205,12 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	if a.has("run_in_background") && t.opts.DisableRunInBackground {
+		return Result{}, ErrBackgroundDisabled
+	}
 	bg, err := a.boolean("run_in_background", false)
 	if err != nil {
 		return Result{}, err
-	}
-	if a.has("run_in_background") && t.opts.DisableRunInBackground {
-		return Result{}, ErrBackgroundDisabled
 	}
 	req := messages.SendRequest{Text: text, Submit: submit}
 	if bg {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -60,6 +62,14 @@ func TestArgumentChecks(t *testing.T) {
 	for _, tc := range cases {
 		c.fails(tc.tool, tc.args, tc.want)
 	}
+	// A call without an owner is refused before anything runs.
+	if r := p.srv.tools.Call(testCtx(t), messages.Owner{}, tools.TerminalList, nil); !r.IsError || r.Text != "Error: terminal tools require an initiating agent" || !errors.Is(r.Err, tools.ErrNoAgent) {
+		t.Fatalf("no owner: %+v", r)
+	}
+	// Argument errors are typed for Go callers.
+	if r := p.srv.tools.Call(testCtx(t), messages.NewOwner("x"), tools.TerminalRead, json.RawMessage(`{"sessionId":"a","count":1.5}`)); !errors.Is(r.Err, tools.ErrInvalidArgument) {
+		t.Fatalf("typed argument error: %v", r.Err)
+	}
 	// Offsets written as integral floats are integers.
 	r := c.ok(tools.TerminalRead, obj{"sessionId": id, "offset": 0.0, "count": 1e2})
 	if r.num("lineBegin") != 0 {
@@ -79,7 +89,7 @@ func TestBackgroundDisabled(t *testing.T) {
 	p := newInproc(t, tools.Options{DisableRunInBackground: true})
 	c := p.client()
 	id := c.open(nil)
-	for _, v := range []any{true, false} {
+	for _, v := range []any{true, false, "yes"} {
 		c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo x", "run_in_background": v},
 			"background terminal sends are disabled by tool-pty configuration")
 	}

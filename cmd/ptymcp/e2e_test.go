@@ -388,6 +388,25 @@ func TestHTTPIsolation(t *testing.T) {
 	if r := b.send(idb, "echo b-still"); !strings.Contains(r.Text, "b-still\n") {
 		t.Fatalf("b after a left: %q", r.Text)
 	}
+	// A request body over the HTTP limit (4 MiB) is refused; the session
+	// keeps serving. (Sent raw: the SDK client closes itself on a 413.)
+	body, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+		"params": obj{"name": tools.TerminalSend, "arguments": obj{"sessionId": idb, "text": strings.Repeat("x", 5<<20)}}})
+	req, _ := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", b.cs.ID())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 5 MiB request: HTTP %d", resp.StatusCode)
+	}
+	if r := b.send(idb, "echo b-after-huge"); !strings.Contains(r.Text, "b-after-huge\n") {
+		t.Fatalf("b after a huge request: %q", r.Text)
+	}
 }
 
 // A client that vanishes without ending its HTTP session (no DELETE, its

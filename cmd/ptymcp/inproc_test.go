@@ -15,6 +15,9 @@ func TestListToolsSchemas(t *testing.T) {
 	for _, disabled := range []bool{false, true} {
 		p := newInproc(t, tools.Options{DisableRunInBackground: disabled})
 		c := p.client()
+		if got := c.cs.InitializeResult().Instructions; got != p.srv.tools.Guidance() || !strings.HasPrefix(got, tools.Guidance) || strings.Contains(got, "run_in_background") != !disabled {
+			t.Errorf("disabled=%v: instructions %q", disabled, got)
+		}
 		res, err := c.cs.ListTools(testCtx(t), nil)
 		if err != nil {
 			t.Fatal(err)
