@@ -76,7 +76,7 @@ func (s *syncBuf) String() string {
 }
 
 // fastFlags: readiness timings for tests (see testConfig).
-var fastFlags = []string{"-sandbox", "danger-full-access", "-idle-silence-ms", "2000", "-timeout-ms", "20000", "-dispose-grace-ms", "500", "-poll-interval-ms", "10", "-log-level", "debug"}
+var fastFlags = []string{"-sandbox", "danger-full-access", "-idle-silence-ms", "5000", "-timeout-ms", "20000", "-dispose-grace-ms", "500", "-poll-interval-ms", "10", "-log-level", "debug"}
 
 // stdioServer starts the binary over stdio and connects a client.
 func stdioServer(t *testing.T, extra ...string) (*client, *exec.Cmd, *syncBuf) {

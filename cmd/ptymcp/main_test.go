@@ -38,7 +38,7 @@ func testConfig() messages.Config {
 	c := messages.DefaultConfig()
 	c.ScrollbackLines, c.ScrollbackMaxBytes, c.MaxReadBytes = 2000, 262144, 65536
 	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
-	c.IdleSilenceMs, c.HandoffGraceMs = 2000, 250
+	c.IdleSilenceMs, c.HandoffGraceMs = 5000, 250
 	c.TimeoutMs, c.DisposeGraceMs = 10000, 500
 	return c
 }

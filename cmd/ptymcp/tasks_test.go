@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ptyactor/ptyactor/tools"
 )
@@ -138,4 +143,75 @@ func TestOwnerIsolationInMemory(t *testing.T) {
 	if alive(pid) || len(sessionMembers(pid)) > 0 {
 		t.Fatalf("a's shell %d or its session members survived: %v", pid, sessionMembers(pid))
 	}
+}
+
+// A foreground send whose call is cancelled (the client's
+// notifications/cancelled, or a Go caller's context) is interrupted with a
+// real SIGINT, settles, and frees the session. The cancel comes once sleep
+// holds the terminal: a SIGINT that lands while the shell is still starting
+// the job is a different case (the runtime's, not the tools').
+func TestCancelledSendInterrupts(t *testing.T) {
+	p := newInproc(t, tools.Options{})
+	c := p.client()
+	id := c.open(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: obj{"sessionId": id, "text": "sleep 100"}})
+		errc <- err
+	}()
+	pid := sessionPID(t, c, id)
+	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	// Well before the send's 10 s deadline: the cancellation, not the
+	// deadline, ended it, and the shell (not sleep) ran the next command.
+	var r result
+	waitFor(t, 5*time.Second, "the session free again", func() bool {
+		r = c.call(tools.TerminalSend, obj{"sessionId": id, "text": "echo back"})
+		return !r.IsError
+	})
+	if r.S["exitCode"] != 0.0 || !strings.Contains(r.Text, "\nback\n") {
+		t.Fatalf("after the cancelled call: %q", r.Text)
+	}
+
+	// The same through Toolset.Call: the error says the send was aborted,
+	// after it settled.
+	owner := p.srv.ownerFor(testCtx(t), firstSession(p))
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	resc := make(chan tools.Result, 1)
+	go func() {
+		resc <- p.srv.tools.Call(ctx, owner, tools.TerminalSend, mustRaw(obj{"sessionId": id, "text": "sleep 100"}))
+	}()
+	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	start := time.Now()
+	cancel()
+	res := <-resc
+	if !res.IsError || !errors.Is(res.Err, tools.ErrSendAborted) || !strings.HasPrefix(res.Text, "Error: terminal send aborted") {
+		t.Fatalf("aborted send: %+v", res)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("the aborted send took %s", time.Since(start))
+	}
+	if r := c.send(id, "echo again"); r.S["exitCode"] != 0.0 || !strings.Contains(r.Text, "\nagain\n") {
+		t.Fatalf("after the aborted send: %q", r.Text)
+	}
+}
+
+func firstSession(p *inproc) *mcp.ServerSession {
+	for ss := range p.srv.mcp.Sessions() {
+		return ss
+	}
+	return nil
+}
+
+func mustRaw(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
