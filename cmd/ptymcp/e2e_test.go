@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -434,4 +435,72 @@ func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
 		return true
 	})
 	_ = cs.Close() // the session is already gone on the server
+}
+
+// A client that dies in the middle of a foreground send (its end of the
+// pipes closes; no graceful shutdown): the server disposes the owner at
+// once, which settles the send, then exits; nothing survives.
+func TestStdioClientDiesDuringSend(t *testing.T) {
+	cmd := exec.Command(binary(t), fastFlags...)
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuf{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dies", Version: "0"}, nil).
+		Connect(testCtx(t), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &client{t: t, cs: cs}
+	id := c.open(nil)
+	pid := sessionPID(t, c, id)
+	callCtx, cancelCall := context.WithCancel(context.Background())
+	defer cancelCall()
+	callDone := make(chan struct{})
+	go func() {
+		defer close(callDone)
+		_, _ = cs.CallTool(callCtx, &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: obj{"sessionId": id, "text": "sleep 1000"}})
+	}()
+	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	members := sessionMembers(pid)
+	start := time.Now()
+	_ = stdin.Close() // the client is gone
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("server exit: %v\n%s", err, tailString(stderr.String(), 2000))
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("server still running 15s after its client died\n%s", tailString(stderr.String(), 2000))
+	}
+	// Not the send's silence tier (5 s) or deadline (20 s): the
+	// disconnect itself ended it.
+	if d := time.Since(start); d > 4*time.Second {
+		t.Fatalf("server took %s to exit", d)
+	}
+	for _, p := range members {
+		if alive(p) {
+			t.Fatalf("process %d survived the disconnect", p)
+		}
+	}
+	cancelCall() // the dead client's own call, so its session can close
+	<-callDone
+	_ = cs.Close()
 }
