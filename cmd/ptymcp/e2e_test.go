@@ -303,14 +303,20 @@ func httpServer(t *testing.T, extra ...string) (string, *exec.Cmd) {
 		t.Fatal(err)
 	}
 	waited := make(chan struct{})
-	go func() { _ = cmd.Wait(); _ = pw.Close(); close(waited) }()
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); _ = pw.Close(); close(waited) }()
 	t.Cleanup(func() {
+		// SIGTERM disposes every owner, then the server exits cleanly.
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-waited:
+			if waitErr != nil {
+				t.Errorf("HTTP server exit after SIGTERM: %v", waitErr)
+			}
 		case <-time.After(20 * time.Second):
 			_ = cmd.Process.Kill()
 			<-waited
+			t.Errorf("HTTP server still running 20s after SIGTERM")
 		}
 	})
 	addr := make(chan string, 1)

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -129,7 +130,10 @@ func run(args []string, stderr io.Writer) error {
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptymcp").Logger()
 	c.tools.Log = log
 
-	bopts := local.Options{Subreaper: true, Log: log}
+	// The subreaper closes teardown's one escape (a daemon orphaned out of
+	// the shell's session); it exists on Linux only, and elsewhere the
+	// backend would refuse every spawn with it on.
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
 	if err := confine(c, &bopts); err != nil {
 		return err
 	}
