@@ -9,6 +9,7 @@
 //	    └── session    one per id: the one-send slot, the close fence, status
 //	        ├── probe  the exact tier's /proc observations (own goroutine)
 //	        └── send   0 or 1: write, readiness tiers, settle exactly once
+//	tasks              background sends (tasks.go): ids, output cursors, kill
 //
 // A session actor is also the pending spawn: it starts the backend, runs the
 // startup wait as a send with nothing to write, and is published by its

@@ -305,11 +305,14 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	}
 	err := errors.Join(append(o.failures, o.disposeErrs...)...)
 	o.failures, o.disposeErrs = nil, nil
+	// The service hears first: a caller that shuts the service down right
+	// after its dispose returned must find this owner already gone, not
+	// ask a stopped actor to shut down.
+	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	for _, w := range o.disposeWaiters {
 		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})
 	}
 	o.disposeWaiters = nil
-	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	// Poison, not Stop: requests queued behind the dispose still get their
 	// (refusing) answers.
 	ctx.Poison(ctx.Self())

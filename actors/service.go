@@ -66,6 +66,11 @@ type Service struct {
 	pid *actor.PID
 	cfg messages.Config
 
+	// tasks is the background-send registry (tasks.go); tasksWG joins the
+	// goroutines it starts.
+	tasks   *actor.PID
+	tasksWG *sync.WaitGroup
+
 	// routes caches which actor serves a session, so requests skip the
 	// service and owner hops. The session authorizes every request itself;
 	// a stale entry (the session stopped) is dropped on its dead letter.
@@ -103,7 +108,13 @@ func NewService(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
-	return &Service{sys: sys, pid: pid, cfg: cfg}, nil
+	s := &Service{sys: sys, pid: pid, cfg: cfg}
+	ta := newTasksActor(s, log)
+	s.tasksWG = ta.wg
+	if s.tasks, err = sys.Root.SpawnNamed(props(ta), "ptyactor-tasks"); err != nil {
+		return nil, fmt.Errorf("ptyactor: spawn tasks actor: %w", err)
+	}
+	return s, nil
 }
 
 // PID is the service actor. Integrations may drive the runtime by sending it
@@ -396,6 +407,9 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 		}
 		return err
 	}
+	// The owner's sessions are closed, so its tasks have settled: forget
+	// them (their ids become unknown).
+	_, _ = ask[*tasksOwnerGoneReply](ctx, s.sys, s.tasks, &tasksOwnerGone{owner: owner})
 	return r.Err
 }
 
@@ -415,6 +429,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		if perr := s.sys.Root.PoisonFuture(s.pid).Wait(); perr != nil {
 			s.shutdownErr = errors.Join(s.shutdownErr, perr)
 		}
+		if perr := s.sys.Root.PoisonFuture(s.tasks).Wait(); perr != nil {
+			s.shutdownErr = errors.Join(s.shutdownErr, perr)
+		}
+		s.tasksWG.Wait()
 		s.sys.Shutdown()
 	})
 	return s.shutdownErr

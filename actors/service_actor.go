@@ -82,6 +82,13 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 		}
 	case *serviceShutdown:
 		s.onShutdown(ctx)
+	case *actor.DeadLetterResponse:
+		// The service requests only ownerShutdown: that owner had already
+		// stopped, so it counts as answered.
+		if s.disposing && s.shutdownPending > 0 {
+			s.shutdownPending--
+			s.maybeShutDown(ctx)
+		}
 	case *messages.DisposeOwnerReply:
 		// An owner answered the shutdown.
 		if m.Err != nil {

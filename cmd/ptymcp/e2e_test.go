@@ -1,0 +1,512 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/tools"
+)
+
+// The end-to-end tests build cmd/ptymcp and drive the binary as an MCP
+// client would.
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
+
+func binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "ptymcp-test-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "ptymcp")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func cleanupBinary() {
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+}
+
+// syncBuf collects the server's stderr.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fastFlags: readiness timings for tests (see testConfig).
+var fastFlags = []string{"-sandbox", "danger-full-access", "-idle-silence-ms", "5000", "-timeout-ms", "20000", "-dispose-grace-ms", "500", "-poll-interval-ms", "10", "-log-level", "debug"}
+
+// stdioServer starts the binary over stdio and connects a client.
+func stdioServer(t *testing.T, extra ...string) (*client, *exec.Cmd, *syncBuf) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(append([]string{}, fastFlags...), extra...)...)
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuf{}
+	cmd.Stderr = stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).
+		Connect(testCtx(t), &mcp.CommandTransport{Command: cmd, TerminateDuration: 20 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", tailString(stderr.String(), 4000))
+		}
+	})
+	return &client{t: t, cs: cs}, cmd, stderr
+}
+
+func tailString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+func sessionPID(t *testing.T, c *client, id string) int {
+	t.Helper()
+	for _, s := range c.ok(tools.TerminalList, nil).S["sessions"].([]any) {
+		if m := s.(map[string]any); m["sessionId"] == id {
+			return int(m["pid"].(float64))
+		}
+	}
+	t.Fatalf("session %s not listed", id)
+	return 0
+}
+
+// The whole lifecycle over stdio against the built binary.
+func TestStdioLifecycle(t *testing.T) {
+	c, cmd, stderr := stdioServer(t)
+	r := c.ok(tools.TerminalOpen, nil) // type omitted: one backend
+	id := r.str("sessionId")
+	if r.str("type") != "shell" || r.S["status"].(map[string]any)["kind"] != "running" {
+		t.Fatalf("open: %v", r.S)
+	}
+	if got := c.send(id, "pwd").Text; !strings.Contains(got, cmd.Dir+"\n") {
+		t.Fatalf("default cwd is the workspace %s: %q", cmd.Dir, got)
+	}
+	c.send(id, "X=kept; cd /tmp")
+	if got := c.send(id, `echo "$X $PWD"`).Text; !strings.Contains(got, "kept /tmp\n") {
+		t.Fatalf("state: %q", got)
+	}
+	r = c.send(id, "python3 -q")
+	if r.str("waitReason") != "stdin_read" || r.str("reader") != "python3" {
+		t.Fatalf("python: %q", r.Text)
+	}
+	if r = c.send(id, "sum(range(10))"); r.str("waitReason") != "stdin_read" || !strings.Contains(r.Text, "45\n>>> ") {
+		t.Fatalf("python eval: %q", r.Text)
+	}
+	c.send(id, "exit()")
+
+	task := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "echo bg-start; sleep 0.3; echo bg-end", "run_in_background": true}).str("taskId")
+	r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000})
+	if !strings.Contains(r.Text, "bg-start") || !strings.Contains(r.Text, "bg-end") || !strings.HasSuffix(r.Text, "[status: completed, wait: stdin_read, exit code 0]") {
+		t.Fatalf("task_output: %q", r.Text)
+	}
+
+	task = c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 50", "run_in_background": true}).str("taskId")
+	waitForeground(t, c, id, "sleep")
+	if r = c.ok(tools.TerminalSignal, obj{"sessionId": id, "signal": "SIGINT"}); r.S["delivered"] != true {
+		t.Fatalf("signal: %q", r.Text)
+	}
+	if r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000}); !strings.Contains(r.Text, "exit code 130]") {
+		t.Fatalf("after SIGINT: %q", r.Text)
+	}
+
+	c.send(id, "seq 101 110")
+	if r = c.ok(tools.TerminalRead, obj{"sessionId": id, "offset": 1, "count": 2}); !strings.HasPrefix(r.Text, "109\n110\n[lines: 1-3 of ") {
+		t.Fatalf("read page: %q", r.Text)
+	}
+	pid := sessionPID(t, c, id)
+	if r = c.ok(tools.TerminalClose, obj{"sessionId": id}); r.str("outcome") != "closed" {
+		t.Fatalf("close: %q", r.Text)
+	}
+	if alive(pid) {
+		t.Fatalf("shell %d alive after close", pid)
+	}
+	if r = c.ok(tools.TerminalList, nil); r.Text != "(no terminal sessions)" {
+		t.Fatalf("list: %q", r.Text)
+	}
+	// Logs went to stderr (stdout carried only the protocol, or the client
+	// would have failed to decode).
+	if !strings.Contains(stderr.String(), `"message":"owner opened"`) {
+		t.Fatalf("no logs on stderr: %q", tailString(stderr.String(), 500))
+	}
+}
+
+// A client that goes away takes its terminals with it: the server
+// disposes the owner, leaves no process behind, and exits.
+func TestStdioDisconnectLeavesNothing(t *testing.T) {
+	c, cmd, stderr := stdioServer(t)
+	id := c.open(nil)
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000 & sleep 1000", "run_in_background": true})
+	waitForeground(t, c, id, "sleep")
+	pid := sessionPID(t, c, id)
+	members := sessionMembers(pid)
+	if len(members) < 3 {
+		t.Fatalf("expected the shell and two sleeps, got %v", members)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.cs.Close() }() // closes the server's stdin
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Logf("close: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("server did not exit after the client disconnected\n%s", tailString(stderr.String(), 2000))
+	}
+	if st := cmd.ProcessState; st == nil || !st.Exited() || st.ExitCode() != 0 {
+		t.Fatalf("server exit: %v", cmd.ProcessState)
+	}
+	for _, p := range members {
+		if alive(p) {
+			t.Fatalf("process %d of the closed session survived", p)
+		}
+	}
+	if !strings.Contains(stderr.String(), `"message":"owner disposed"`) {
+		t.Fatalf("no disposal logged: %s", tailString(stderr.String(), 1000))
+	}
+}
+
+// SIGTERM to the server disposes everything, then it exits.
+func TestSIGTERMDisposesAll(t *testing.T) {
+	c, cmd, _ := stdioServer(t)
+	id := c.open(nil)
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000", "run_in_background": true})
+	waitForeground(t, c, id, "sleep")
+	members := sessionMembers(sessionPID(t, c, id))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 15*time.Second, "server exit", func() bool {
+		for _, p := range append(members, cmd.Process.Pid) {
+			if alive(p) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// Malformed requests get clear errors and the server keeps serving.
+func TestStdioMalformedRequests(t *testing.T) {
+	c, _, _ := stdioServer(t)
+	id := c.open(nil)
+	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": []int{1}}, "text must be a string")
+	c.fails(tools.TerminalRead, obj{"sessionId": id, "count": "10"}, `count must be an integer >= 1, got "10"`)
+	c.fails(tools.TerminalSend, obj{"text": "x"}, "sessionId must be a non-empty string")
+	c.fails(tools.TerminalSignal, obj{"sessionId": id}, "signal must be one of")
+	c.fails(tools.TerminalSend, json.RawMessage(`"just a string"`), "arguments must be a JSON object")
+	huge := strings.Repeat("é", 3<<20) // 6 MiB of text
+	r := c.fails(tools.TerminalSend, obj{"sessionId": id, "text": huge}, "text is 6291456 bytes; the limit is 262144")
+	if len(r.Text) > tools.DefaultMaxResultBytes {
+		t.Fatalf("error text %d bytes", len(r.Text))
+	}
+	if _, err := c.callErr("no_such_tool", obj{}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	if got := c.send(id, "echo alive").Text; !strings.Contains(got, "alive\n") {
+		t.Fatalf("server stopped serving: %q", got)
+	}
+}
+
+// A 200 MB output flood: the server's peak RSS stays bounded and the
+// result stays within maxResultBytes.
+func TestFloodBoundedRSS(t *testing.T) {
+	c, cmd, _ := stdioServer(t)
+	id := c.open(nil)
+	start := time.Now()
+	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "yes 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000; echo; echo flood-done"})
+	took := time.Since(start)
+	if len(r.Text) > tools.DefaultMaxResultBytes || r.S["truncated"] != true || !strings.Contains(r.Text, "flood-done\n") || r.str("waitReason") != "stdin_read" {
+		t.Fatalf("flood result: %d bytes, truncated=%v, wait=%v, tail %q", len(r.Text), r.S["truncated"], r.S["waitReason"], tailString(r.Text, 200))
+	}
+	hwm := vmHWM(t, cmd.Process.Pid)
+	t.Logf("200 MB flood in %s, server peak RSS %d MiB", took.Round(time.Millisecond), hwm>>20)
+	if hwm > 150<<20 {
+		t.Fatalf("server peak RSS %d MiB for a 200 MB flood", hwm>>20)
+	}
+	if r = c.ok(tools.TerminalRead, obj{"sessionId": id}); len(r.Text) > tools.DefaultMaxResultBytes {
+		t.Fatalf("read after flood: %d bytes", len(r.Text))
+	}
+}
+
+// vmHWM is a process's peak resident set size in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^VmHWM:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no VmHWM in %s", b)
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n << 10
+}
+
+// httpServer starts the binary with -http on a free port and returns its
+// endpoint.
+func httpServer(t *testing.T, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(append(append([]string{}, fastFlags...), "-http", "127.0.0.1:0"), extra...)...)
+	cmd.Dir = t.TempDir()
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); _ = pw.Close(); close(waited) }()
+	t.Cleanup(func() {
+		// SIGTERM disposes every owner, then the server exits cleanly.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-waited:
+			if waitErr != nil {
+				t.Errorf("HTTP server exit after SIGTERM: %v", waitErr)
+			}
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-waited
+			t.Errorf("HTTP server still running 20s after SIGTERM")
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		re := regexp.MustCompile(`"addr":"([^"]+)"`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + a + "/mcp", cmd
+	case <-time.After(20 * time.Second):
+		t.Fatal("the HTTP server did not report its address")
+	}
+	return "", nil
+}
+
+func httpClient(t *testing.T, endpoint string) *client {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil).
+		Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return &client{t: t, cs: cs}
+}
+
+// Two HTTP clients are two owners: neither can see, send to, read,
+// signal or close the other's sessions (answered like unknown ids). When
+// an HTTP session ends, its processes are gone.
+func TestHTTPIsolation(t *testing.T) {
+	endpoint, _ := httpServer(t)
+	a, b := httpClient(t, endpoint), httpClient(t, endpoint)
+	ida, idb := a.open(nil), b.open(nil)
+	task := a.ok(tools.TerminalSend, obj{"sessionId": ida, "text": "sleep 1000", "run_in_background": true}).str("taskId")
+	for _, pair := range []struct {
+		c  *client
+		id string
+	}{{b, ida}, {a, idb}} {
+		want := "unknown PTY session " + pair.id
+		pair.c.fails(tools.TerminalSend, obj{"sessionId": pair.id, "text": "echo x"}, want)
+		pair.c.fails(tools.TerminalRead, obj{"sessionId": pair.id}, want)
+		pair.c.fails(tools.TerminalSignal, obj{"sessionId": pair.id, "signal": "SIGTERM"}, want)
+		pair.c.fails(tools.TerminalClose, obj{"sessionId": pair.id}, want)
+		if r := pair.c.ok(tools.TerminalList, nil); strings.Contains(r.Text, pair.id) {
+			t.Fatalf("the other's session is listed: %q", r.Text)
+		}
+	}
+	b.fails(tools.TaskOutput, obj{"task_id": task}, "unknown task "+task)
+	b.fails(tools.TaskKill, obj{"task_id": task}, "unknown task "+task)
+	if r := b.send(idb, "echo b-ok"); !strings.Contains(r.Text, "b-ok\n") {
+		t.Fatalf("b's own session: %q", r.Text)
+	}
+	waitForeground(t, a, ida, "sleep")
+	members := sessionMembers(sessionPID(t, a, ida))
+	if err := a.cs.Close(); err != nil { // DELETE: the HTTP session ends
+		t.Logf("close a: %v", err)
+	}
+	waitFor(t, 15*time.Second, "a's processes gone", func() bool {
+		for _, p := range members {
+			if alive(p) {
+				return false
+			}
+		}
+		return true
+	})
+	if r := b.send(idb, "echo b-still"); !strings.Contains(r.Text, "b-still\n") {
+		t.Fatalf("b after a left: %q", r.Text)
+	}
+	// A request body over the HTTP limit (4 MiB) is refused; the session
+	// keeps serving. (Sent raw: the SDK client closes itself on a 413.)
+	body, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+		"params": obj{"name": tools.TerminalSend, "arguments": obj{"sessionId": idb, "text": strings.Repeat("x", 5<<20)}}})
+	req, _ := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", b.cs.ID())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 5 MiB request: HTTP %d", resp.StatusCode)
+	}
+	if r := b.send(idb, "echo b-after-huge"); !strings.Contains(r.Text, "b-after-huge\n") {
+		t.Fatalf("b after a huge request: %q", r.Text)
+	}
+}
+
+// A client that vanishes without ending its HTTP session (no DELETE, its
+// connections dropped) loses its terminals when the session times out.
+func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
+	endpoint, _ := httpServer(t, "-http-session-timeout", "500ms")
+	tr := &http.Transport{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "0"}, nil).Connect(testCtx(t),
+		&mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: tr}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &client{t: t, cs: cs}
+	id := c.open(nil)
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000", "run_in_background": true})
+	waitForeground(t, c, id, "sleep")
+	members := sessionMembers(sessionPID(t, c, id))
+	tr.CloseIdleConnections() // the client is gone: no more requests, no DELETE
+	waitFor(t, 15*time.Second, "the abandoned session's processes gone", func() bool {
+		for _, p := range members {
+			if alive(p) {
+				return false
+			}
+		}
+		return true
+	})
+	_ = cs.Close() // the session is already gone on the server
+}
+
+// A client that dies in the middle of a foreground send (its end of the
+// pipes closes; no graceful shutdown): the server disposes the owner at
+// once, which settles the send, then exits; nothing survives.
+func TestStdioClientDiesDuringSend(t *testing.T) {
+	cmd := exec.Command(binary(t), fastFlags...)
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuf{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dies", Version: "0"}, nil).
+		Connect(testCtx(t), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &client{t: t, cs: cs}
+	id := c.open(nil)
+	pid := sessionPID(t, c, id)
+	callCtx, cancelCall := context.WithCancel(context.Background())
+	defer cancelCall()
+	callDone := make(chan struct{})
+	go func() {
+		defer close(callDone)
+		_, _ = cs.CallTool(callCtx, &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: obj{"sessionId": id, "text": "sleep 1000"}})
+	}()
+	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	members := sessionMembers(pid)
+	start := time.Now()
+	_ = stdin.Close() // the client is gone
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("server exit: %v\n%s", err, tailString(stderr.String(), 2000))
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("server still running 15s after its client died\n%s", tailString(stderr.String(), 2000))
+	}
+	// Not the send's silence tier (5 s) or deadline (20 s): the
+	// disconnect itself ended it.
+	if d := time.Since(start); d > 4*time.Second {
+		t.Fatalf("server took %s to exit", d)
+	}
+	for _, p := range members {
+		if alive(p) {
+			t.Fatalf("process %d survived the disconnect", p)
+		}
+	}
+	cancelCall() // the dead client's own call, so its session can close
+	<-callDone
+	_ = cs.Close()
+}

@@ -1,0 +1,202 @@
+// Command ptymcp serves ptyactor's terminal tools over MCP: persistent PTY
+// bash sessions with kernel-exact readiness, real signals, owner isolation
+// and verified teardown, for any MCP-capable agent.
+//
+// By default it speaks MCP over stdio (the client starts it); with -http
+// ADDR it serves streamable HTTP on /mcp. Each MCP session (the stdio
+// connection, or one HTTP session) is one owner: it sees only its own
+// terminals and tasks, and when it ends, its terminals are closed and their
+// process trees torn down. SIGINT or SIGTERM disposes everything, then the
+// server exits. Logs go to stderr only: stdout belongs to the protocol.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/tools"
+	"github.com/rs/zerolog"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ptymcp:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	httpAddr       string
+	sessionTimeout time.Duration
+	sandbox        string
+	workspace      string
+	allowNetwork   bool
+	runtime        messages.Config
+	tools          tools.Options
+	logLevel       string
+}
+
+// Sandbox modes (SPEC §10).
+const (
+	modeReadOnly       = "read-only"
+	modeWorkspaceWrite = "workspace-write"
+	modeFullAccess     = "danger-full-access"
+)
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	c.runtime = messages.DefaultConfig()
+	fs := flag.NewFlagSet("ptymcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.httpAddr, "http", "", "serve streamable HTTP on ADDR (path /mcp) instead of stdio")
+	fs.DurationVar(&c.sessionTimeout, "http-session-timeout", 30*time.Minute, "with -http: close (and dispose) an HTTP session idle this long; 0 never")
+	fs.StringVar(&c.sandbox, "sandbox", modeWorkspaceWrite, "sandbox mode: read-only, workspace-write or danger-full-access")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
+	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed terminals use the network")
+	fs.IntVar(&c.runtime.IdleSilenceMs, "idle-silence-ms", c.runtime.IdleSilenceMs, "output silence after which a send returns inferred_idle")
+	fs.IntVar(&c.runtime.HandoffGraceMs, "handoff-grace-ms", c.runtime.HandoffGraceMs, "extra silence when a prompt was seen but the shell is not yet in the foreground")
+	fs.IntVar(&c.runtime.TimeoutMs, "timeout-ms", c.runtime.TimeoutMs, "absolute deadline of a send (and of startup)")
+	fs.IntVar(&c.runtime.PollIntervalMs, "poll-interval-ms", c.runtime.PollIntervalMs, "longest gap between readiness checks")
+	fs.IntVar(&c.runtime.DisposeGraceMs, "dispose-grace-ms", c.runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
+	fs.IntVar(&c.runtime.MaxReadBytes, "max-read-bytes", c.runtime.MaxReadBytes, "per-send output buffer and read page size")
+	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
+	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
+	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	c.tools.DisableRunInBackground = *noBG
+	switch c.sandbox {
+	case modeReadOnly, modeWorkspaceWrite, modeFullAccess:
+	default:
+		return c, fmt.Errorf("-sandbox %q: want read-only, workspace-write or danger-full-access", c.sandbox)
+	}
+	if c.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return c, fmt.Errorf("-workspace: %w", err)
+		}
+		c.workspace = wd
+	}
+	ws, err := filepath.Abs(c.workspace)
+	if err != nil {
+		return c, fmt.Errorf("-workspace: %w", err)
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		return c, fmt.Errorf("-workspace %s: not a directory", ws)
+	}
+	c.workspace = ws
+	c.tools.DefaultCwd = ws
+	if c.runtime.MaxReadBytes > c.runtime.ScrollbackMaxBytes {
+		c.runtime.ScrollbackMaxBytes = c.runtime.MaxReadBytes
+	}
+	if err := c.runtime.Validate(); err != nil {
+		return c, err
+	}
+	if _, err := zerolog.ParseLevel(c.logLevel); err != nil {
+		return c, fmt.Errorf("-log-level: %w", err)
+	}
+	return c, nil
+}
+
+func run(args []string, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	lvl, _ := zerolog.ParseLevel(c.logLevel)
+	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptymcp").Logger()
+	c.tools.Log = log
+
+	// The subreaper closes teardown's one escape (a daemon orphaned out of
+	// the shell's session); it exists on Linux only, and elsewhere the
+	// backend would refuse every spawn with it on.
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
+	if err := confine(c, &bopts); err != nil {
+		return err
+	}
+	svc, err := actors.NewService(actors.Options{Config: c.runtime, Log: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			log.Error().Err(err).Msg("shutdown left failures")
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if _, err := svc.RegisterBackend(ctx, local.New(bopts)); err != nil {
+		return err
+	}
+	ts, err := tools.New(svc, c.tools)
+	if err != nil {
+		return err
+	}
+	s := newServer(svc, ts, log)
+	defer s.close()
+	log.Info().Str("sandbox", c.sandbox).Str("workspace", c.workspace).Bool("allow_network", c.allowNetwork).Msg("ptymcp starting")
+
+	if c.httpAddr == "" {
+		err := s.mcp.Run(ctx, &mcp.StdioTransport{})
+		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+			err = nil // a signal, or the client hung up: both are normal ends
+		}
+		return err
+	}
+	return serveHTTP(ctx, c, s, log)
+}
+
+func serveHTTP(ctx context.Context, c config, s *server, log zerolog.Logger) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionTimeout}))
+	ln, err := net.Listen("tcp", c.httpAddr)
+	if err != nil {
+		return err
+	}
+	// Tests and wrappers read the bound address from this line.
+	log.Info().Str("addr", ln.Addr().String()).Msg("serving streamable HTTP on /mcp")
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Close the MCP sessions first (their owners are disposed), then the
+	// listener and any stream still open.
+	s.close()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		_ = hs.Close()
+	}
+	<-errc
+	return nil
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/tools"
+	"github.com/rs/zerolog"
+)
+
+// runVar marks every process this test binary starts, including the
+// ptymcp servers it builds and runs and their shells: none may outlive
+// the tests.
+const runVar = "PTYMCP_TEST_RUN"
+
+var checker *leakcheck.Checker
+
+func TestMain(m *testing.M) {
+	code := leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker = c })
+	cleanupBinary()
+	os.Exit(code)
+}
+
+// testConfig: readiness timings for real PTYs under -race on a shared
+// machine. Shell commands settle on the prompt marker and REPLs on the
+// exact tier, so the silence tier and the deadline only bound how long a
+// wrong answer takes to show.
+func testConfig() messages.Config {
+	c := messages.DefaultConfig()
+	c.ScrollbackLines, c.ScrollbackMaxBytes, c.MaxReadBytes = 2000, 262144, 65536
+	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
+	c.IdleSilenceMs, c.HandoffGraceMs = 5000, 250
+	c.TimeoutMs, c.DisposeGraceMs = 10000, 500
+	return c
+}
+
+func testCtx(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitFor polls cond until it holds, failing after timeout; the interval
+// is only the granularity of the wait.
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// inproc is a server in this process with one service, reached over the
+// SDK's in-memory transport.
+type inproc struct {
+	t   testing.TB
+	svc *actors.Service
+	srv *server
+}
+
+func newInproc(t testing.TB, opts tools.Options) *inproc {
+	t.Helper()
+	svc, err := actors.NewService(actors.Options{Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	if _, err := svc.RegisterBackend(testCtx(t), local.New(local.Options{})); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := tools.New(svc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(svc, ts, zerolog.Nop())
+	t.Cleanup(s.close)
+	return &inproc{t: t, svc: svc, srv: s}
+}
+
+// client connects a new MCP client (a new MCP session, so a new owner).
+func (p *inproc) client() *client {
+	p.t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := testCtx(p.t)
+	if _, err := p.srv.mcp.Connect(ctx, st, nil); err != nil {
+		p.t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { _ = cs.Close() })
+	return &client{t: p.t, cs: cs}
+}
+
+// client is one MCP client session.
+type client struct {
+	t  testing.TB
+	cs *mcp.ClientSession
+}
+
+// result is a tool result decoded for assertions.
+type result struct {
+	Text    string
+	IsError bool
+	S       map[string]any // structuredContent
+}
+
+func (r result) str(k string) string {
+	v, _ := r.S[k].(string)
+	return v
+}
+
+func (r result) num(k string) float64 {
+	v, _ := r.S[k].(float64)
+	return v
+}
+
+// call runs a tool; args may be any JSON-marshalable value or a
+// json.RawMessage (sent as is).
+func (c *client) call(name string, args any) result {
+	c.t.Helper()
+	r, err := c.callErr(name, args)
+	if err != nil {
+		c.t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return r
+}
+
+func (c *client) callErr(name string, args any) (result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return result{}, err
+	}
+	var r result
+	r.IsError = res.IsError
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			r.Text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &r.S)
+	}
+	return r, nil
+}
+
+// ok asserts a successful call.
+func (c *client) ok(name string, args any) result {
+	c.t.Helper()
+	r := c.call(name, args)
+	if r.IsError {
+		c.t.Fatalf("%s %v: %s", name, args, r.Text)
+	}
+	return r
+}
+
+// fails asserts an error result whose text contains want.
+func (c *client) fails(name string, args any, want string) result {
+	c.t.Helper()
+	r := c.call(name, args)
+	if !r.IsError || !strings.HasPrefix(r.Text, "Error: ") || !strings.Contains(r.Text, want) {
+		c.t.Fatalf("%s %s: want an error containing %q, got isError=%v %q", name, argString(args), want, r.IsError, r.Text)
+	}
+	return r
+}
+
+func argString(a any) string {
+	if raw, ok := a.(json.RawMessage); ok {
+		return string(raw)
+	}
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
+type obj = map[string]any
+
+// open opens a terminal and returns its id.
+func (c *client) open(args obj) string {
+	c.t.Helper()
+	r := c.ok(tools.TerminalOpen, args)
+	id := r.str("sessionId")
+	if !strings.HasPrefix(id, "pty-") {
+		c.t.Fatalf("open: no session id in %v", r.S)
+	}
+	return id
+}
+
+func (c *client) send(id, text string) result {
+	c.t.Helper()
+	return c.ok(tools.TerminalSend, obj{"sessionId": id, "text": text})
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/tools"
+	"github.com/rs/zerolog"
+)
+
+// version is reported to MCP clients.
+const version = "0.1.0"
+
+// server binds the tools to MCP. Each MCP session (the stdio connection, or
+// one streamable-HTTP session) gets its own owner the first time it calls a
+// tool; when the session ends, that owner is disposed, so its terminals
+// and their process trees are gone.
+type server struct {
+	svc   *actors.Service
+	tools *tools.Toolset
+	log   zerolog.Logger
+	mcp   *mcp.Server
+
+	// disposeTimeout bounds one owner's disposal (teardown of its trees).
+	disposeTimeout time.Duration
+
+	mu     sync.Mutex
+	owners map[*mcp.ServerSession]messages.Owner
+	closed bool
+	wg     sync.WaitGroup // one watcher per owned session
+}
+
+func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *server {
+	s := &server{
+		svc: svc, tools: ts, log: log, owners: map[*mcp.ServerSession]messages.Owner{},
+		disposeTimeout: 30 * time.Second,
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ptymcp", Title: "ptyactor terminals", Version: version}, &mcp.ServerOptions{
+		Instructions: ts.Guidance(),
+		// No logging capability: logs go to stderr only.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, d := range ts.Definitions() {
+		name := d.Name
+		s.mcp.AddTool(&mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return s.call(ctx, name, req), nil
+			})
+	}
+	return s
+}
+
+func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	owner := s.ownerFor(ctx, req.Session)
+	r := s.tools.Call(ctx, owner, name, req.Params.Arguments)
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
+	if r.Structured != nil {
+		res.StructuredContent = r.Structured
+	}
+	return res
+}
+
+// ownerFor returns the session's owner, minting it on first use and
+// arranging its disposal when the session ends. A session that cannot get
+// an owner (the service is shutting down) gets the zero owner, which every
+// tool refuses.
+func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession) messages.Owner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.owners[ss]; ok || s.closed || ss == nil {
+		return o
+	}
+	o, err := s.svc.NewOwner(ctx, "mcp-"+ss.ID())
+	if err != nil {
+		s.log.Warn().Err(err).Msg("cannot open an owner for the MCP session")
+		return messages.Owner{}
+	}
+	s.owners[ss] = o
+	s.log.Info().Str("mcp_session", ss.ID()).Msg("owner opened")
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = ss.Wait() // the client disconnected, or the HTTP session ended
+		s.dispose(ss)
+	}()
+	return o
+}
+
+func (s *server) dispose(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	o, ok := s.owners[ss]
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	// The record goes once the owner is disposed, so owned() counts an
+	// owner until its processes are gone.
+	defer func() {
+		s.mu.Lock()
+		delete(s.owners, ss)
+		s.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), s.disposeTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := s.svc.DisposeOwner(ctx, o); err != nil {
+		s.log.Error().Err(err).Str("mcp_session", ss.ID()).Msg("owner disposal left failures")
+		return
+	}
+	s.log.Info().Str("mcp_session", ss.ID()).Dur("took", time.Since(start)).Msg("owner disposed")
+}
+
+// owned reports how many MCP sessions hold an owner (for tests).
+func (s *server) owned() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.owners)
+}
+
+// close ends every MCP session (their owners are disposed by the watchers)
+// and waits for the watchers. New sessions get no owner afterwards.
+func (s *server) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	for ss := range s.mcp.Sessions() {
+		_ = ss.Close()
+	}
+	s.wg.Wait()
+}

@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrInvalidArgument matches every argument-check failure with errors.Is.
+var ErrInvalidArgument = errors.New("invalid tool argument")
+
+// ArgError is one argument-check failure; its message is what the model
+// reads.
+type ArgError struct{ Msg string }
+
+func (e *ArgError) Error() string { return e.Msg }
+func (e *ArgError) Unwrap() error { return ErrInvalidArgument }
+
+func argErr(format string, a ...any) error { return &ArgError{Msg: fmt.Sprintf(format, a...)} }
+
+// args is a decoded argument object. Every getter checks the JSON type
+// itself: the schema is advice to the model, not a guarantee.
+type args map[string]json.RawMessage
+
+// parseArgs accepts a JSON object (or nothing, meaning {}) whose keys are
+// all in allowed.
+func parseArgs(raw json.RawMessage, allowed []string) (args, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return args{}, nil
+	}
+	if raw[0] != '{' {
+		return nil, argErr("arguments must be a JSON object")
+	}
+	var a args
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, argErr("arguments are not valid JSON: %v", err)
+	}
+	var unknown []string
+	for k := range a {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, argErr("unknown parameter %s (allowed: %s)", strings.Join(unknown, ", "), strings.Join(allowed, ", "))
+	}
+	return a, nil
+}
+
+func (a args) has(name string) bool {
+	v, ok := a[name]
+	return ok && string(bytes.TrimSpace(v)) != "null"
+}
+
+// str returns a string parameter; required ones must be non-empty.
+func (a args) str(name string, required bool) (string, error) {
+	if !a.has(name) {
+		if required {
+			return "", argErr("%s must be a non-empty string", name)
+		}
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(a[name], &s); err != nil {
+		if required {
+			return "", argErr("%s must be a non-empty string", name)
+		}
+		return "", argErr("%s must be a string", name)
+	}
+	if required && s == "" {
+		return "", argErr("%s must be a non-empty string", name)
+	}
+	return s, nil
+}
+
+// text returns a required string that may be empty.
+func (a args) text(name string) (string, error) {
+	if !a.has(name) {
+		return "", argErr("%s is required (a string; it may be empty)", name)
+	}
+	var s string
+	if err := json.Unmarshal(a[name], &s); err != nil {
+		return "", argErr("%s must be a string", name)
+	}
+	return s, nil
+}
+
+func (a args) boolean(name string, def bool) (bool, error) {
+	if !a.has(name) {
+		return def, nil
+	}
+	var b bool
+	if err := json.Unmarshal(a[name], &b); err != nil {
+		return false, argErr("%s must be a boolean (true or false)", name)
+	}
+	return b, nil
+}
+
+// integer returns an integer parameter ≥ min. JSON numbers with a
+// fraction (1.5), strings ("3"), booleans and values beyond 2^53-1 are
+// rejected; 3.0 and 1e2 are integers and accepted.
+func (a args) integer(name string, def, min int) (int, error) {
+	if !a.has(name) {
+		return def, nil
+	}
+	bad := func() error {
+		return argErr("%s must be an integer >= %d, got %s", name, min, clip(string(a[name]), 40))
+	}
+	raw := bytes.TrimSpace(a[name])
+	if len(raw) == 0 || !(raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
+		return 0, bad()
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || math.Trunc(f) != f || math.Abs(f) > maxSafeInteger || f < float64(min) {
+		return 0, bad()
+	}
+	return int(f), nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return headUTF8(s, n) + "…"
+}

@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxResultBytes = 262144
+	// MinMaxResultBytes is the smallest accepted MaxResultBytes: below it a
+	// result could not hold its metadata and the truncation marker.
+	MinMaxResultBytes     = 64
+	DefaultWaitTimeout    = 30 * time.Second
+	DefaultMaxWaitTimeout = 600 * time.Second
+	// DefaultMaxTextBytes bounds terminal_send's text: a terminal consumes
+	// input at the speed of the program's line editor, so a multi-megabyte
+	// paste would outlive the send's deadline and keep the slot draining.
+	DefaultMaxTextBytes = 262144
+)
+
+// Options configures a Toolset. Zero fields take their defaults.
+type Options struct {
+	// MaxResultBytes bounds every text result (default 262144, at least
+	// 64). It is also each background task's output buffer.
+	MaxResultBytes int
+	// DisableRunInBackground is the inverse of the original's
+	// enableRunInBackground (default true): when set, terminal_send has no
+	// run_in_background parameter, rejects it when passed anyway, and the
+	// task tools are not defined.
+	DisableRunInBackground bool
+	// WaitTimeout is task_output's default wait (30 s); MaxWaitTimeout caps
+	// any requested wait (600 s). A default above the cap is rejected.
+	WaitTimeout    time.Duration
+	MaxWaitTimeout time.Duration
+	// MaxTextBytes bounds terminal_send's text (default 262144).
+	MaxTextBytes int
+	// DefaultCwd is the working directory of a terminal opened without
+	// cwd, and the base of a relative cwd; empty leaves both to the
+	// backend.
+	DefaultCwd string
+	// Log receives one line per failed call; zero means none.
+	Log zerolog.Logger
+}
+
+// ErrConfig matches every configuration error with errors.Is.
+var ErrConfig = errors.New("tools: invalid configuration")
+
+// ConfigError reports an invalid Options field.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return "tools: " + e.Field + " " + e.Msg }
+func (e *ConfigError) Unwrap() error { return ErrConfig }
+
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if o.MaxResultBytes < MinMaxResultBytes || o.MaxResultBytes > maxSafeInteger {
+		return o, &ConfigError{"maxResultBytes", fmt.Sprintf("must be a safe integer of at least %d", MinMaxResultBytes)}
+	}
+	if o.WaitTimeout == 0 {
+		o.WaitTimeout = DefaultWaitTimeout
+	}
+	if o.MaxWaitTimeout == 0 {
+		o.MaxWaitTimeout = DefaultMaxWaitTimeout
+	}
+	if o.WaitTimeout < 0 || o.MaxWaitTimeout < 0 {
+		return o, &ConfigError{"waitTimeoutMs", "must be positive"}
+	}
+	if o.WaitTimeout > o.MaxWaitTimeout {
+		return o, &ConfigError{"waitTimeoutMs", fmt.Sprintf("(%d) must not exceed maxWaitTimeoutMs (%d)", o.WaitTimeout.Milliseconds(), o.MaxWaitTimeout.Milliseconds())}
+	}
+	if o.MaxTextBytes == 0 {
+		o.MaxTextBytes = DefaultMaxTextBytes
+	}
+	if o.MaxTextBytes < 0 {
+		return o, &ConfigError{"maxTextBytes", "must be positive"}
+	}
+	return o, nil
+}
+
+const maxSafeInteger = 1<<53 - 1

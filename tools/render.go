@@ -1,0 +1,236 @@
+package tools
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Marker ends every text that was cut (19 bytes).
+const Marker = "\n[output truncated]"
+
+// deltaMarker flags lost output inside a background task's text.
+const deltaMarker = "[output truncated]"
+
+// headUTF8 returns the longest prefix of s of at most n bytes that ends on
+// a code point boundary.
+func headUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// tailUTF8 returns the longest suffix of s of at most n bytes that starts on
+// a code point boundary.
+func tailUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+// finalize bounds any text to limit bytes: the head, cut on a code point
+// boundary, plus Marker (unless the head already ends with it).
+func finalize(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	h := headUTF8(s, limit-len(Marker))
+	if strings.HasSuffix(h, Marker) {
+		return h
+	}
+	return h + Marker
+}
+
+// tailWithMeta renders body+meta (+Marker if truncated); over the limit it
+// keeps the tail of body, all of meta, and Marker.
+func tailWithMeta(body, meta string, truncated bool, limit int) string {
+	full := body + meta
+	if truncated {
+		full += Marker
+	}
+	if len(full) <= limit {
+		return full
+	}
+	room := limit - len(meta) - len(Marker)
+	if room < 0 {
+		return finalize(full, limit)
+	}
+	return tailUTF8(body, room) + meta + Marker
+}
+
+func renderOpen(r messages.SpawnResult, limit int) string {
+	prefix := "started terminal session " + string(r.SessionID)
+	if r.Name != "" {
+		prefix += " (" + r.Name + ")"
+	}
+	prefix += " [type: " + r.Type + "]\n"
+	motd := r.Motd
+	if motd == "" {
+		motd = "(no startup output)"
+	}
+	if len(prefix)+len(motd) <= limit {
+		return prefix + motd
+	}
+	room := limit - len(prefix) - len(Marker)
+	if room < 0 {
+		return finalize(prefix+motd, limit)
+	}
+	return prefix + tailUTF8(motd, room) + Marker
+}
+
+// sendMeta is the metadata block of a foreground send: wait reason, the
+// exit code and the reader where known, the session status.
+func sendMeta(r messages.SendResult) string {
+	var b strings.Builder
+	b.WriteString("\n[wait: ")
+	b.WriteString(string(r.WaitReason))
+	b.WriteString("]")
+	if r.ExitCode != nil {
+		b.WriteString("\n[exit code: ")
+		b.WriteString(strconv.Itoa(*r.ExitCode))
+		b.WriteString("]")
+	}
+	if r.Reader != "" {
+		b.WriteString("\n[reader: ")
+		b.WriteString(r.Reader)
+		b.WriteString("]")
+	}
+	b.WriteString("\n[session: ")
+	b.WriteString(r.Status.String())
+	b.WriteString("]")
+	return b.String()
+}
+
+func renderSend(r messages.SendResult, limit int) string {
+	body := r.Viewport
+	if body == "" {
+		body = "(no new output)"
+	}
+	// Under a tiny cap the optional lines go first (reader, then exit
+	// code), so the wait reason and the session status always show.
+	meta := sendMeta(r)
+	if len(body)+len(meta)+len(Marker) > limit {
+		for _, drop := range []func(*messages.SendResult){
+			func(r *messages.SendResult) { r.Reader = "" },
+			func(r *messages.SendResult) { r.ExitCode = nil },
+		} {
+			if len(meta)+len(Marker) <= limit {
+				break
+			}
+			drop(&r)
+			meta = sendMeta(r)
+		}
+	}
+	return tailWithMeta(body, meta, r.Truncated, limit)
+}
+
+func renderRead(r messages.ReadResult, limit int) string {
+	body := r.Text
+	if body == "" {
+		body = "(no retained output)"
+	}
+	meta := "\n[lines: " + strconv.Itoa(r.LineBegin) + "-" + strconv.Itoa(r.LineEnd) + " of " + strconv.Itoa(r.TotalLines) + "]"
+	return tailWithMeta(body, meta, r.Truncated, limit)
+}
+
+func renderList(ss []messages.Snapshot, limit int) string {
+	if len(ss) == 0 {
+		return "(no terminal sessions)"
+	}
+	lines := make([]string, len(ss))
+	for i, s := range ss {
+		l := string(s.SessionID)
+		if s.Name != "" {
+			l += " (" + s.Name + ")"
+		}
+		l += " [" + s.Type + "] " + s.Status.String()
+		if s.PID > 0 {
+			l += " pid=" + strconv.Itoa(s.PID)
+		}
+		lines[i] = l
+	}
+	return finalize(strings.Join(lines, "\n"), limit)
+}
+
+func renderSignal(sig messages.Signal, r messages.SignalResult, limit int) string {
+	return finalize("delivered "+string(sig)+" to foreground process group "+strconv.Itoa(r.TargetPgid), limit)
+}
+
+func renderClose(id messages.SessionID, closed bool, limit int) string {
+	if closed {
+		return finalize("closed terminal session "+string(id), limit)
+	}
+	return finalize("terminal session "+string(id)+" was already closing", limit)
+}
+
+func renderAck(id messages.TaskID, limit int) string {
+	return finalize("started background task "+string(id), limit)
+}
+
+// statusLine is "[status: <s>[, <detail>]]".
+func statusLine(t messages.TaskSnapshot) string {
+	s := "[status: " + string(t.Status)
+	if t.Detail != "" {
+		s += ", " + t.Detail
+	}
+	return s + "]"
+}
+
+// renderDelta is a task's new output, with "[output truncated]" on its own
+// line when output was lost.
+func renderDelta(text string, truncated bool) string {
+	if !truncated {
+		return text
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + deltaMarker
+}
+
+func renderTaskOutput(o messages.TaskOutput, limit int) string {
+	body := renderDelta(o.Text, o.Truncated)
+	if body == "" {
+		body = "(no new output)"
+	}
+	status := "\n" + statusLine(o.Task)
+	if len(body)+len(status) <= limit {
+		return body + status
+	}
+	// Over the limit: tail + Marker + status. A body that already ends
+	// with the marker loses it first, so the marker appears once.
+	body = strings.TrimSuffix(strings.TrimSuffix(body, deltaMarker), "\n")
+	room := limit - len(Marker) - len(status)
+	if room < 0 {
+		return finalize(body+Marker+status, limit)
+	}
+	return tailUTF8(body, room) + Marker + status
+}
+
+func renderKill(id messages.TaskID, outcome messages.TaskKillOutcome, t messages.TaskSnapshot, limit int) string {
+	if outcome == messages.TaskCancellationRequested {
+		return finalize("requested cancellation of task "+string(id), limit)
+	}
+	return finalize("task "+string(id)+" had already finished "+statusLine(t), limit)
+}
+
+func renderError(err error, limit int) string {
+	return finalize("Error: "+err.Error(), limit)
+}

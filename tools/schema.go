@@ -1,0 +1,253 @@
+package tools
+
+import (
+	"encoding/json"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Definition is one tool as a model sees it.
+type Definition struct {
+	Name         string
+	Description  string
+	InputSchema  json.RawMessage // a JSON Schema object
+	OutputSchema json.RawMessage // the schema of Result.Structured
+}
+
+// Tool names.
+const (
+	TerminalOpen   = "terminal_open"
+	TerminalSend   = "terminal_send"
+	TerminalRead   = "terminal_read"
+	TerminalSignal = "terminal_signal"
+	TerminalClose  = "terminal_close"
+	TerminalList   = "terminal_list"
+	TaskOutput     = "task_output"
+	TaskKill       = "task_kill"
+)
+
+type schema = map[string]any
+
+func object(props schema, required ...string) schema {
+	s := schema{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func strProp(desc string) schema { return schema{"type": "string", "description": desc} }
+func boolProp(desc string, def bool) schema {
+	return schema{"type": "boolean", "description": desc, "default": def}
+}
+func intProp(desc string, min, def int) schema {
+	return schema{"type": "integer", "description": desc, "minimum": min, "default": def}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // static schemas: a failure is a programming error
+	}
+	return b
+}
+
+const sessionIDDesc = "Session id returned by terminal_open."
+
+func statusSchema() schema {
+	return schema{
+		"type": "object",
+		"properties": schema{
+			"kind":     schema{"type": "string", "enum": []string{"running", "exited"}},
+			"exitCode": schema{"type": "integer"},
+			"signal":   schema{"type": "string"},
+		},
+		"required": []string{"kind"},
+	}
+}
+
+func sessionProps() schema {
+	return schema{
+		"sessionId": schema{"type": "string"},
+		"name":      schema{"type": "string"},
+		"type":      schema{"type": "string"},
+		"pid":       schema{"type": "integer"},
+		"status":    statusSchema(),
+	}
+}
+
+func taskSchema() schema {
+	statuses := []string{string(messages.TaskRunning), string(messages.TaskStopping), string(messages.TaskCompleted), string(messages.TaskKilled), string(messages.TaskFailed)}
+	return schema{
+		"type": "object",
+		"properties": schema{
+			"id":            schema{"type": "string"},
+			"kind":          schema{"type": "string"},
+			"label":         schema{"type": "string"},
+			"sessionId":     schema{"type": "string"},
+			"status":        schema{"type": "string", "enum": statuses},
+			"detail":        schema{"type": "string"},
+			"waitReason":    schema{"type": "string"},
+			"exitCode":      schema{"type": "integer"},
+			"reader":        schema{"type": "string"},
+			"sessionStatus": statusSchema(),
+			"startedAt":     schema{"type": "string"},
+			"finishedAt":    schema{"type": "string"},
+		},
+		"required": []string{"id", "kind", "label", "sessionId", "status", "startedAt"},
+	}
+}
+
+func (t *Toolset) definitions() []Definition {
+	bg := !t.opts.DisableRunInBackground
+	sendDesc := "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit."
+	sendProps := schema{
+		"sessionId": strProp(sessionIDDesc),
+		"text":      strProp("UTF-8 text written as given (control characters included). May be empty: with submit it presses Enter only."),
+		"submit":    boolProp("Press Enter after the text.", true),
+	}
+	if bg {
+		sendDesc += " Background mode returns a task id for task_output/task_kill."
+		sendProps["run_in_background"] = boolProp("Return a task id at once instead of waiting; collect output with task_output, interrupt with task_kill.", false)
+	}
+	waitReasons := []string{string(messages.WaitStdinRead), string(messages.WaitInferredIdle), string(messages.WaitTimeout), string(messages.WaitSessionExit)}
+	sendOut := schema{
+		"type": "object",
+		"properties": schema{
+			"kind":          schema{"type": "string", "enum": []string{"foreground", "background"}},
+			"sessionId":     schema{"type": "string"},
+			"viewport":      schema{"type": "string"},
+			"waitReason":    schema{"type": "string", "enum": waitReasons},
+			"sessionStatus": statusSchema(),
+			"truncated":     schema{"type": "boolean"},
+			"exitCode":      schema{"type": "integer"},
+			"reader":        schema{"type": "string"},
+			"elapsedMs":     schema{"type": "integer"},
+			"taskId":        schema{"type": "string"},
+		},
+		"required": []string{"kind", "sessionId"},
+	}
+	openOut := schema{"type": "object", "properties": sessionProps(), "required": []string{"sessionId", "type", "status", "motd"}}
+	openOut["properties"].(schema)["motd"] = schema{"type": "string"}
+	signals := make([]string, len(messages.Signals))
+	for i, s := range messages.Signals {
+		signals[i] = string(s)
+	}
+	defs := []Definition{
+		{
+			Name:        TerminalOpen,
+			Description: "Open a persistent terminal session (bash in a real PTY) whose state (cwd, variables, running programs, REPLs) survives across calls. Returns the session id and the startup output.",
+			InputSchema: mustJSON(object(schema{
+				"type": strProp("Backend type (e.g. \"shell\"); may be omitted when exactly one backend is registered."),
+				"name": strProp("Optional display name, unique among your sessions."),
+				"cwd":  strProp("Optional working directory; defaults to the workspace root."),
+			})),
+			OutputSchema: mustJSON(openOut),
+		},
+		{
+			Name:         TerminalSend,
+			Description:  sendDesc,
+			InputSchema:  mustJSON(object(sendProps, "sessionId", "text")),
+			OutputSchema: mustJSON(sendOut),
+		},
+		{
+			Name:        TerminalRead,
+			Description: "Read retained scrollback of a terminal session, paged back from the newest line: offset lines are skipped from the end, then up to count lines are returned.",
+			InputSchema: mustJSON(object(schema{
+				"sessionId": strProp(sessionIDDesc),
+				"offset":    intProp("Lines to skip, counted back from the newest line.", 0, 0),
+				"count":     intProp("Lines to return.", 1, messages.DefaultReadCount),
+			}, "sessionId")),
+			OutputSchema: mustJSON(schema{
+				"type": "object",
+				"properties": schema{
+					"sessionId": schema{"type": "string"}, "text": schema{"type": "string"},
+					"totalLines": schema{"type": "integer"}, "lineBegin": schema{"type": "integer"},
+					"lineEnd": schema{"type": "integer"}, "truncated": schema{"type": "boolean"},
+				},
+				"required": []string{"sessionId", "text", "totalLines", "lineBegin", "lineEnd", "truncated"},
+			}),
+		},
+		{
+			Name:        TerminalSignal,
+			Description: "Send a signal to the terminal's current foreground process group (a real signal, delivered even when the program disabled ^C). SIGKILL is refused while the shell itself is in the foreground: close the session instead.",
+			InputSchema: mustJSON(object(schema{
+				"sessionId": strProp(sessionIDDesc),
+				"signal":    schema{"type": "string", "enum": signals, "description": "Signal to send."},
+			}, "sessionId", "signal")),
+			OutputSchema: mustJSON(schema{
+				"type": "object",
+				"properties": schema{
+					"sessionId": schema{"type": "string"}, "signal": schema{"type": "string"},
+					"delivered": schema{"type": "boolean"}, "targetPgid": schema{"type": "integer"},
+				},
+				"required": []string{"sessionId", "signal", "delivered", "targetPgid"},
+			}),
+		},
+		{
+			Name:        TerminalClose,
+			Description: "Close a terminal session: its whole process tree is terminated, and the call returns once it is gone.",
+			InputSchema: mustJSON(object(schema{"sessionId": strProp(sessionIDDesc)}, "sessionId")),
+			OutputSchema: mustJSON(schema{
+				"type": "object",
+				"properties": schema{
+					"sessionId": schema{"type": "string"},
+					"outcome":   schema{"type": "string", "enum": []string{"closed", "already-closing"}},
+					"killed":    schema{"type": "array", "items": schema{"type": "integer"}},
+					"survivors": schema{"type": "array", "items": schema{"type": "integer"}},
+				},
+				"required": []string{"sessionId", "outcome"},
+			}),
+		},
+		{
+			Name:        TerminalList,
+			Description: "List your open terminal sessions.",
+			InputSchema: mustJSON(object(schema{})),
+			OutputSchema: mustJSON(schema{
+				"type": "object",
+				"properties": schema{
+					"sessions": schema{"type": "array", "items": schema{"type": "object", "properties": sessionProps(), "required": []string{"sessionId", "type", "status"}}},
+				},
+				"required": []string{"sessions"},
+			}),
+		},
+	}
+	if bg {
+		defs = append(defs,
+			Definition{
+				Name:        TaskOutput,
+				Description: "Get the new output of a background terminal send (only what arrived since the previous call) and its status: running, stopping, completed, killed or failed. With wait, first waits until the task finishes or timeout_ms passes.",
+				InputSchema: mustJSON(object(schema{
+					"task_id":    strProp("Task id returned by terminal_send with run_in_background."),
+					"wait":       boolProp("Wait for the task to finish (up to timeout_ms) before returning.", true),
+					"timeout_ms": intProp("How long to wait, in milliseconds (capped).", 0, int(t.opts.WaitTimeout.Milliseconds())),
+				}, "task_id")),
+				OutputSchema: mustJSON(schema{
+					"type": "object",
+					"properties": schema{
+						"taskId": schema{"type": "string"}, "text": schema{"type": "string"},
+						"truncated": schema{"type": "boolean"}, "task": taskSchema(),
+					},
+					"required": []string{"taskId", "text", "truncated", "task"},
+				}),
+			},
+			Definition{
+				Name:        TaskKill,
+				Description: "Interrupt a running background terminal send: a real SIGINT goes to the terminal's foreground process group. A finished task is left alone.",
+				InputSchema: mustJSON(object(schema{
+					"task_id": strProp("Task id returned by terminal_send with run_in_background."),
+					"reason":  strProp("Optional reason, for logs."),
+				}, "task_id")),
+				OutputSchema: mustJSON(schema{
+					"type": "object",
+					"properties": schema{
+						"taskId":  schema{"type": "string"},
+						"outcome": schema{"type": "string", "enum": []string{string(messages.TaskCancellationRequested), string(messages.TaskAlreadyFinished)}},
+						"task":    taskSchema(),
+					},
+					"required": []string{"taskId", "outcome", "task"},
+				}),
+			})
+	}
+	return defs
+}

@@ -1,0 +1,381 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Result is one tool call's outcome.
+type Result struct {
+	// Text is what the model reads, at most MaxResultBytes long.
+	Text string
+	// Structured is the tool's value (the *Value types of this package),
+	// nil for errors.
+	Structured any
+	// IsError marks a failed call; Text is then "Error: <message>".
+	IsError bool
+	// Err is the typed error behind a failed call, for Go callers.
+	Err error
+}
+
+// Errors a call can fail with besides the runtime's (messages.Err*) and
+// argument errors (ErrInvalidArgument).
+var (
+	// ErrNoAgent: the call carries no owner.
+	ErrNoAgent = errors.New("terminal tools require an initiating agent")
+	// ErrUnknownTool: no tool has that name (or it is disabled).
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrBackgroundDisabled: run_in_background with DisableRunInBackground.
+	ErrBackgroundDisabled = errors.New("background terminal sends are disabled by tool-pty configuration")
+	// ErrSendAborted: the caller's context ended during a foreground send;
+	// the send was interrupted and settled first.
+	ErrSendAborted = errors.New("terminal send aborted")
+)
+
+// Toolset serves the tools over one Service. It is safe for concurrent use;
+// every call names its owner, and sessions and tasks are authorized against
+// it.
+type Toolset struct {
+	svc    *actors.Service
+	opts   Options
+	defs   []Definition
+	params map[string][]string // tool → allowed parameter names
+}
+
+// New validates opts and builds the tool definitions.
+func New(svc *actors.Service, opts Options) (*Toolset, error) {
+	if svc == nil {
+		return nil, errors.New("tools: nil service")
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	t := &Toolset{svc: svc, opts: o}
+	t.defs = t.definitions()
+	t.params = map[string][]string{}
+	for _, d := range t.defs {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		_ = json.Unmarshal(d.InputSchema, &s)
+		names := make([]string, 0, len(s.Properties))
+		for k := range s.Properties {
+			names = append(names, k)
+		}
+		t.params[d.Name] = names
+	}
+	return t, nil
+}
+
+// Options returns the effective options (defaults applied).
+func (t *Toolset) Options() Options { return t.opts }
+
+// Definitions returns the tools in a stable order. Without background
+// sends, terminal_send has no run_in_background and the task tools are
+// absent.
+func (t *Toolset) Definitions() []Definition { return append([]Definition(nil), t.defs...) }
+
+// Guidance is the short usage text for a system prompt.
+const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned."
+
+// backgroundGuidance is added when background sends are enabled.
+const backgroundGuidance = " For long-running commands, send with run_in_background and collect output with task_output; task_kill interrupts it with a real SIGINT."
+
+// Guidance returns the usage text for this toolset's configuration.
+func (t *Toolset) Guidance() string {
+	if t.opts.DisableRunInBackground {
+		return Guidance
+	}
+	return Guidance + backgroundGuidance
+}
+
+// Call runs one tool for owner. It never panics on bad input: malformed
+// arguments, unknown tools and runtime refusals all come back as error
+// results whose text is bounded like any other.
+func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, raw json.RawMessage) Result {
+	allowed, ok := t.params[name]
+	if !ok {
+		if name == TaskOutput || name == TaskKill {
+			// Only the task tools can be missing; say why.
+			return t.fail(name, fmt.Errorf("%w %q: %w", ErrUnknownTool, name, ErrBackgroundDisabled))
+		}
+		return t.fail(name, fmt.Errorf("%w %q", ErrUnknownTool, name))
+	}
+	if owner.IsZero() {
+		return t.fail(name, ErrNoAgent)
+	}
+	if name == TerminalSend && t.opts.DisableRunInBackground {
+		// Checked before the unknown-parameter rule, so a forced
+		// run_in_background gets the specific refusal.
+		allowed = append(allowed[:len(allowed):len(allowed)], "run_in_background")
+	}
+	a, err := parseArgs(raw, allowed)
+	if err != nil {
+		return t.fail(name, err)
+	}
+	var r Result
+	switch name {
+	case TerminalOpen:
+		r, err = t.open(ctx, owner, a)
+	case TerminalSend:
+		r, err = t.send(ctx, owner, a)
+	case TerminalRead:
+		r, err = t.read(ctx, owner, a)
+	case TerminalSignal:
+		r, err = t.signal(ctx, owner, a)
+	case TerminalClose:
+		r, err = t.close(ctx, owner, a)
+	case TerminalList:
+		r, err = t.list(ctx, owner)
+	case TaskOutput:
+		r, err = t.taskOutput(ctx, owner, a)
+	case TaskKill:
+		r, err = t.taskKill(ctx, owner, a)
+	}
+	if err != nil {
+		return t.fail(name, err)
+	}
+	r.Text = finalize(r.Text, t.opts.MaxResultBytes)
+	return r
+}
+
+func (t *Toolset) fail(name string, err error) Result {
+	t.opts.Log.Debug().Str("tool", name).Err(err).Msg("tool call failed")
+	return Result{Text: renderError(err, t.opts.MaxResultBytes), IsError: true, Err: err}
+}
+
+func (t *Toolset) open(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	var req messages.SpawnRequest
+	var err error
+	if a.has("type") {
+		if req.Type, err = a.str("type", true); err != nil {
+			return Result{}, argErr("type must be a non-empty string")
+		}
+	}
+	if req.Name, err = a.str("name", false); err != nil {
+		return Result{}, err
+	}
+	if req.Cwd, err = a.str("cwd", false); err != nil {
+		return Result{}, err
+	}
+	if t.opts.DefaultCwd != "" {
+		switch {
+		case req.Cwd == "":
+			req.Cwd = t.opts.DefaultCwd
+		case !filepath.IsAbs(req.Cwd):
+			req.Cwd = filepath.Join(t.opts.DefaultCwd, req.Cwd)
+		}
+	}
+	sp, err := t.svc.Spawn(ctx, owner, req)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Text:       renderOpen(sp, t.opts.MaxResultBytes),
+		Structured: OpenValue{SessionValue: sessionValue(sp.Snapshot), Motd: sp.Motd},
+	}, nil
+}
+
+func sessionArg(a args) (messages.SessionID, error) {
+	id, err := a.str("sessionId", true)
+	return messages.SessionID(id), err
+}
+
+func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	text, err := a.text("text")
+	if err != nil {
+		return Result{}, err
+	}
+	if len(text) > t.opts.MaxTextBytes {
+		return Result{}, argErr("text is %d bytes; the limit is %d (send large input in pieces, or write it to a file with another tool)", len(text), t.opts.MaxTextBytes)
+	}
+	submit, err := a.boolean("submit", true)
+	if err != nil {
+		return Result{}, err
+	}
+	if a.has("run_in_background") && t.opts.DisableRunInBackground {
+		return Result{}, ErrBackgroundDisabled
+	}
+	bg, err := a.boolean("run_in_background", false)
+	if err != nil {
+		return Result{}, err
+	}
+	req := messages.SendRequest{Text: text, Submit: submit}
+	if bg {
+		label := text
+		if label == "" {
+			label = "(input)"
+		}
+		tid, err := t.svc.StartTask(ctx, owner, messages.TaskRequest{
+			Session: id, Send: req, Label: string(id) + ": " + clip(label, 200), OutputLimitBytes: t.opts.MaxResultBytes,
+		})
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{
+			Text:       renderAck(tid, t.opts.MaxResultBytes),
+			Structured: BackgroundSendValue{Kind: "background", SessionID: string(id), TaskID: string(tid)},
+		}, nil
+	}
+	res, err := t.svc.Send(ctx, owner, id, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("%w (%w)", ErrSendAborted, err)
+		}
+		return Result{}, err
+	}
+	return Result{
+		Text: renderSend(res, t.opts.MaxResultBytes),
+		Structured: ForegroundSendValue{
+			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason),
+			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
+			ElapsedMs: res.Elapsed.Milliseconds(),
+		},
+	}, nil
+}
+
+func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	offset, err := a.integer("offset", 0, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	count, err := a.integer("count", messages.DefaultReadCount, 1)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := t.svc.Read(ctx, owner, id, messages.ReadRequest{Offset: &offset, Count: &count})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Text: renderRead(r, t.opts.MaxResultBytes),
+		Structured: ReadValue{SessionID: string(id), Text: r.Text, TotalLines: r.TotalLines,
+			LineBegin: r.LineBegin, LineEnd: r.LineEnd, Truncated: r.Truncated},
+	}, nil
+}
+
+func (t *Toolset) signal(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	s, err := a.str("signal", true)
+	if err != nil {
+		return Result{}, argErr("signal must be one of %v", messages.Signals)
+	}
+	sig := messages.Signal(s)
+	if !sig.Valid() {
+		return Result{}, argErr("signal must be one of %v, got %q", messages.Signals, clip(s, 40))
+	}
+	r, err := t.svc.Signal(ctx, owner, id, sig)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Text:       renderSignal(sig, r, t.opts.MaxResultBytes),
+		Structured: SignalValue{SessionID: string(id), Signal: string(sig), Delivered: r.Delivered, TargetPgid: r.TargetPgid},
+	}, nil
+}
+
+func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	closed, report, err := t.svc.Kill(ctx, owner, id, "model request")
+	if err != nil {
+		return Result{}, err
+	}
+	v := CloseValue{SessionID: string(id), Outcome: "closed", Killed: nonNil(report.Killed), Survivors: nonNil(report.Survivors)}
+	if !closed {
+		v.Outcome = "already-closing"
+	}
+	return Result{Text: renderClose(id, closed, t.opts.MaxResultBytes), Structured: v}, nil
+}
+
+func nonNil(p []int) []int {
+	if p == nil {
+		return []int{}
+	}
+	return p
+}
+
+func (t *Toolset) list(ctx context.Context, owner messages.Owner) (Result, error) {
+	ss, err := t.svc.List(ctx, owner)
+	if err != nil {
+		return Result{}, err
+	}
+	v := ListValue{Sessions: make([]SessionValue, len(ss))}
+	for i, s := range ss {
+		v.Sessions[i] = sessionValue(s)
+	}
+	return Result{Text: renderList(ss, t.opts.MaxResultBytes), Structured: v}, nil
+}
+
+func taskArg(a args) (messages.TaskID, error) {
+	id, err := a.str("task_id", true)
+	return messages.TaskID(id), err
+}
+
+func (t *Toolset) taskOutput(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := taskArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	wait, err := a.boolean("wait", true)
+	if err != nil {
+		return Result{}, err
+	}
+	ms, err := a.integer("timeout_ms", int(t.opts.WaitTimeout.Milliseconds()), 0)
+	if err != nil {
+		return Result{}, err
+	}
+	d := min(time.Duration(ms)*time.Millisecond, t.opts.MaxWaitTimeout)
+	if !wait {
+		d = 0
+	}
+	out, err := t.svc.TaskOutput(ctx, owner, id, d)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Text:       renderTaskOutput(out, t.opts.MaxResultBytes),
+		Structured: TaskOutputValue{TaskID: string(id), Text: out.Text, Truncated: out.Truncated, Task: taskValue(out.Task)},
+	}, nil
+}
+
+func (t *Toolset) taskKill(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := taskArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	reason, err := a.str("reason", false)
+	if err != nil {
+		return Result{}, err
+	}
+	outcome, snap, err := t.svc.KillTask(ctx, owner, id)
+	if err != nil {
+		return Result{}, err
+	}
+	t.opts.Log.Debug().Str("task", string(id)).Str("reason", reason).Str("outcome", string(outcome)).Msg("task kill")
+	return Result{
+		Text:       renderKill(id, outcome, snap, t.opts.MaxResultBytes),
+		Structured: TaskKillValue{TaskID: string(id), Outcome: string(outcome), Task: taskValue(snap)},
+	}, nil
+}

@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"time"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Structured values: what Result.Structured holds for each tool, and what
+// the output schemas describe. JSON names are the model-facing contract.
+
+// StatusValue is a session status: {"kind":"running"}, or
+// {"kind":"exited","exitCode":n,"signal":"SIG..."} with the fields known.
+type StatusValue struct {
+	Kind     string `json:"kind"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+}
+
+func statusValue(s messages.SessionStatus) StatusValue {
+	if !s.Exited {
+		return StatusValue{Kind: "running"}
+	}
+	return StatusValue{Kind: "exited", ExitCode: s.ExitCode, Signal: s.Signal}
+}
+
+// SessionValue describes a session (terminal_list entries).
+type SessionValue struct {
+	SessionID string      `json:"sessionId"`
+	Name      string      `json:"name,omitempty"`
+	Type      string      `json:"type"`
+	PID       int         `json:"pid,omitempty"`
+	Status    StatusValue `json:"status"`
+}
+
+func sessionValue(s messages.Snapshot) SessionValue {
+	return SessionValue{SessionID: string(s.SessionID), Name: s.Name, Type: s.Type, PID: s.PID, Status: statusValue(s.Status)}
+}
+
+// OpenValue is terminal_open's value.
+type OpenValue struct {
+	SessionValue
+	Motd string `json:"motd"`
+}
+
+// ForegroundSendValue is terminal_send's value for a send that settled.
+type ForegroundSendValue struct {
+	Kind          string      `json:"kind"` // "foreground"
+	SessionID     string      `json:"sessionId"`
+	Viewport      string      `json:"viewport"`
+	WaitReason    string      `json:"waitReason"`
+	SessionStatus StatusValue `json:"sessionStatus"`
+	Truncated     bool        `json:"truncated"`
+	ExitCode      *int        `json:"exitCode,omitempty"` // when the prompt marker settled the send
+	Reader        string      `json:"reader,omitempty"`   // the program proven to wait on the terminal
+	ElapsedMs     int64       `json:"elapsedMs"`
+}
+
+// BackgroundSendValue is terminal_send's value with run_in_background.
+type BackgroundSendValue struct {
+	Kind      string `json:"kind"` // "background"
+	SessionID string `json:"sessionId"`
+	TaskID    string `json:"taskId"`
+}
+
+// ReadValue is terminal_read's value.
+type ReadValue struct {
+	SessionID  string `json:"sessionId"`
+	Text       string `json:"text"`
+	TotalLines int    `json:"totalLines"`
+	LineBegin  int    `json:"lineBegin"`
+	LineEnd    int    `json:"lineEnd"`
+	Truncated  bool   `json:"truncated"`
+}
+
+// SignalValue is terminal_signal's value.
+type SignalValue struct {
+	SessionID  string `json:"sessionId"`
+	Signal     string `json:"signal"`
+	Delivered  bool   `json:"delivered"`
+	TargetPgid int    `json:"targetPgid"`
+}
+
+// CloseValue is terminal_close's value: the outcome and the leak report.
+type CloseValue struct {
+	SessionID string `json:"sessionId"`
+	Outcome   string `json:"outcome"` // "closed" or "already-closing"
+	Killed    []int  `json:"killed"`
+	Survivors []int  `json:"survivors"`
+}
+
+// ListValue is terminal_list's value.
+type ListValue struct {
+	Sessions []SessionValue `json:"sessions"`
+}
+
+// TaskValue describes a background task.
+type TaskValue struct {
+	ID            string       `json:"id"`
+	Kind          string       `json:"kind"`
+	Label         string       `json:"label"`
+	SessionID     string       `json:"sessionId"`
+	Status        string       `json:"status"`
+	Detail        string       `json:"detail,omitempty"`
+	WaitReason    string       `json:"waitReason,omitempty"`
+	ExitCode      *int         `json:"exitCode,omitempty"`
+	Reader        string       `json:"reader,omitempty"`
+	SessionStatus *StatusValue `json:"sessionStatus,omitempty"`
+	StartedAt     string       `json:"startedAt"`
+	FinishedAt    string       `json:"finishedAt,omitempty"`
+}
+
+func taskValue(t messages.TaskSnapshot) TaskValue {
+	v := TaskValue{
+		ID: string(t.ID), Kind: t.Kind, Label: t.Label, SessionID: string(t.Session), Status: string(t.Status),
+		Detail: t.Detail, WaitReason: string(t.WaitReason), ExitCode: t.ExitCode, Reader: t.Reader,
+		StartedAt: t.StartedAt.UTC().Format(time.RFC3339Nano),
+	}
+	if t.SessionStatus != nil {
+		s := statusValue(*t.SessionStatus)
+		v.SessionStatus = &s
+	}
+	if !t.FinishedAt.IsZero() {
+		v.FinishedAt = t.FinishedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+// TaskOutputValue is task_output's value: the new output and the task.
+type TaskOutputValue struct {
+	TaskID    string    `json:"taskId"`
+	Text      string    `json:"text"`
+	Truncated bool      `json:"truncated"`
+	Task      TaskValue `json:"task"`
+}
+
+// TaskKillValue is task_kill's value.
+type TaskKillValue struct {
+	TaskID  string    `json:"taskId"`
+	Outcome string    `json:"outcome"` // "cancellation-requested" or "already-finished"
+	Task    TaskValue `json:"task"`
+}
