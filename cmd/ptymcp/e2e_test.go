@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +84,13 @@ var fastFlags = []string{"-sandbox", "danger-full-access", "-idle-silence-ms", "
 // stdioServer starts the binary over stdio and connects a client.
 func stdioServer(t *testing.T, extra ...string) (*client, *exec.Cmd, *syncBuf) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(append([]string{}, fastFlags...), extra...)...)
+	return stdioServerArgs(t, append(append([]string{}, fastFlags...), extra...)...)
+}
+
+// stdioServerArgs is stdioServer with exactly the given flags.
+func stdioServerArgs(t *testing.T, args ...string) (*client, *exec.Cmd, *syncBuf) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = t.TempDir()
 	stderr := &syncBuf{}
 	cmd.Stderr = stderr
@@ -509,4 +517,37 @@ func TestStdioClientDiesDuringSend(t *testing.T) {
 	cancelCall() // the dead client's own call, so its session can close
 	<-callDone
 	_ = cs.Close()
+}
+
+// The default mode, workspace-write, confines the terminal: the workspace
+// is writable, the rest of the host is not, and state still persists.
+func TestStdioWorkspaceWriteByDefault(t *testing.T) {
+	requireBwrap(t)
+	ws := t.TempDir()
+	outside := t.TempDir()
+	flags := slices.Clone(fastFlags)
+	i := slices.Index(flags, "-sandbox")
+	flags = slices.Delete(flags, i, i+2) // the server's own default
+	cs, _, _ := stdioServerArgs(t, append(flags, "-workspace", ws)...)
+	id := cs.open(nil)
+	if got := cs.send(id, "pwd; touch inside && echo wrote-inside").Text; !strings.Contains(got, ws+"\n") || !strings.Contains(got, "wrote-inside\n") {
+		t.Fatalf("inside the workspace: %q", got)
+	}
+	got := cs.send(id, "touch "+outside+"/escaped; echo rc=$?").Text
+	if strings.Contains(got, "rc=0") {
+		t.Fatalf("a write outside the workspace succeeded: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the host file exists: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "inside")); err != nil {
+		t.Fatalf("the workspace file is missing: %v", err)
+	}
+}
+
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap not installed (apt-get install bubblewrap; .ci/run installs it)")
+	}
 }

@@ -1,27 +1,28 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/sandbox"
 )
 
-// errSandboxUnavailable: a restricted mode was asked for and no sandbox
-// provider is wired into this build.
-var errSandboxUnavailable = errors.New("sandbox provider unavailable")
-
-// confine applies the sandbox mode to the backend options.
-//
-// MERGE SEAM: the sandbox package (bubblewrap provider, policy, mode fence)
-// is built on another branch. Connect it here: for read-only and
-// workspace-write, wrap the shell argv once with the provider (workspace
-// c.workspace writable only in workspace-write, network per
-// c.allowNetwork), and fail before spawning when no provider is mounted.
-// Until then restricted modes refuse to start rather than run unconfined.
+// confine gives the backend the deployment's sandbox: one policy (mode,
+// workspace root, network) for every owner, and for the restricted modes the
+// bubblewrap provider. Without bwrap on the machine a restricted spawn fails
+// before any process starts, with an error naming the package to install;
+// the server keeps serving, and installing bubblewrap takes effect at the
+// next open.
 func confine(c config, o *local.Options) error {
-	if c.sandbox == modeFullAccess {
-		return nil
+	mode, err := sandbox.ParseMode(c.sandbox)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%w: -sandbox %s needs the sandbox provider, which this build does not include; run with -sandbox danger-full-access to use the terminals unconfined", errSandboxUnavailable, c.sandbox)
+	policy, err := sandbox.NewPolicy(sandbox.Settings{Mode: mode, Root: c.workspace, Network: c.allowNetwork})
+	if err != nil {
+		return err
+	}
+	o.Policy = policy
+	if mode.Restricted() {
+		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
+	}
+	return nil
 }
