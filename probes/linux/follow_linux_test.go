@@ -2,6 +2,7 @@ package linux
 
 import (
 	"os/exec"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -94,4 +95,27 @@ func TestFollowerTracksOnlyNonEpollWaits(t *testing.T) {
 	if _, ok := f.Recheck(g.Pgid); ok {
 		t.Fatal("a closed follower proved a wait")
 	}
+}
+
+// BenchmarkFollowerRecheck is BenchmarkProbeGroup's question answered from
+// the held files of the thread a walk found.
+func BenchmarkFollowerRecheck(b *testing.B) {
+	s := startPTY(b, nil, exec.Command(lookPath(b, "python3"), "-q"))
+	g := s.waitFor("python3 at its prompt", waitingAs("python3", CallPselect6, CallSelect))
+	w, _ := g.Waiting()
+	f := NewFollower(s.arch, s.term)
+	defer f.Close()
+	f.Track(w)
+	var times []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		_, ok := f.Recheck(g.Pgid)
+		times = append(times, time.Since(start))
+		if !ok {
+			b.Fatal("the followed wait was not proven")
+		}
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "µs-median")
+	b.ReportMetric(float64(times[len(times)*9/10].Nanoseconds())/1e3, "µs-p90")
 }
