@@ -238,6 +238,20 @@ func (p *prober) thread(s Stat, tid int) ThreadWait {
 		return tw
 	}
 	task := taskPath(s.PID, tid)
+	// With schedstat's count (every time the thread is scheduled in), an
+	// unchanged count from before the syscall line was read to after the
+	// inspection proves the thread never ran in between: the line, the
+	// memory and the fd table all belong to one wait, and the line need
+	// not be read again. voluntary_ctxt_switches only moves when the thread
+	// sleeps again, so a thread that left its wait and still runs keeps it:
+	// there the line is read again too.
+	var before uint64
+	var err error
+	if p.sched {
+		if before, err = p.switches(task); err != nil {
+			return tw
+		}
+	}
 	first, err := readSyscall(p.r, task)
 	if err != nil || first.Running || first.Nr < 0 {
 		return tw
@@ -251,13 +265,19 @@ func (p *prober) thread(s Stat, tid int) ThreadWait {
 	if s.State == 'T' || s.State == 't' || first.SP <= math.MaxUint32 {
 		return tw
 	}
-	before, err := p.switches(task)
-	if err != nil || !p.wants(s.PID, call, first.Args) {
+	if !p.sched {
+		if before, err = p.switches(task); err != nil {
+			return tw
+		}
+	}
+	if !p.wants(s.PID, call, first.Args) {
 		return tw
 	}
-	again, err := readSyscall(p.r, task)
-	if err != nil || again != first {
-		return tw
+	if !p.sched {
+		again, err := readSyscall(p.r, task)
+		if err != nil || again != first {
+			return tw
+		}
 	}
 	after, err := p.switches(task)
 	if err != nil || after != before {
