@@ -115,8 +115,11 @@ type (
 		err     error
 		skipped bool
 	}
-	interruptDone struct{ err error }
-	timerFired    struct {
+	interruptDone struct {
+		pgid int // the group the SIGINT reached
+		err  error
+	}
+	timerFired struct {
 		kind timerKind
 		gen  uint64
 	}

@@ -86,8 +86,11 @@ type sendActor struct {
 	// producing output. Past fruitlessLimit, output no longer triggers a
 	// look each; a paced look follows instead.
 	fruitless int
-	loopSeen  map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
-	loopAt    time.Time
+	// interruptedShell: the cancel's SIGINT reached the shell's own group,
+	// so the command's job may not have started yet.
+	interruptedShell bool
+	loopSeen         map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
+	loopAt           time.Time
 	// free is shared with the session: set when the send settled with
 	// nothing in flight, so the session can accept the next send even
 	// before sendFinished reaches it.
@@ -133,6 +136,13 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.interrupting = false
 		if a.settled {
 			a.free.Store(true)
+		}
+		// A SIGINT that reached the shell itself may have landed before
+		// the command's job took the terminal (bash takes it and starts
+		// the job anyway): watch for the job and interrupt it too.
+		a.interruptedShell = m.err == nil && m.pgid == a.bs.PID()
+		if a.interruptedShell && !a.settled {
+			a.arm(timerPoll, messages.Ms(a.cfg.PollIntervalMs))
 		}
 		// A foreground group that exited before the SIGINT landed left
 		// nothing to interrupt: the shell's prompt settles the send.
@@ -289,8 +299,8 @@ func (a *sendActor) interrupt() {
 	a.markerSeen = false
 	self, sys, bs := a.self, a.sys, a.bs
 	go func() {
-		_, err := bs.Signal(messages.SIGINT)
-		sys.Root.Send(self, &interruptDone{err: err})
+		res, err := bs.Signal(messages.SIGINT)
+		sys.Root.Send(self, &interruptDone{pgid: res.TargetPgid, err: err})
 	}()
 	// The interrupt's effect (a new prompt) must be observed as new evidence.
 	a.lastActivity = a.clock.Now()
@@ -323,6 +333,16 @@ func (a *sendActor) onTimer(k timerKind) {
 	case timerPoll:
 		if code, ok := a.bs.PromptReady(); ok {
 			a.settle(messages.WaitStdinRead, &code, nil)
+			return
+		}
+		if a.interruptedShell && !a.interrupting {
+			if pgid, err := a.bs.Foreground(); err == nil && pgid != a.bs.PID() {
+				a.log.Debug().Uint64("ticket", a.ticket).Int("pgid", pgid).Msg("cancel: the job started after the SIGINT reached the shell; interrupting it")
+				a.interruptedShell = false
+				a.interrupt()
+				return
+			}
+			a.arm(timerPoll, messages.Ms(a.cfg.PollIntervalMs))
 			return
 		}
 		if a.markerSeen {

@@ -2,6 +2,7 @@ package test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +66,47 @@ func TestCancelRacingSettlementReturns(t *testing.T) {
 		}
 		if _, err := sop.Result(ctx); err != nil && !errors.Is(err, messages.ErrAbortedBeforeWrite) {
 			t.Fatalf("round %d: %v", i, err)
+		}
+	}
+}
+
+// A cancel whose SIGINT reaches the shell before the command's job took
+// the terminal still stops the job. The shell here catches SIGINT in a
+// trap while it waits for a background child, so the interrupt does not
+// abort the list and `sleep 100` starts after it: the runtime must see the
+// new foreground group and interrupt it as well.
+func TestCancelReachingTheShellStillStopsTheJob(t *testing.T) {
+	cfg := testConfig()
+	cfg.IdleSilenceMs = 60000 // only the prompt after the job may settle
+	cfg.TimeoutMs = 60000
+	h := newHarness(t, cfg, local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	h.send(sp.SessionID, "trap 'echo trapped' INT")
+	ctx := testCtx(t)
+	sop, err := h.svc.StartSend(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "(sleep 1) & wait; sleep 100; echo after-sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var background int
+	waitFor(t, 10*time.Second, "the background sleep", func() bool {
+		for _, p := range sessionMembers(t, sp.PID) {
+			if p.Comm == "sleep" && p.PGRP != sp.PID {
+				background = p.PID
+				return true
+			}
+		}
+		return false
+	})
+	if !sop.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	res, err := sop.Result(ctx)
+	if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "trapped") {
+		t.Fatalf("cancelled send: %+v, %v", res, err)
+	}
+	for _, p := range sessionMembers(t, sp.PID) {
+		if p.Comm == "sleep" && p.PID != background {
+			t.Fatalf("the cancelled command's sleep 100 survived: %+v; viewport %q", p, res.Viewport)
 		}
 	}
 }
