@@ -106,7 +106,9 @@ type StdinObservation struct {
 // BackendSession is one live terminal. Methods other than Write and Close
 // must return promptly; they are called from actor mailboxes.
 type BackendSession interface {
-	// PID is the top-level process (the shell).
+	// PID is the shell: the process whose prompt the runtime reads and whose
+	// group owns the terminal between commands (under a sandbox wrapper,
+	// the shell the wrapper started, not the wrapper).
 	PID() int
 	// BeginSend starts a new send epoch: it drops prompt evidence and
 	// pending output from before, and collects output for the new send.
