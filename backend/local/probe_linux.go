@@ -16,11 +16,10 @@ var _ messages.StdinProber = (*session)(nil)
 var hostArch = linux.ArchFor(runtime.GOARCH)
 
 // terminalPaths names what counts as this session's terminal when a fd is
-// resolved: its pts, and /dev/tty (less reads the terminal there). Inside a
-// bwrap sandbox /dev is bwrap's own, and bwrap binds the terminal on
-// /dev/console; opening /dev/tty there yields that bind, whose link reads
-// "/dev/console" from the host. The sandbox cannot reach the host's real
-// console, so for a wrapped shell that path is this terminal.
+// resolved: its pts by device identity (so a sandbox's own devpts instance,
+// whose pts numbers repeat the host's, never matches, while bwrap's bind
+// of this pts on /dev/console does), and /dev/tty (less reads the terminal
+// there). The paths are the fallback where descriptors cannot be stat'ed.
 func terminalPaths(s *session) (linux.Terminal, error) {
 	var n int
 	err := control(s.master, func(fd int) error {
@@ -31,11 +30,12 @@ func terminalPaths(s *session) (linux.Terminal, error) {
 	if err != nil {
 		return linux.Terminal{}, fmt.Errorf("pts number: %w", err)
 	}
-	paths := []string{fmt.Sprintf("/dev/pts/%d", n), "/dev/tty"}
-	if s.wrapped {
-		paths = append(paths, "/dev/console")
+	pts := fmt.Sprintf("/dev/pts/%d", n)
+	dev, err := linux.TerminalDevice(pts)
+	if err != nil {
+		return linux.Terminal{}, fmt.Errorf("pts identity: %w", err)
 	}
-	return linux.Terminal{Paths: paths}, nil
+	return linux.Terminal{Paths: []string{pts, "/dev/tty"}, Device: dev}, nil
 }
 
 // ProbeStdin observes the foreground group from /proc.

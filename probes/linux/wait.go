@@ -18,10 +18,28 @@ type Terminal struct {
 	// the process that opened it, which for a member of the terminal's
 	// foreground group is the session's own terminal.
 	Paths []string
+	// Device, when set, identifies the pts by its device node, and a
+	// reader that can stat descriptors (FS) matches by identity instead of
+	// by path: a pts of another devpts instance with the same number (a
+	// sandbox's own) is not this terminal, and this pts bound under another
+	// name (bwrap's /dev/console) is. The tty device (/dev/tty, 5:0)
+	// always matches, as above.
+	Device *DeviceID
 }
+
+// DeviceID is a device node's identity: the filesystem it lives on
+// (st_dev, the devpts instance) and the device it names (st_rdev).
+type DeviceID struct{ Dev, Rdev uint64 }
 
 func (t Terminal) matches(link string) bool {
 	return link != "" && slices.Contains(t.Paths, link)
+}
+
+// fdStater is a ProcReader that can stat what a descriptor refers to.
+type fdStater interface {
+	// StatFD returns the identity of the file behind /proc/<pid>/fd/<fd>,
+	// and whether it is a character device.
+	StatFD(pid, fd int) (id DeviceID, char bool, err error)
 }
 
 // ThreadWait is what one probe saw of one thread.
@@ -398,11 +416,10 @@ func (p *prober) epollWants(pid, epfd, depth int) bool {
 		if t.events&epollIn == 0 {
 			continue
 		}
-		link := p.link(pid, t.fd)
-		if p.term.matches(link) {
+		if p.isTerminal(pid, t.fd) {
 			return true
 		}
-		if link == eventpollLink && t.fd != epfd && depth+1 < maxEpollDepth &&
+		if link := p.link(pid, t.fd); link == eventpollLink && t.fd != epfd && depth+1 < maxEpollDepth &&
 			p.epollWants(pid, t.fd, depth+1) {
 			return true
 		}
@@ -424,7 +441,13 @@ func (p *prober) readShared(path string) ([]byte, error) {
 	return p.r.ReadFile(path)
 }
 
-func (p *prober) isTerminal(pid, fd int) bool { return p.term.matches(p.link(pid, fd)) }
+func (p *prober) isTerminal(pid, fd int) bool {
+	if st, ok := p.r.(fdStater); ok && p.term.Device != nil {
+		id, char, err := st.StatFD(pid, fd)
+		return err == nil && char && (id == *p.term.Device || id.Rdev == devTTY)
+	}
+	return p.term.matches(p.link(pid, fd))
+}
 
 // link resolves /proc/<pid>/fd/<fd> once per probe.
 func (p *prober) link(pid, fd int) string {
