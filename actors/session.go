@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/messages"
@@ -361,7 +363,7 @@ func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 	case m.err != nil:
 		err = m.err
 	case m.result.WaitReason == messages.WaitSessionExit:
-		err = messages.ErrStartupExited
+		err = startupExited(m.result)
 	case m.result.WaitReason == messages.WaitTimeout:
 		err = messages.ErrStartupTimeout
 	}
@@ -378,6 +380,25 @@ func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 		Snapshot: s.snapshot(),
 		Motd:     m.result.Viewport,
 	}})
+}
+
+// startupExited keeps what the shell (or a wrapper such as bwrap, which
+// complains on the terminal) said before it exited: it is usually the
+// reason. The text still begins with the reference's message.
+func startupExited(r messages.SendResult) error {
+	const keep = 1024
+	out := strings.TrimSpace(r.Viewport)
+	if out == "" {
+		return fmt.Errorf("%w (%s)", messages.ErrStartupExited, r.Status)
+	}
+	if len(out) > keep {
+		cut := len(out) - keep
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++
+		}
+		out = "…" + out[cut:]
+	}
+	return fmt.Errorf("%w (%s); its output: %q", messages.ErrStartupExited, r.Status, out)
 }
 
 func (s *sessionActor) snapshot() messages.Snapshot {

@@ -133,8 +133,11 @@ func TestStartupFailures(t *testing.T) {
 		for _, script := range []string{"exit 3", "echo bye; exit 3"} {
 			h := newHarness(t, testConfig(), local.Options{Shell: "/bin/sh", Args: []string{"-c", script}})
 			_, err := h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{})
-			if !errors.Is(err, messages.ErrStartupExited) {
-				t.Fatalf("%q: %v, want ErrStartupExited", script, err)
+			if !errors.Is(err, messages.ErrStartupExited) || !strings.HasPrefix(err.Error(), "PTY shell exited during startup (exited code=3 ") {
+				t.Fatalf("%q: %v, want ErrStartupExited with the exit status", script, err)
+			}
+			if strings.Contains(script, "bye") && !strings.Contains(err.Error(), `its output: "bye"`) {
+				t.Fatalf("%q: the shell's last words are not in %v", script, err)
 			}
 			// The shell is gone by itself: there is nothing whose cleanup
 			// could have failed.
