@@ -1,0 +1,410 @@
+package faulty_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend/faulty"
+	"github.com/ptyactor/ptyactor/messages"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testConfig keeps every timer short, so a fault that the runtime only
+// survives by its deadline still ends a test in about a second.
+func testConfig() messages.Config {
+	c := messages.DefaultConfig()
+	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
+	c.IdleSilenceMs, c.HandoffGraceMs = 200, 200
+	c.TimeoutMs, c.DisposeGraceMs = 1500, 200
+	return c
+}
+
+// deadline bounds one call: no test can hang, it fails instead.
+func deadline(t *testing.T) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// rig is a service with one faulty backend and one owner, and a record of
+// the settlements the service published.
+type rig struct {
+	t     *testing.T
+	svc   *actors.Service
+	b     *faulty.Backend
+	owner messages.Owner
+
+	mu      sync.Mutex
+	settled map[messages.SessionID][]messages.EventSendSettled
+}
+
+func newRig(t *testing.T, b *faulty.Backend) *rig {
+	t.Helper()
+	svc, err := actors.NewService(actors.Options{Config: testConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]messages.EventSendSettled{}}
+	sub := svc.System().EventStream.Subscribe(func(e any) {
+		if ev, ok := e.(*messages.EventSendSettled); ok {
+			r.mu.Lock()
+			r.settled[ev.Session] = append(r.settled[ev.Session], *ev)
+			r.mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		svc.System().EventStream.Unsubscribe(sub)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil && !errors.Is(err, errInjected) {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	if _, err := svc.RegisterBackend(deadline(t), b); err != nil {
+		t.Fatal(err)
+	}
+	if r.owner, err = svc.NewOwner(deadline(t), "faulty-test"); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// spawn starts a session that must come up.
+func (r *rig) spawn() (messages.SessionID, *faulty.Session) {
+	r.t.Helper()
+	res, err := r.svc.Spawn(deadline(r.t), r.owner, messages.SpawnRequest{})
+	if err != nil {
+		r.t.Fatalf("spawn: %v", err)
+	}
+	ss := r.b.Sessions()
+	return res.SessionID, ss[len(ss)-1]
+}
+
+// activity asks the owner through the protocol, which also counts the
+// retained cleanup failures.
+func (r *rig) activity() messages.HasOwnerActivityReply {
+	r.t.Helper()
+	res, err := r.svc.System().Root.RequestFuture(r.svc.PID(), &messages.HasOwnerActivity{Owner: r.owner}, 10*time.Second).Result()
+	if err != nil {
+		r.t.Fatalf("owner activity: %v", err)
+	}
+	return *res.(*messages.HasOwnerActivityReply)
+}
+
+// settlements returns how many sends of id settled, once n did (or fails
+// at the deadline): the events are published after the caller is told.
+func (r *rig) settlements(id messages.SessionID, n int) []messages.EventSendSettled {
+	r.t.Helper()
+	ctx := deadline(r.t)
+	for {
+		r.mu.Lock()
+		got := append([]messages.EventSendSettled(nil), r.settled[id]...)
+		r.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		select {
+		case <-ctx.Done():
+			r.t.Fatalf("%d of %d settlements published for %s", len(got), n, id)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// usable proves a session still works: a send settles on its prompt. A
+// send that settled while its write or interrupt was still in flight keeps
+// the slot until they report (SEND_ACTIVE meanwhile), so the slot is
+// waited for, up to the deadline.
+func (r *rig) usable(id messages.SessionID) {
+	r.t.Helper()
+	ctx := deadline(r.t)
+	var (
+		res messages.SendResult
+		err error
+	)
+	for {
+		res, err = r.svc.Send(ctx, r.owner, id, messages.SendRequest{Text: "echo ok", Submit: true})
+		if !errors.Is(err, messages.ErrSendActive) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "echo ok") {
+		r.t.Fatalf("session not usable: %+v, %v", res, err)
+	}
+}
+
+// waitIdle waits until the owner has no activity left.
+func (r *rig) waitIdle() {
+	r.t.Helper()
+	ctx := deadline(r.t)
+	for r.activity().Active {
+		select {
+		case <-ctx.Done():
+			r.t.Fatalf("owner still active: %+v", r.activity())
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// closeAll disposes the owner; it must end with no activity left.
+func (r *rig) closeAll() error {
+	r.t.Helper()
+	err := r.svc.DisposeOwner(deadline(r.t), r.owner)
+	return err
+}
+
+var errInjected = errors.New("injected fault")
+
+func TestSpawnFails(t *testing.T) {
+	b := faulty.New("shell")
+	b.Script(faulty.OpSpawn, faulty.Fail(errInjected))
+	r := newRig(t, b)
+	_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("spawn: %v, want the backend's error", err)
+	}
+	if a := r.activity(); a.Active || a.Failures != 0 {
+		t.Fatalf("activity after a failed spawn that started nothing: %+v", a)
+	}
+	id, _ := r.spawn() // the service is still usable
+	r.usable(id)
+}
+
+func TestSpawnHangsUntilCancelled(t *testing.T) {
+	b := faulty.New("shell")
+	b.Script(faulty.OpSpawn, faulty.Hang())
+	r := newRig(t, b)
+	cause := errors.New("caller gave up")
+	ctx, cancel := context.WithCancelCause(deadline(t))
+	go func() {
+		if b.Entered(deadline(t), faulty.OpSpawn, 1) == nil {
+			cancel(cause)
+		}
+	}()
+	_, err := r.svc.Spawn(ctx, r.owner, messages.SpawnRequest{})
+	if !errors.Is(err, cause) {
+		t.Fatalf("spawn: %v, want the caller's cause", err)
+	}
+	if a := r.activity(); a.Active {
+		t.Fatalf("activity after a cancelled spawn: %+v", a)
+	}
+	id, _ := r.spawn()
+	r.usable(id)
+}
+
+func TestSpawnExitsBeforeReady(t *testing.T) {
+	b := faulty.New("shell")
+	b.Script(faulty.OpSpawn, faulty.Exit(2))
+	r := newRig(t, b)
+	_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+	if !errors.Is(err, messages.ErrStartupExited) {
+		t.Fatalf("spawn: %v, want ErrStartupExited", err)
+	}
+	if calls, closed := b.Sessions()[0].Closes(); calls != 1 || !closed {
+		t.Fatalf("the exited startup was closed %d times (closed %v), want once", calls, closed)
+	}
+	if a := r.activity(); a.Active {
+		t.Fatalf("activity: %+v", a)
+	}
+}
+
+func TestKillFailsThenSucceeds(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpClose, faulty.Fail(errInjected))
+	_, _, err := r.svc.Kill(deadline(t), r.owner, id, "test")
+	var ce *messages.CleanupError
+	if !errors.As(err, &ce) || !errors.Is(err, errInjected) || len(ce.Survivors) == 0 {
+		t.Fatalf("kill: %v, want a *CleanupError with survivors", err)
+	}
+	if a := r.activity(); !a.Active {
+		t.Fatalf("activity: %+v, want the session still active", a)
+	}
+	if list, _ := r.svc.List(deadline(t), r.owner); len(list) != 1 {
+		t.Fatalf("list after a failed kill: %v, want the session kept for a retry", list)
+	}
+	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x", Submit: true}); !errors.Is(err, messages.ErrSessionClosing) {
+		t.Fatalf("send after a failed kill: %v, want ErrSessionClosing", err)
+	}
+	closed, rep, err := r.svc.Kill(deadline(t), r.owner, id, "retry")
+	if err != nil || !closed || len(rep.Killed) == 0 {
+		t.Fatalf("retried kill: closed %v, %+v, %v", closed, rep, err)
+	}
+	if a := r.activity(); a.Active {
+		t.Fatalf("activity after the retry: %+v", a)
+	}
+	if err := r.closeAll(); err != nil {
+		t.Fatalf("dispose: %v", err)
+	}
+}
+
+func TestWriteFails(t *testing.T) {
+	for _, op := range []faulty.Op{faulty.OpWrite, faulty.OpTryWrite} {
+		t.Run(string(op), func(t *testing.T) {
+			b := faulty.New("shell")
+			r := newRig(t, b)
+			id, s := r.spawn()
+			s.Script(op, faulty.Fail(errInjected))
+			_, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "lost", Submit: true})
+			if !errors.Is(err, messages.ErrTransport) || !errors.Is(err, errInjected) {
+				t.Fatalf("send: %v, want ErrTransport wrapping the write error", err)
+			}
+			if w := s.Writes(); len(w) != 0 {
+				t.Fatalf("writes %q reached the terminal", w)
+			}
+			r.usable(id)
+			got := r.settlements(id, 2)
+			if len(got) != 2 || !errors.Is(got[0].Err, errInjected) || got[1].Err != nil {
+				t.Fatalf("settlements %+v, want the failure then the success, once each", got)
+			}
+		})
+	}
+}
+
+func TestSignalFails(t *testing.T) {
+	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
+		if line == "sleep" {
+			return faulty.Reply{Output: "working\r\n", Running: true}
+		}
+		return faulty.Echo(line)
+	}))
+	r := newRig(t, b)
+	id, s := r.spawn()
+	// A caller's signal: the error comes back as it is.
+	s.Script(faulty.OpSignal, faulty.Fail(errInjected))
+	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Signal(deadline(t), r.owner, id, messages.SIGTERM); !errors.Is(err, errInjected) {
+		t.Fatalf("signal: %v", err)
+	}
+	// The runtime's SIGINT on cancel: the send settles with a transport
+	// error, once.
+	s.Script(faulty.OpSignal, faulty.Fail(errInjected))
+	if !op.Cancel() {
+		t.Fatal("cancel refused before the send settled")
+	}
+	_, err = op.Result(deadline(t))
+	if !errors.Is(err, messages.ErrTransport) || !errors.Is(err, errInjected) {
+		t.Fatalf("cancelled send: %v, want ErrTransport wrapping the signal error", err)
+	}
+	if op.Cancel() {
+		t.Fatal("a settled send accepted a cancel")
+	}
+	// The command still runs; a working SIGINT ends it.
+	if res, err := r.svc.Signal(deadline(t), r.owner, id, messages.SIGINT); err != nil || !res.Delivered {
+		t.Fatalf("signal: %+v, %v", res, err)
+	}
+	r.usable(id)
+	if got := r.settlements(id, 2); len(got) != 2 {
+		t.Fatalf("settlements %+v", got)
+	}
+}
+
+// Output in one-byte chunks gives the same viewport as output in one piece.
+func TestBytewiseOutput(t *testing.T) {
+	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
+		return faulty.Reply{Output: strings.Repeat("line of output\r\n", 20), Code: 3}
+	}))
+	r := newRig(t, b)
+	id, s := r.spawn()
+	whole, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Script(faulty.OpWrite, faulty.Bytewise())
+	split, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.Viewport != whole.Viewport || split.WaitReason != messages.WaitStdinRead || split.ExitCode == nil || *split.ExitCode != 3 {
+		t.Fatalf("bytewise %+v\nwhole %+v", split, whole)
+	}
+}
+
+// The shell exits while the send waits: the send settles session_exit,
+// once; the session refuses further sends and closes cleanly.
+func TestExitMidSend(t *testing.T) {
+	for _, f := range []faulty.Fault{faulty.Exit(7), faulty.OutputAfterExit(7)} {
+		t.Run(f.String(), func(t *testing.T) {
+			b := faulty.New("shell")
+			r := newRig(t, b)
+			id, s := r.spawn()
+			s.Script(faulty.OpWrite, f)
+			res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "exit 7", Submit: true})
+			if err != nil || res.WaitReason != messages.WaitSessionExit || !res.Status.Exited || *res.Status.ExitCode != 7 {
+				t.Fatalf("send: %+v, %v; want session_exit with code 7", res, err)
+			}
+			if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionExited) {
+				t.Fatalf("send after exit: %v, want ErrSessionExited", err)
+			}
+			if got := r.settlements(id, 1); len(got) != 1 {
+				t.Fatalf("settlements %+v, want one", got)
+			}
+			if err := r.closeAll(); err != nil {
+				t.Fatalf("dispose: %v", err)
+			}
+			if a := r.activity(); a.Active {
+				t.Fatalf("activity: %+v", a)
+			}
+		})
+	}
+}
+
+// The exact tier: a program that reads the terminal and prints no prompt
+// marker is proven ready by the probe; a probe that fails, panics or lies
+// leaves the send to silence, and the next look works again.
+func TestProbeFaults(t *testing.T) {
+	tests := []struct {
+		name   string
+		faults []faulty.Fault
+		want   messages.WaitReason
+	}{
+		{"truthful", nil, messages.WaitStdinRead},
+		{"fails", []faulty.Fault{faulty.Fail(errInjected)}, messages.WaitStdinRead},
+		{"panics", []faulty.Fault{faulty.Panic("prober bug")}, messages.WaitStdinRead},
+		{"lies unknown", repeat(faulty.Unknown(), 1000), messages.WaitInferredIdle},
+		{"lies unsupported", []faulty.Fault{faulty.Observe(messages.StdinObservation{})}, messages.WaitInferredIdle},
+		{"claims a wait without consumed input", repeat(faulty.Observe(messages.StdinObservation{Supported: true, Waiting: true, Drained: true}), 1000), messages.WaitInferredIdle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := faulty.New("repl", faulty.Reader())
+			r := newRig(t, b)
+			id, s := r.spawn()
+			s.Script(faulty.OpProbe, tt.faults...)
+			res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
+			if err != nil || res.WaitReason != tt.want {
+				t.Fatalf("send: %+v, %v; want %s", res, err, tt.want)
+			}
+			if tt.want == messages.WaitStdinRead && res.Reader != "reader" {
+				t.Fatalf("reader %q", res.Reader)
+			}
+			if got := r.settlements(id, 1); len(got) != 1 {
+				t.Fatalf("settlements %+v", got)
+			}
+		})
+	}
+}
+
+func repeat(f faulty.Fault, n int) []faulty.Fault {
+	out := make([]faulty.Fault, n)
+	for i := range out {
+		out[i] = f
+	}
+	return out
+}
