@@ -274,6 +274,49 @@ func TestWriteFails(t *testing.T) {
 	}
 }
 
+// A write that blocks (the program does not read its input) is abandoned
+// when the caller cancels: the caller's cause comes back, the rest of the
+// input is never written, and the session takes the next send.
+func TestWriteHangsThenCancel(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpWrite, faulty.Hang())
+	cause := errors.New("agent cancelled")
+	ctx, cancel := context.WithCancelCause(deadline(t))
+	go func() {
+		if b.Entered(deadline(t), faulty.OpWrite, 1) == nil {
+			cancel(cause)
+		}
+	}()
+	start := time.Now()
+	_, err := r.svc.Send(ctx, r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
+	if !errors.Is(err, cause) {
+		t.Fatalf("send: %v, want the caller's cause", err)
+	}
+	if limit := time.Duration(testConfig().TimeoutMs) * time.Millisecond; time.Since(start) >= limit {
+		t.Fatalf("the cancelled send took %v: it waited for its deadline", time.Since(start))
+	}
+	r.usable(id)
+	if got := r.settlements(id, 2); len(got) != 2 {
+		t.Fatalf("settlements %+v, want two", got)
+	}
+}
+
+// A write that blocks and is never cancelled: the send times out, and the
+// blocked write must not keep the session's send slot forever.
+func TestWriteHangsUntilDeadline(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpWrite, faulty.Hang())
+	res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
+	if err != nil || res.WaitReason != messages.WaitTimeout {
+		t.Fatalf("send: %+v, %v; want timeout", res, err)
+	}
+	r.usable(id)
+}
+
 func TestSignalFails(t *testing.T) {
 	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
 		if line == "sleep" {
