@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/messages"
@@ -110,10 +111,18 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 }
 
 // HandleFailure: a session actor that panics is stopped, never restarted
-// (it owns processes); its Stopping handler tears the tree down.
-func (o *ownerActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+// (it owns processes); its Stopping handler tears the tree down. The
+// request it was handling is dropped with it, so its sender is answered
+// here: a caller that waits without a deadline (Send, Cancel) must not
+// wait forever.
+func (o *ownerActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	o.log.Error().Str("owner", o.owner.Label()).Interface("panic", reason).Msg("session actor failed; stopping it")
 	sup.StopChildren(child)
+	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
+		if reply := refusal(msg, fmt.Errorf("%w: the session failed: %v", messages.ErrTransport, reason)); reply != nil {
+			sys.Root.Send(sender, reply)
+		}
+	}
 }
 
 func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {

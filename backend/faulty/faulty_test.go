@@ -451,3 +451,28 @@ func repeat(f faulty.Fault, n int) []faulty.Fault {
 	}
 	return out
 }
+
+// A backend call that panics on the session actor's goroutine stops that
+// session; the caller still hears an answer, the tree is torn down, and
+// the owner and service stay usable.
+func TestTryWritePanics(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
+	_, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true})
+	if !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("send on a session whose backend panicked: %v, want ErrTransport", err)
+	}
+	// The teardown runs off the mailbox; the owner counts it as activity
+	// until it finished.
+	r.waitIdle()
+	if calls, closed := s.Closes(); calls != 1 || !closed {
+		t.Fatalf("closes %d (closed %v): the failed session's tree was not torn down once", calls, closed)
+	}
+	id2, _ := r.spawn()
+	r.usable(id2)
+	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+		t.Fatalf("send to the failed session: %v, want ErrNoSession", err)
+	}
+}
