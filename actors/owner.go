@@ -204,6 +204,12 @@ func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
 		// until a dispose reports it.
 		o.failures = append(o.failures, m.err)
 	}
+	if m.kept {
+		// The session's rollback close failed and it still holds the
+		// process: keep it (hidden) so a dispose retries the close and
+		// waits for it, as for a published-too-late rollback.
+		o.sessions[m.id] = &sessionRec{pid: p.pid, hidden: true, snap: messages.Snapshot{SessionID: m.id}}
+	}
 	ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, m.err)})
 	o.maybeDisposed(ctx)
 }

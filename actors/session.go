@@ -479,7 +479,7 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 			s.replyClose(w, false, m.report, m.err)
 		}
 		if s.startupErr != nil {
-			ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}})
+			ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}, kept: true})
 			s.startupErr = nil
 			return
 		}

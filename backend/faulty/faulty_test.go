@@ -220,6 +220,41 @@ func TestSpawnExitsBeforeReady(t *testing.T) {
 	}
 }
 
+// A startup that never becomes ready is cancelled; its rollback fails, so
+// the caller's cause comes back together with a retained cleanup failure
+// that the next dispose retries and reports.
+func TestStartupRollbackFailsThenSucceeds(t *testing.T) {
+	b := faulty.New("shell")
+	b.Script(faulty.OpSpawn, faulty.Silent())
+	b.Script(faulty.OpClose, faulty.Fail(errInjected))
+	r := newRig(t, b)
+	cause := errors.New("user pressed stop")
+	ctx, cancel := context.WithCancelCause(deadline(t))
+	go func() {
+		if b.Entered(deadline(t), faulty.OpSpawn, 1) == nil {
+			cancel(cause)
+		}
+	}()
+	_, err := r.svc.Spawn(ctx, r.owner, messages.SpawnRequest{})
+	if !errors.Is(err, cause) {
+		t.Fatalf("spawn: %v, want the caller's cause kept", err)
+	}
+	if a := r.activity(); !a.Active || a.Failures != 1 {
+		t.Fatalf("activity after a failed rollback: %+v, want the failure retained", a)
+	}
+	err = r.closeAll()
+	var ce *messages.CleanupError
+	if !errors.Is(err, errInjected) || !errors.As(err, &ce) {
+		t.Fatalf("dispose: %v, want the retained *CleanupError", err)
+	}
+	if calls, closed := b.Sessions()[0].Closes(); calls != 2 || !closed {
+		t.Fatalf("closes %d (closed %v), want the failed one retried once", calls, closed)
+	}
+	if a := r.activity(); a.Active || a.Failures != 0 {
+		t.Fatalf("activity after dispose: %+v", a)
+	}
+}
+
 func TestKillFailsThenSucceeds(t *testing.T) {
 	b := faulty.New("shell")
 	r := newRig(t, b)
