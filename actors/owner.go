@@ -320,11 +320,15 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	}
 	err := errors.Join(append(o.failures, o.disposeErrs...)...)
 	o.failures, o.disposeErrs = nil, nil
+	// The service hears first: a caller that disposes and then shuts the
+	// service down must find this owner gone. The other way round, its
+	// shutdown could reach the service before ownerGone and ask this
+	// (stopped) owner for a reply that never comes.
+	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	for _, w := range o.disposeWaiters {
 		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})
 	}
 	o.disposeWaiters = nil
-	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	// Poison, not Stop: requests queued behind the dispose still get their
 	// (refusing) answers.
 	ctx.Poison(ctx.Self())
