@@ -48,7 +48,7 @@ var allowed = map[Op][]kind{
 	OpSpawn:    {kindFail, kindHang, kindExit, kindSilent},
 	OpTryWrite: {kindFail, kindPanic},
 	OpWrite:    {kindFail, kindHang, kindExit, kindBytewise, kindOutputAfterExit},
-	OpSignal:   {kindFail, kindHang},
+	OpSignal:   {kindFail},
 	OpProbe:    {kindFail, kindHang, kindPanic, kindObserve, kindUnknown},
 	OpClose:    {kindFail, kindHang},
 }
@@ -84,9 +84,12 @@ func (f Fault) check(op Op) {
 func Fail(err error) Fault { return Fault{kind: kindFail, err: err} }
 
 // Hang blocks the call until it is abandoned: its context ends (OpSpawn,
-// OpWrite, OpClose return an error wrapping context.Cause) or, for calls
-// that take no context (OpSignal, OpProbe) and for writes, the session is
-// closed (ErrClosed). Nothing of the call takes effect.
+// OpWrite, OpClose return an error wrapping context.Cause) or, for a probe
+// (which takes no context: reading /proc can block on a process stuck in
+// the kernel) and for writes, the session is closed (ErrClosed). Nothing of
+// the call takes effect. OpSignal cannot hang: the runtime calls it from
+// the session's mailbox, where the contract requires it to return
+// promptly.
 func Hang() Fault { return Fault{kind: kindHang} }
 
 // HangUntil blocks like Hang, but a close of release ends the block and the

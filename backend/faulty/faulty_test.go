@@ -325,12 +325,20 @@ func TestWriteHangsThenCancel(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	_, err := r.svc.Send(ctx, r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
+	res, err := r.svc.Send(ctx, r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
 	if !errors.Is(err, cause) {
 		t.Fatalf("send: %v, want the caller's cause", err)
 	}
 	if limit := time.Duration(testConfig().TimeoutMs) * time.Millisecond; time.Since(start) >= limit {
 		t.Fatalf("the cancelled send took %v: it waited for its deadline", time.Since(start))
+	}
+	// The abandoned write may have reached the program in part, so the
+	// cancel interrupts it; its prompt settles the send.
+	if res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 130 {
+		t.Fatalf("cancelled send settled as %+v, want the interrupt's prompt", res)
+	}
+	if w, sig := s.Writes(), s.Signals(); len(w) != 0 || len(sig) != 1 || sig[0] != messages.SIGINT {
+		t.Fatalf("writes %q, signals %v: want nothing written and one SIGINT", w, sig)
 	}
 	r.usable(id)
 	if got := r.settlements(id, 2); len(got) != 2 {
@@ -510,4 +518,153 @@ func TestTryWritePanics(t *testing.T) {
 	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("send to the failed session: %v, want ErrNoSession", err)
 	}
+}
+
+// The ordinary cancel: a command runs, the caller's context ends, a real
+// SIGINT interrupts it and the prompt that follows settles the send; the
+// caller gets its cause and the result.
+func TestCancelRunningCommand(t *testing.T) {
+	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
+		if line == "sleep" {
+			return faulty.Reply{Output: "zzz\r\n", Running: true}
+		}
+		return faulty.Echo(line)
+	}))
+	r := newRig(t, b)
+	id, s := r.spawn()
+	cause := errors.New("agent moved on")
+	_, cancel := context.WithCancelCause(deadline(t))
+	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Output shows the command runs; then the caller gives up.
+	for rd := (messages.SendRead{}); !strings.Contains(rd.Delta, "zzz"); {
+		if rd, err = op.ReadOutput(deadline(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel(cause)
+	if !op.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	res, err := op.Result(deadline(t))
+	if err != nil || res.WaitReason != messages.WaitStdinRead || *res.ExitCode != 130 {
+		t.Fatalf("cancelled send: %+v, %v; want the interrupt's prompt", res, err)
+	}
+	// Send with a context that ends: the cause comes back with the result.
+	ctx2, cancel2 := context.WithCancelCause(deadline(t))
+	go func() {
+		if b.Entered(deadline(t), faulty.OpTryWrite, 2) == nil {
+			cancel2(cause)
+		}
+	}()
+	res, err = r.svc.Send(ctx2, r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	if !errors.Is(err, cause) || res.WaitReason != messages.WaitStdinRead {
+		t.Fatalf("send: %+v, %v; want the result and the caller's cause", res, err)
+	}
+	if sig := s.Signals(); len(sig) != 2 {
+		t.Fatalf("signals %v, want one SIGINT per cancel", sig)
+	}
+	r.usable(id)
+	if got := r.settlements(id, 3); len(got) != 3 {
+		t.Fatalf("settlements %+v", got)
+	}
+}
+
+// A close that fails during a dispose is reported by the dispose, joined
+// with the others; the sessions that closed are gone, and the service
+// takes new owners.
+func TestDisposeReportsCloseFailure(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	_, s1 := r.spawn()
+	_, s2 := r.spawn()
+	s2.Script(faulty.OpClose, faulty.Fail(errInjected))
+	err := r.closeAll()
+	var ce *messages.CleanupError
+	if !errors.Is(err, errInjected) || !errors.As(err, &ce) {
+		t.Fatalf("dispose: %v, want the *CleanupError", err)
+	}
+	if n, closed := s1.Closes(); n != 1 || !closed {
+		t.Fatalf("first session closes %d (closed %v)", n, closed)
+	}
+	// (Once the owner is gone the failed session's actor stops, and its
+	// Stopping handler tries the teardown once more, unobserved: so at
+	// least one close, not exactly one.)
+	if n, _ := s2.Closes(); n < 1 {
+		t.Fatalf("failing session closes %d", n)
+	}
+	if _, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
+		t.Fatalf("spawn for a disposed owner: %v", err)
+	}
+	r.owner, err = r.svc.NewOwner(deadline(t), "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := r.spawn()
+	r.usable(id)
+}
+
+// A close that is slow: a second kill joins it (closed false), both
+// return once it finished, and the teardown ran once.
+func TestSlowCloseIsJoined(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	release := make(chan struct{})
+	s.Script(faulty.OpClose, faulty.HangUntil(release))
+	first := make(chan error, 1)
+	go func() {
+		closed, _, err := r.svc.Kill(deadline(t), r.owner, id, "test")
+		if err == nil && !closed {
+			err = errors.New("the first kill joined")
+		}
+		first <- err
+	}()
+	if err := b.Entered(deadline(t), faulty.OpClose, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The second kill and then a read travel the same mailboxes (service,
+	// owner, session): once the read is answered, the kill was handled,
+	// while the close is still held.
+	root := r.svc.System().Root
+	second := root.RequestFuture(r.svc.PID(), &messages.Kill{Owner: r.owner, Session: id, Reason: "again"}, 10*time.Second)
+	rd, err := root.RequestFuture(r.svc.PID(), &messages.Read{Owner: r.owner, Session: id}, 10*time.Second).Result()
+	if err != nil || rd.(*messages.ReadReply).Err != nil {
+		t.Fatalf("read while closing: %v %+v", err, rd)
+	}
+	if calls, _ := s.Closes(); calls != 1 {
+		t.Fatalf("closes %d while held", calls)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("first kill: %v", err)
+	}
+	m, err := second.Result()
+	if k, ok := m.(*messages.KillReply); err != nil || !ok || k.Err != nil || k.Closed {
+		t.Fatalf("second kill: %+v, %v; want a join (closed false, no error)", m, err)
+	}
+	if calls, closed := s.Closes(); calls != 1 || !closed {
+		t.Fatalf("closes %d (closed %v), want one shared teardown", calls, closed)
+	}
+	r.waitIdle()
+}
+
+// A probe stuck in the kernel (reading /proc of a process in D state):
+// sends fall back to silence instead of waiting on it, and closing the
+// session releases it.
+func TestProbeHangs(t *testing.T) {
+	b := faulty.New("repl", faulty.Reader())
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpProbe, faulty.Hang())
+	res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
+	if err != nil || res.WaitReason != messages.WaitInferredIdle {
+		t.Fatalf("send: %+v, %v; want inferred_idle", res, err)
+	}
+	if closed, _, err := r.svc.Kill(deadline(t), r.owner, id, "test"); err != nil || !closed {
+		t.Fatalf("kill: %v", err)
+	}
+	r.waitIdle()
 }

@@ -332,33 +332,28 @@ func (s *Session) foreground() int {
 }
 
 // Signal implements messages.BackendSession. SIGINT ends a running command
-// (status 130, then a prompt); SIGKILL at the shell is refused. Scripted
-// faults: Fail, Hang.
+// (status 130) and prints a fresh prompt; SIGKILL at the shell is refused.
+// Scripted faults: Fail.
 func (s *Session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 	if f, ok := s.b.enter(s, OpSignal); ok {
 		f.check(OpSignal)
-		switch f.kind {
-		case kindFail:
-			return messages.SignalResult{}, f.err
-		case kindHang:
-			if err := s.block(nil, f, "signal"); err != nil {
-				return messages.SignalResult{}, err
-			}
-		}
+		return messages.SignalResult{}, f.err // Fail: the only fault a signal takes
 	}
 	s.mu.Lock()
 	if s.status.Exited || s.closed {
 		s.mu.Unlock()
 		return messages.SignalResult{}, fmt.Errorf("%w: the shell has exited", messages.ErrNoForeground)
 	}
-	pgid, running := s.foreground(), s.running
+	pgid := s.foreground()
 	if sig == messages.SIGKILL && pgid == s.pid {
 		s.mu.Unlock()
 		return messages.SignalResult{}, messages.ErrRefuseKillShell
 	}
 	s.signals = append(s.signals, sig)
 	s.mu.Unlock()
-	if sig == messages.SIGINT && running {
+	if sig == messages.SIGINT {
+		// As bash and a REPL do: the running command (or the line being
+		// edited) is abandoned and a fresh prompt follows.
 		s.emit("^C\r\n", false)
 		s.prompt(130, false)
 	}
