@@ -533,7 +533,7 @@ func TestCancelRunningCommand(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	cause := errors.New("agent moved on")
-	_, cancel := context.WithCancelCause(deadline(t))
+	ctx, cancel := context.WithCancelCause(deadline(t))
 	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
@@ -551,6 +551,9 @@ func TestCancelRunningCommand(t *testing.T) {
 	res, err := op.Result(deadline(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead || *res.ExitCode != 130 {
 		t.Fatalf("cancelled send: %+v, %v; want the interrupt's prompt", res, err)
+	}
+	if _, err := op.Result(ctx); err != nil {
+		t.Fatalf("a settled result must not turn into the context's cause: %v", err)
 	}
 	// Send with a context that ends: the cause comes back with the result.
 	ctx2, cancel2 := context.WithCancelCause(deadline(t))
