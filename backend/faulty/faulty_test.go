@@ -125,23 +125,30 @@ func (r *rig) settlements(id messages.SessionID, n int) []messages.EventSendSett
 // waited for, up to the deadline.
 func (r *rig) usable(id messages.SessionID) {
 	r.t.Helper()
-	ctx := deadline(r.t)
-	var (
-		res messages.SendResult
-		err error
-	)
-	for {
-		res, err = r.svc.Send(ctx, r.owner, id, messages.SendRequest{Text: "echo ok", Submit: true})
-		if !errors.Is(err, messages.ErrSendActive) || ctx.Err() != nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Millisecond):
-		}
-	}
+	res, err := r.sendWhenFree(deadline(r.t), id, messages.SendRequest{Text: "echo ok", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "echo ok") {
 		r.t.Fatalf("session not usable: %+v, %v", res, err)
+	}
+}
+
+// sendWhenFree sends once the session's slot is free. A send that settled
+// before its write or SIGINT goroutine reported keeps the slot until it
+// does (so no late signal reaches the next send): a send right after may
+// meet SEND_ACTIVE for that moment. The wait is bounded by the test's
+// deadline, not by ctx, which may be one the test cancels.
+func (r *rig) sendWhenFree(ctx context.Context, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
+	r.t.Helper()
+	limit := deadline(r.t)
+	for {
+		res, err := r.svc.Send(ctx, r.owner, id, req)
+		if !errors.Is(err, messages.ErrSendActive) {
+			return res, err
+		}
+		select {
+		case <-limit.Done():
+			r.t.Fatalf("the send slot of %s stayed taken: %v", id, err)
+		case <-time.After(time.Millisecond):
+		}
 	}
 }
 
@@ -562,7 +569,7 @@ func TestCancelRunningCommand(t *testing.T) {
 			cancel2(cause)
 		}
 	}()
-	res, err = r.svc.Send(ctx2, r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	res, err = r.sendWhenFree(ctx2, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if !errors.Is(err, cause) || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send: %+v, %v; want the result and the caller's cause", res, err)
 	}
