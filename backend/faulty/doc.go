@@ -16,8 +16,9 @@
 // Responder: by default the line's output is the line itself and the shell
 // prints a verified prompt, so the send settles as stdin_read. A Responder
 // may leave a command running (no prompt): the send then settles by
-// silence, by SIGINT (which ends the command with status 130 and a prompt),
-// or by its deadline. With Reader, sessions run a program that reads the
+// silence, by SIGINT (which ends the command with status 130 and prints a
+// fresh prompt, as bash does), or by its deadline. Faults never depend on
+// timing: output is applied synchronously inside the call that produced it. With Reader, sessions run a program that reads the
 // terminal and prints no prompt marker, so only the exact tier (ProbeStdin)
 // proves it waits.
 //
@@ -35,12 +36,14 @@
 //
 // The operations are the backend calls the runtime makes (OpSpawn, OpWrite,
 // OpTryWrite, OpSignal, OpProbe, OpClose). Which faults make sense for which
-// operation is documented on each constructor; a fault an operation cannot
-// express panics when it is consumed, naming both, so a mistaken script
-// fails loudly instead of testing nothing.
+// operation is documented on each constructor; scripting a fault an
+// operation cannot express panics, naming both, so a mistaken script fails
+// loudly instead of testing nothing.
 //
-// Entered reports each call as it starts, so a test can act (cancel a
-// context, kill the session) while a call is in flight without sleeping.
+// Backend.Entered waits until a number of calls of an operation have
+// started, so a test can act (cancel a context, kill the session) while a
+// call is in flight, without sleeping. Session.Writes, Signals and Closes
+// report what reached the fake terminal.
 //
 // # Goroutines
 //

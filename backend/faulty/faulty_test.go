@@ -678,3 +678,27 @@ func TestProbeHangs(t *testing.T) {
 	}
 	r.waitIdle()
 }
+
+// A script that asks an operation for a fault it cannot express fails at
+// once, naming both, instead of testing nothing.
+func TestScriptRejectsImpossibleFault(t *testing.T) {
+	for _, tc := range []struct {
+		op faulty.Op
+		f  faulty.Fault
+	}{
+		{faulty.OpSignal, faulty.Hang()},
+		{faulty.OpWrite, faulty.Panic("x")},
+		{faulty.OpSpawn, faulty.Unknown()},
+		{faulty.OpClose, faulty.Bytewise()},
+	} {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, tc.f.String()) || !strings.Contains(msg, string(tc.op)) {
+					t.Errorf("Script(%s, %s): panic %q, want one naming both", tc.op, tc.f, msg)
+				}
+			}()
+			faulty.New("x").Script(tc.op, tc.f)
+		}()
+	}
+}

@@ -68,7 +68,7 @@ func FuzzOutputPath(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("\xf0\x9f\x98\x80x"), 40), []byte{3, 3, 1}, uint8(16))
 	f.Add([]byte("\x1b]133;D;0;"+testNonce+"\x1b\\$ "), []byte{12, 1}, uint8(40))
 	f.Fuzz(func(t *testing.T, data, cuts []byte, small uint8) {
-		if len(data) > 8192 {
+		if len(data) > 2048 {
 			return
 		}
 		// Small bounds exercise truncation; the unit is maxReadBytes.
