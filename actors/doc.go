@@ -39,7 +39,8 @@
 //
 //   - send: a panic stops the send actor (never restarted) and settles that
 //     send with an error wrapping messages.ErrTransport; the session stays
-//     usable.
+//     usable. A read or cancel the send was handling is answered with the
+//     same error.
 //   - session: a panic stops the session actor (it owns processes, so it is
 //     never restarted); its Stopping handler tears the process tree down and
 //     reports to the owner, which counts the teardown as activity. The

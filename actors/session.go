@@ -188,7 +188,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 
 // HandleFailure supervises the send child: a panic settles that send with a
 // transport error and stops the child; the session stays usable.
-func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	s.log.Error().Str("session", string(s.id)).Interface("panic", reason).Msg("send actor failed")
 	sup.StopChildren(child)
 	if s.sendPID != nil && child.Equal(s.sendPID) {
@@ -201,6 +201,16 @@ func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor,
 			result: messages.SendResult{Status: s.status},
 			err:    fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason),
 		})
+	}
+	// The request the send was handling is dropped with it. A waiter
+	// (AwaitSend) hears the settlement above; a reader or canceller is
+	// answered here, or it would wait for its own deadline (Cancel has
+	// none).
+	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
+		switch msg.(type) {
+		case *messages.ReadSendOutput, *messages.CancelSend:
+			sys.Root.Send(sender, refusal(msg, fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason)))
+		}
 	}
 }
 

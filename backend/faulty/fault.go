@@ -17,6 +17,9 @@ const (
 	OpSignal   Op = "signal"   // BackendSession.Signal, including the runtime's SIGINT on cancel
 	OpProbe    Op = "probe"    // messages.StdinProber.ProbeStdin, the exact tier
 	OpClose    Op = "close"    // BackendSession.Close, the teardown
+	// OpTakeOutput is BackendSession.TakeOutput, which the runtime calls
+	// on the send actor's goroutine: a panic there is a send actor failure.
+	OpTakeOutput Op = "takeoutput"
 )
 
 // ErrClosed is returned by a call that was blocked by Hang when its session
@@ -45,12 +48,13 @@ var kindNames = map[kind]string{
 
 // allowed lists the faults each operation can express.
 var allowed = map[Op][]kind{
-	OpSpawn:    {kindFail, kindHang, kindExit, kindSilent},
-	OpTryWrite: {kindFail, kindPanic},
-	OpWrite:    {kindFail, kindHang, kindExit, kindBytewise, kindOutputAfterExit},
-	OpSignal:   {kindFail},
-	OpProbe:    {kindFail, kindHang, kindPanic, kindObserve, kindUnknown},
-	OpClose:    {kindFail, kindHang},
+	OpSpawn:      {kindFail, kindHang, kindExit, kindSilent},
+	OpTryWrite:   {kindFail, kindPanic},
+	OpWrite:      {kindFail, kindHang, kindExit, kindBytewise, kindOutputAfterExit},
+	OpSignal:     {kindFail},
+	OpProbe:      {kindFail, kindHang, kindPanic, kindObserve, kindUnknown},
+	OpClose:      {kindFail, kindHang},
+	OpTakeOutput: {kindPanic},
 }
 
 // Fault is what one scripted call does instead of its normal behaviour.
@@ -97,8 +101,9 @@ func Hang() Fault { return Fault{kind: kindHang} }
 func HangUntil(release <-chan struct{}) Fault { return Fault{kind: kindHang, release: release} }
 
 // Panic makes the call panic with v. Only calls the runtime makes on an
-// actor's goroutine can express it (OpProbe, OpTryWrite): a panic in a
-// goroutine of its own would end the test binary, as it would end a server.
+// actor's goroutine can express it (OpProbe, OpTryWrite, OpTakeOutput): a
+// panic in a goroutine of its own would end the test binary, as it would
+// end a server.
 func Panic(v any) Fault { return Fault{kind: kindPanic, value: v} }
 
 // Observe makes OpProbe report obs, whatever the session is doing: a probe

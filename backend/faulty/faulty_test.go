@@ -702,3 +702,36 @@ func TestScriptRejectsImpossibleFault(t *testing.T) {
 		}()
 	}
 }
+
+// A backend call that panics on the send actor's goroutine (here while it
+// answers ReadOutput) fails that send: it settles once with ErrTransport,
+// the reader is answered, and the session takes the next send.
+func TestTakeOutputPanics(t *testing.T) {
+	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
+		if line == "sleep" {
+			return faulty.Reply{Output: "zzz\r\n", Running: true}
+		}
+		return faulty.Echo(line)
+	}))
+	r := newRig(t, b)
+	id, s := r.spawn()
+	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Script(faulty.OpTakeOutput, faulty.Panic("backend bug"))
+	// A short deadline of its own: the answer must come from the runtime,
+	// not from the context.
+	rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := op.ReadOutput(rctx); !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("read output from a send whose backend panicked: %v, want ErrTransport", err)
+	}
+	if _, err := op.Result(deadline(t)); !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("send: %v, want ErrTransport", err)
+	}
+	r.usable(id)
+	if got := r.settlements(id, 2); len(got) != 2 || !errors.Is(got[0].Err, messages.ErrTransport) {
+		t.Fatalf("settlements %+v", got)
+	}
+}

@@ -229,8 +229,12 @@ func (s *Session) RearmPrompt() uint64 {
 	return s.epoch
 }
 
-// TakeOutput implements messages.BackendSession.
+// TakeOutput implements messages.BackendSession. Scripted faults: Panic.
 func (s *Session) TakeOutput() messages.SendRead {
+	if f, ok := s.b.enter(s, OpTakeOutput); ok {
+		f.check(OpTakeOutput)
+		panic(f.value)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.out.String()
