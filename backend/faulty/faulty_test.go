@@ -448,6 +448,24 @@ func TestExitMidSend(t *testing.T) {
 			if got := r.settlements(id, 1); len(got) != 1 {
 				t.Fatalf("settlements %+v, want one", got)
 			}
+			// Output that arrived after the exit is not lost: it reaches
+			// the scrollback (perhaps after the send settled), and reads
+			// still work on an exited session.
+			ctx := deadline(t)
+			for {
+				page, err := r.svc.Read(ctx, r.owner, id, messages.ReadRequest{})
+				if err != nil {
+					t.Fatalf("read: %v", err)
+				}
+				if strings.Contains(page.Text, "exit 7") {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatalf("scrollback %q: the late output never arrived", page.Text)
+				case <-time.After(time.Millisecond):
+				}
+			}
 			if err := r.closeAll(); err != nil {
 				t.Fatalf("dispose: %v", err)
 			}
@@ -733,5 +751,70 @@ func TestTakeOutputPanics(t *testing.T) {
 	r.usable(id)
 	if got := r.settlements(id, 2); len(got) != 2 || !errors.Is(got[0].Err, messages.ErrTransport) {
 		t.Fatalf("settlements %+v", got)
+	}
+}
+
+// A session whose actor fails and whose teardown then fails too: the
+// failure is retained by the owner (activity, Failures) until a dispose
+// reports it.
+func TestOrphanTeardownFailureIsRetained(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
+	s.Script(faulty.OpClose, faulty.Fail(errInjected))
+	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true}); !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("send: %v", err)
+	}
+	ctx := deadline(t)
+	for a := r.activity(); a.Failures != 1; a = r.activity() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("activity %+v: the failed teardown was not retained", a)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if a := r.activity(); !a.Active {
+		t.Fatalf("activity %+v: a retained failure is activity", a)
+	}
+	if err := r.closeAll(); !errors.Is(err, errInjected) {
+		t.Fatalf("dispose: %v, want the retained failure", err)
+	}
+}
+
+// A spawn stuck in the backend when its owner is disposed, or the service
+// shut down: the spawn ends with the owner's or the service's refusal, and
+// the dispose or shutdown waits for it and ends cleanly.
+func TestSpawnHangsThroughDispose(t *testing.T) {
+	for _, viaShutdown := range []bool{false, true} {
+		name := "dispose"
+		if viaShutdown {
+			name = "shutdown"
+		}
+		t.Run(name, func(t *testing.T) {
+			b := faulty.New("shell")
+			b.Script(faulty.OpSpawn, faulty.Hang())
+			r := newRig(t, b)
+			errc := make(chan error, 1)
+			go func() {
+				_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+				errc <- err
+			}()
+			if err := b.Entered(deadline(t), faulty.OpSpawn, 1); err != nil {
+				t.Fatal(err)
+			}
+			want := messages.ErrOwnerNotLive
+			if viaShutdown {
+				want = messages.ErrServiceDisposing
+				if err := r.svc.Shutdown(deadline(t)); err != nil {
+					t.Fatalf("shutdown: %v", err)
+				}
+			} else if err := r.closeAll(); err != nil {
+				t.Fatalf("dispose: %v", err)
+			}
+			if err := <-errc; !errors.Is(err, want) {
+				t.Fatalf("spawn: %v, want %v", err, want)
+			}
+		})
 	}
 }
