@@ -208,10 +208,21 @@ func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
 		// The session's rollback close failed and it still holds the
 		// process: keep it (hidden) so a dispose retries the close and
 		// waits for it, as for a published-too-late rollback.
-		o.sessions[m.id] = &sessionRec{pid: p.pid, hidden: true, snap: messages.Snapshot{SessionID: m.id}}
+		o.keepHidden(ctx, m.id, p.pid)
 	}
 	ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, m.err)})
 	o.maybeDisposed(ctx)
+}
+
+// keepHidden records a never-published session whose rollback close
+// failed, so a dispose retries the close and waits for it. A dispose
+// already under way sent its closes before this session was recorded: it
+// gets its retry now, or the dispose would wait for it forever.
+func (o *ownerActor) keepHidden(ctx actor.Context, id messages.SessionID, pid *actor.PID) {
+	o.sessions[id] = &sessionRec{pid: pid, hidden: true, snap: messages.Snapshot{SessionID: id}}
+	if o.disposing {
+		ctx.Send(pid, &closeSession{reason: o.disposeReason})
+	}
 }
 
 func (o *ownerActor) dropPending(id messages.SessionID, p *pendingSpawn) {
@@ -255,7 +266,7 @@ func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
 		// The rollback failed: the session stays (hidden) so a dispose can
 		// retry, and the failure stays as activity.
 		o.dropPending(m.id, p)
-		o.sessions[m.id] = &sessionRec{pid: p.pid, hidden: true, snap: messages.Snapshot{SessionID: m.id}}
+		o.keepHidden(ctx, m.id, p.pid)
 		o.failures = append(o.failures, m.err)
 		err := p.rollback
 		if p.callerCtx.Err() == nil {

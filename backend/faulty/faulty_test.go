@@ -818,3 +818,31 @@ func TestSpawnHangsThroughDispose(t *testing.T) {
 		})
 	}
 }
+
+// A dispose that cancels a pending spawn whose rollback close then fails:
+// the session is kept for a retry even though the dispose is already under
+// way, the dispose retries it, and answers with the failure once the retry
+// finished.
+func TestDisposeDuringFailingRollback(t *testing.T) {
+	b := faulty.New("shell")
+	b.Script(faulty.OpSpawn, faulty.Silent())
+	b.Script(faulty.OpClose, faulty.Fail(errInjected))
+	r := newRig(t, b)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+		errc <- err
+	}()
+	if err := b.Entered(deadline(t), faulty.OpSpawn, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.closeAll(); !errors.Is(err, errInjected) {
+		t.Fatalf("dispose: %v, want the rollback's failure", err)
+	}
+	if err := <-errc; !errors.Is(err, messages.ErrOwnerNotLive) {
+		t.Fatalf("spawn: %v, want ErrOwnerNotLive", err)
+	}
+	if calls, closed := b.Sessions()[0].Closes(); calls != 2 || !closed {
+		t.Fatalf("closes %d (closed %v), want the failed rollback retried by the dispose", calls, closed)
+	}
+}
