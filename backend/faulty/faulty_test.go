@@ -774,8 +774,8 @@ func TestOrphanTeardownFailureIsRetained(t *testing.T) {
 		case <-time.After(time.Millisecond):
 		}
 	}
-	if a := r.activity(); !a.Active {
-		t.Fatalf("activity %+v: a retained failure is activity", a)
+	if active, err := r.svc.HasOwnerActivity(deadline(t), r.owner); err != nil || !active {
+		t.Fatalf("Service.HasOwnerActivity = %v, %v: a retained failure is activity", active, err)
 	}
 	if err := r.closeAll(); !errors.Is(err, errInjected) {
 		t.Fatalf("dispose: %v, want the retained failure", err)
