@@ -259,7 +259,10 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.PID, startup bool) uint64 {
 	s.nextTicket++
 	a.ticket, a.session = s.nextTicket, s.id
-	a.bs, a.cfg, a.clock, a.started = s.bs, s.cfg, s.clock, s.clock.Now()
+	a.bs, a.cfg, a.clock = s.bs, s.cfg, s.clock
+	if a.started.IsZero() {
+		a.started = s.clock.Now()
+	}
 	a.log = s.log
 	a.probe = s.probePID
 	a.free = &atomic.Bool{}
@@ -313,7 +316,9 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
 	if m.NotifySettled {
 		notify = ctx.Sender()
 	}
-	a := &sendActor{req: m.Request, bs: s.bs}
+	// Elapsed counts from the reservation, which includes the inline
+	// write: the program may start on its input before the actor exists.
+	a := &sendActor{req: m.Request, bs: s.bs, started: s.clock.Now()}
 	a.begin()
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Respond(&messages.StartSendReply{Ticket: ticket})

@@ -846,3 +846,65 @@ func TestDisposeDuringFailingRollback(t *testing.T) {
 		t.Fatalf("closes %d (closed %v), want the failed rollback retried by the dispose", calls, closed)
 	}
 }
+
+// skewClock is the system clock moved forward on demand, so a test can
+// make time pass inside a backend call without sleeping.
+type skewClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *skewClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *skewClock) AfterFunc(d time.Duration, f func()) actors.Timer { return time.AfterFunc(d, f) }
+
+func (c *skewClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// Elapsed counts from the reservation: time spent in the inline write at
+// reservation (where a fast program may already run and answer) belongs to
+// the send. It was measured from the send actor's creation, after it, so a
+// command could look faster than its own sleep.
+func TestElapsedIncludesInlineWrite(t *testing.T) {
+	clock := &skewClock{}
+	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
+		if line == "slow" {
+			clock.advance(300 * time.Millisecond) // the inline write "takes" 300ms
+		}
+		return faulty.Echo(line)
+	}))
+	svc, err := actors.NewService(actors.Options{Config: testConfig(), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := svc.Shutdown(deadline(t)); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	if _, err := svc.RegisterBackend(deadline(t), b); err != nil {
+		t.Fatal(err)
+	}
+	owner, err := svc.NewOwner(deadline(t), "clock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := svc.Spawn(deadline(t), owner, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Send(deadline(t), owner, s.SessionID, messages.SendRequest{Text: "slow", Submit: true})
+	if err != nil || res.WaitReason != messages.WaitStdinRead {
+		t.Fatalf("send: %+v, %v", res, err)
+	}
+	if res.Elapsed < 300*time.Millisecond {
+		t.Fatalf("elapsed %v, want at least the 300ms spent in the inline write", res.Elapsed)
+	}
+}
