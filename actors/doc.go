@@ -41,10 +41,13 @@
 //
 //   - send: a panic stops the send actor (never restarted) and settles that
 //     send with an error wrapping messages.ErrTransport; the session stays
-//     usable.
+//     usable. A read or cancel the send was handling is answered with the
+//     same error.
 //   - session: a panic stops the session actor (it owns processes, so it is
 //     never restarted); its Stopping handler tears the process tree down and
-//     reports to the owner, which counts the teardown as activity.
+//     reports to the owner, which counts the teardown as activity. The
+//     request it was handling is answered by the owner with an error
+//     wrapping messages.ErrTransport.
 //   - probe: a panic in a prober is answered as an error observation; the
 //     send falls back to silence and the deadline for that look.
 //   - owner: a panic stops the owner; its sessions stop and tear down.

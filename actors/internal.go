@@ -55,6 +55,10 @@ type (
 	sessionStartFailed struct {
 		id  messages.SessionID
 		err error
+		// kept: the startup's rollback close failed and the session
+		// actor stays, holding the backend session, so a dispose can
+		// retry the close.
+		kept bool
 	}
 	sessionStatusChanged struct {
 		id     messages.SessionID

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/messages"
@@ -110,10 +111,18 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 }
 
 // HandleFailure: a session actor that panics is stopped, never restarted
-// (it owns processes); its Stopping handler tears the tree down.
-func (o *ownerActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+// (it owns processes); its Stopping handler tears the tree down. The
+// request it was handling is dropped with it, so its sender is answered
+// here: a caller that waits without a deadline (Send, Cancel) must not
+// wait forever.
+func (o *ownerActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	o.log.Error().Str("owner", o.owner.Label()).Interface("panic", reason).Msg("session actor failed; stopping it")
 	sup.StopChildren(child)
+	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
+		if reply := refusal(msg, fmt.Errorf("%w: the session failed: %v", messages.ErrTransport, reason)); reply != nil {
+			sys.Root.Send(sender, reply)
+		}
+	}
 }
 
 func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
@@ -195,8 +204,25 @@ func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
 		// until a dispose reports it.
 		o.failures = append(o.failures, m.err)
 	}
+	if m.kept {
+		// The session's rollback close failed and it still holds the
+		// process: keep it (hidden) so a dispose retries the close and
+		// waits for it, as for a published-too-late rollback.
+		o.keepHidden(ctx, m.id, p.pid)
+	}
 	ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, m.err)})
 	o.maybeDisposed(ctx)
+}
+
+// keepHidden records a never-published session whose rollback close
+// failed, so a dispose retries the close and waits for it. A dispose
+// already under way sent its closes before this session was recorded: it
+// gets its retry now, or the dispose would wait for it forever.
+func (o *ownerActor) keepHidden(ctx actor.Context, id messages.SessionID, pid *actor.PID) {
+	o.sessions[id] = &sessionRec{pid: pid, hidden: true, snap: messages.Snapshot{SessionID: id}}
+	if o.disposing {
+		ctx.Send(pid, &closeSession{reason: o.disposeReason})
+	}
 }
 
 func (o *ownerActor) dropPending(id messages.SessionID, p *pendingSpawn) {
@@ -240,7 +266,7 @@ func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
 		// The rollback failed: the session stays (hidden) so a dispose can
 		// retry, and the failure stays as activity.
 		o.dropPending(m.id, p)
-		o.sessions[m.id] = &sessionRec{pid: p.pid, hidden: true, snap: messages.Snapshot{SessionID: m.id}}
+		o.keepHidden(ctx, m.id, p.pid)
 		o.failures = append(o.failures, m.err)
 		err := p.rollback
 		if p.callerCtx.Err() == nil {
@@ -305,9 +331,10 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	}
 	err := errors.Join(append(o.failures, o.disposeErrs...)...)
 	o.failures, o.disposeErrs = nil, nil
-	// The service hears first: a caller that shuts the service down right
-	// after its dispose returned must find this owner already gone, not
-	// ask a stopped actor to shut down.
+	// The service hears first: a caller that disposes and then shuts the
+	// service down must find this owner gone. The other way round, its
+	// shutdown could reach the service before ownerGone and ask this
+	// (stopped) owner for a reply that never comes.
 	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	for _, w := range o.disposeWaiters {
 		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})

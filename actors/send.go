@@ -257,6 +257,13 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 	switch {
 	case m.skipped:
 		a.settle("", nil, messages.ErrAbortedBeforeWrite)
+	case m.err != nil && a.cancelled && errors.Is(m.err, context.Canceled):
+		// cancel abandoned the write: some of the input may have reached
+		// the program, so it gets the SIGINT a written send gets.
+		a.wrote = true
+		if !a.settled {
+			a.interrupt()
+		}
 	case m.err != nil:
 		a.settle("", nil, fmt.Errorf("%w: write: %w", messages.ErrTransport, m.err))
 	default:
@@ -284,10 +291,23 @@ func (a *sendActor) cancel() bool {
 		}
 		return true
 	}
-	if !a.writing {
+	if a.writing {
+		// The rest of the input is abandoned; the write reports, and the
+		// interrupt follows in onWriteDone, as for a completed write.
+		a.abandonWrite()
+	} else {
 		a.interrupt()
 	}
 	return true
+}
+
+// abandonWrite cancels the context of a write in flight. A write blocked
+// because the program does not read its input returns at once (wrapping
+// context.Canceled); one that completed meanwhile is unaffected.
+func (a *sendActor) abandonWrite() {
+	if a.writing && a.writeCancel != nil {
+		a.writeCancel()
+	}
 }
 
 func (a *sendActor) interrupt() {
@@ -329,6 +349,10 @@ func (a *sendActor) onTimer(k timerKind) {
 	}
 	switch k {
 	case timerDeadline:
+		// Input the terminal has not accepted by now is abandoned: a
+		// program that never reads must not hold the session's send slot
+		// past the send it belongs to.
+		a.abandonWrite()
 		a.settle(messages.WaitTimeout, nil, nil)
 	case timerPoll:
 		if code, ok := a.bs.PromptReady(); ok {

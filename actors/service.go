@@ -284,8 +284,16 @@ func (op *SendOp) Done() <-chan struct{} { return op.done }
 // Ticket names the send in the message protocol.
 func (op *SendOp) Ticket() uint64 { return op.ticket }
 
-// Result waits for the settlement (or ctx) and returns it.
+// Result waits for the settlement (or ctx) and returns it. A settled
+// send returns its result even when ctx has ended too.
 func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
+	select {
+	case <-op.done:
+		// Checked alone first: with both ready, select would pick at
+		// random and could report ctx's cause for a settled send.
+		return op.res, op.err
+	default:
+	}
 	select {
 	case <-op.done:
 		return op.res, op.err

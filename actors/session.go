@@ -190,7 +190,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 
 // HandleFailure supervises the send child: a panic settles that send with a
 // transport error and stops the child; the session stays usable.
-func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	s.log.Error().Str("session", string(s.id)).Interface("panic", reason).Msg("send actor failed")
 	sup.StopChildren(child)
 	if s.sendPID != nil && child.Equal(s.sendPID) {
@@ -203,6 +203,16 @@ func (s *sessionActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor,
 			result: messages.SendResult{Status: s.status},
 			err:    fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason),
 		})
+	}
+	// The request the send was handling is dropped with it. A waiter
+	// (AwaitSend) hears the settlement above; a reader or canceller is
+	// answered here, or it would wait for its own deadline (Cancel has
+	// none).
+	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
+		switch msg.(type) {
+		case *messages.ReadSendOutput, *messages.CancelSend:
+			sys.Root.Send(sender, refusal(msg, fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason)))
+		}
 	}
 }
 
@@ -308,7 +318,8 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
 	if m.NotifySettled {
 		notify = ctx.Sender()
 	}
-	// Elapsed and the deadline count from before the inline write.
+	// Elapsed counts from the reservation, which includes the inline
+	// write: the program may start on its input before the actor exists.
 	a := &sendActor{req: m.Request, bs: s.bs, started: s.clock.Now()}
 	a.begin()
 	ticket := s.spawnSend(ctx, a, notify, false)
@@ -504,7 +515,7 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 			s.replyClose(w, false, m.report, m.err)
 		}
 		if s.startupErr != nil {
-			ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}})
+			ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}, kept: true})
 			s.startupErr = nil
 			return
 		}

@@ -40,3 +40,20 @@ GOOS=darwin go vet ./probes/... ./backend/... ./teardown/...
 # execwait=2 reports any exec.Cmd that is collected without Wait: every
 # process the runtime starts must be reaped.
 GODEBUG=execwait=2 go test -race -count=1 -timeout 15m ./...
+
+# Brief fuzz runs of every target, under the race detector like the rest.
+# -fuzz takes one package and one target at a time. FUZZING.md says how to
+# run them long and records what was run.
+fuzz=(
+  "FuzzParser ./backend/local/termtext"
+  "FuzzOutputPath ./backend/local"
+  "FuzzPromptMarker ./backend/local"
+  "FuzzParseSyscall ./probes/linux"
+  "FuzzEpollFdinfo ./probes/linux"
+  "FuzzSelectWants ./probes/linux"
+  "FuzzPollWants ./probes/linux"
+)
+for entry in "${fuzz[@]}"; do
+  set -- $entry
+  go test -race -run '^$' -fuzz "^$1\$" -fuzztime 7s "$2"
+done

@@ -28,7 +28,7 @@ const epollIn = 0x1
 func parseEpollFdinfo(b []byte) []epollTarget {
 	var out []epollTarget
 	for line := range bytes.Lines(b) {
-		f := bytes.Fields(line)
+		f := blankFields(line)
 		if len(f) == 0 || !bytes.HasPrefix(f[0], []byte("tfd:")) {
 			continue
 		}
@@ -40,8 +40,9 @@ func parseEpollFdinfo(b []byte) []epollTarget {
 		if !ok {
 			continue
 		}
-		n, err := strconv.ParseInt(string(fd), 10, 32)
-		if err != nil || n < 0 {
+		// ParseUint, not ParseInt: the kernel prints no sign.
+		n, err := strconv.ParseUint(string(fd), 10, 31)
+		if err != nil {
 			continue
 		}
 		e, err := strconv.ParseUint(string(ev), 16, 32)

@@ -43,6 +43,14 @@ func TestParseEpollFdinfo(t *testing.T) {
 				"tfd:        6 events:        1",
 			want: []epollTarget{{6, 1}},
 		},
+		{
+			// Found by FuzzEpollFdinfo: the kernel prints no sign and pads
+			// with ASCII blanks; these once named the terminal's fd 0.
+			name: "signs and Unicode spaces are malformed",
+			in: "tfd:       +0 events:       19\n" +
+				"tfd:\u00a00 events:       19\n" +
+				"tfd:        0\u2000events: 19\n",
+		},
 	}
 	for _, tt := range tests {
 		if got := parseEpollFdinfo([]byte(tt.in)); !slices.Equal(got, tt.want) {

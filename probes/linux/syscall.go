@@ -26,7 +26,7 @@ type SyscallLine struct {
 // ParseSyscall parses the contents of /proc/<pid>/task/<tid>/syscall.
 // Anything but the three documented forms is an error wrapping ErrMalformed.
 func ParseSyscall(b []byte) (SyscallLine, error) {
-	f := bytes.Fields(b)
+	f := blankFields(b)
 	if len(f) == 1 && string(f[0]) == "running" {
 		return SyscallLine{Running: true}, nil
 	}
@@ -34,7 +34,9 @@ func ParseSyscall(b []byte) (SyscallLine, error) {
 		return SyscallLine{}, malformedSyscall(b, "empty")
 	}
 	nr, err := strconv.ParseInt(string(f[0]), 10, 64)
-	if err != nil {
+	// The kernel prints a sign only on a negative nr ("%d"): "+5" and "-0"
+	// are not its output.
+	if err != nil || f[0][0] == '+' || (f[0][0] == '-') != (nr < 0) {
 		return SyscallLine{}, malformedSyscall(b, "bad number")
 	}
 	var l SyscallLine
@@ -58,6 +60,16 @@ func ParseSyscall(b []byte) (SyscallLine, error) {
 		}
 	}
 	return l, nil
+}
+
+// blankFields splits a line the kernel wrote on ASCII blanks only.
+// bytes.Fields would also split on Unicode spaces (U+00A0, U+2000, ...),
+// which the kernel never prints: a line holding one is malformed, not a
+// differently spaced positive.
+func blankFields(b []byte) [][]byte {
+	return bytes.FieldsFunc(b, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r'
+	})
 }
 
 func malformedSyscall(b []byte, why string) error {
