@@ -7,15 +7,16 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// probeActor runs the exact tier's observations for one session. A probe
-// reads a handful of /proc files and polls two descriptors: bounded work
-// that never waits, so like the other actors it runs on the synchronized
-// dispatcher, in the goroutine that asked. After output that is the pump
-// that just parsed it, which is the moment a program that printed its
-// prompt has blocked again; a hand-off to a fresh goroutine cost tens of
-// microseconds of scheduler wake-up on every look. The pump pays for it
-// only after the program paused writing: while output is pending the probe
-// stops at its first cheap check.
+// probeActor runs the exact tier's observations for one session. Unlike the
+// other actors it keeps protoactor's goroutine dispatcher: a probe reads
+// /proc, and reading another process's memory takes its mmap lock, which a
+// thread stuck in the kernel (a page fault on a hung network filesystem)
+// can hold for ever. Run inline, such a probe would stall the goroutine
+// that asked (the output pump, or a caller inside Send) and with it the
+// session's mailbox; on its own goroutine it stalls only the exact tier,
+// and the send falls back to silence. The asker yields right after posting
+// (see requestProbe), so the probe still runs at once on the same
+// processor instead of waiting for another thread to wake up.
 type probeActor struct{ prober messages.StdinProber }
 
 // probeRequest asks for one observation, answered with *probeResult to the
@@ -48,7 +49,8 @@ func (p *probeActor) observe() (obs messages.StdinObservation, err error) {
 }
 
 func probeProps(p messages.StdinProber) *actor.Props {
-	return props(&probeActor{prober: p})
+	a := &probeActor{prober: p}
+	return actor.PropsFromProducer(func() actor.Actor { return a })
 }
 
 // exactEvidence applies the evidence rule of SPEC §5.2 to one observation
