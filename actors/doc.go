@@ -39,18 +39,40 @@
 //
 // # Supervision
 //
-//   - send: a panic stops the send actor (never restarted) and settles that
-//     send with an error wrapping messages.ErrTransport; the session stays
-//     usable. A read or cancel the send was handling is answered with the
-//     same error.
-//   - session: a panic stops the session actor (it owns processes, so it is
-//     never restarted); its Stopping handler tears the process tree down and
-//     reports to the owner, which counts the teardown as activity. The
-//     request it was handling is answered by the owner with an error
-//     wrapping messages.ErrTransport.
-//   - probe: a panic in a prober is answered as an error observation; the
-//     send falls back to silence and the deadline for that look.
-//   - owner: a panic stops the owner; its sessions stop and tear down.
+// What happens when an actor fails (panics) on a message, who decides, and
+// what the caller sees. Each path has a fault test (backend/faulty, or
+// supervision_test.go with an injected panic); none restarts an actor.
+//
+//   - service (supervised by a resuming guardian, resumeStrategy): resumes
+//     with the next message; owners, sessions and processes are untouched.
+//     The failed request's sender gets an error wrapping ErrTransport.
+//     Test: TestSupervisionServiceResumes. (protoactor's default would
+//     restart it, stopping every owner and every terminal.)
+//   - tasks (the same guardian): resumes; tasks are kept; the failed
+//     request is answered with ErrTransport. Test: TestSupervisionTasksResumes.
+//   - owner (supervised by the service): stopped, never restarted; its
+//     sessions stop and tear their trees down; the owner is forgotten, so
+//     later requests are answered as for an unknown owner (Spawn:
+//     OWNER_NOT_LIVE); the request it was handling is answered with
+//     ErrTransport. Other owners are untouched. Test: TestSupervisionOwnerStops.
+//   - session (supervised by its owner): stopped, never restarted (it owns
+//     processes); its Stopping handler tears the tree down and reports to
+//     the owner, which counts a failed teardown as retained activity; the
+//     request it was handling is answered by the owner with ErrTransport.
+//     Tests: backend/faulty TestTryWritePanics, TestOrphanTeardownFailureIsRetained.
+//   - send (supervised by its session): stopped, never restarted; the send
+//     settles with an error wrapping ErrTransport and the session stays
+//     usable; a read or cancel it was handling is answered by the session.
+//     Tests: TestSendPanicSettlesWithErrorAndSessionStaysUsable,
+//     backend/faulty TestTakeOutputPanics.
+//   - probe: a panic in a prober is recovered and answered as an error
+//     observation; the send falls back to silence and the deadline for that
+//     look. A prober stuck in the kernel stalls only the probe actor's
+//     goroutine. Tests: backend/faulty TestProbeFaults, TestProbeHangs.
+//
+// Nothing escalates: every failure is decided by the failed actor's parent
+// (or the guardian) as above, so one bad message or backend call never
+// reaches past its own owner.
 //
 // Finished actors are retired with a poison pill, never Stop: Stop
 // overtakes user messages already queued, and requests forwarded there

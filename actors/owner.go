@@ -105,6 +105,8 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 		})
 	case *messages.DisposeOwner:
 		o.dispose(ctx, messages.ErrOwnerNotLive, "PTY owner disposed")
+	case *injectPanic:
+		panic("injected fault: owner")
 	case *ownerShutdown:
 		o.dispose(ctx, messages.ErrServiceDisposing, "PTY service disposed")
 	}
@@ -118,11 +120,7 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 func (o *ownerActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	o.log.Error().Str("owner", o.owner.Label()).Interface("panic", reason).Msg("session actor failed; stopping it")
 	sup.StopChildren(child)
-	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
-		if reply := refusal(msg, fmt.Errorf("%w: the session failed: %v", messages.ErrTransport, reason)); reply != nil {
-			sys.Root.Send(sender, reply)
-		}
-	}
+	answerFailed(sys, message, fmt.Errorf("%w: the session failed: %v", messages.ErrTransport, reason))
 }
 
 func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
@@ -395,6 +393,20 @@ func refusal(m any, err error) any {
 		return &messages.DisposeOwnerReply{}
 	case *lookupSession:
 		return &lookupReply{}
+	case *ownerSpawn:
+		return &messages.SpawnReply{Err: err}
+	case *taskStart:
+		return &taskStartReply{err: err}
+	case *taskLookup:
+		return &taskLookupReply{err: err}
+	case *taskTake:
+		return &taskTakeReply{err: err}
+	case *taskKill:
+		return &taskKillReply{err: err}
+	case *tasksOwnerGone:
+		return &tasksOwnerGoneReply{}
+	case *injectPanic:
+		return err
 	}
 	return nil
 }

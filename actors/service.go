@@ -104,14 +104,15 @@ func NewService(opts Options) (*Service, error) {
 	)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}}
-	pid, err := sys.Root.SpawnNamed(props(sa), "ptyactor")
+	resume := actor.WithGuardian(&resumeStrategy{log: log}) // a pointer: guardians are keyed by strategy
+	pid, err := sys.Root.SpawnNamed(props(sa).Configure(resume), "ptyactor")
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
 	s := &Service{sys: sys, pid: pid, cfg: cfg}
 	ta := newTasksActor(s, log)
 	s.tasksWG = ta.wg
-	if s.tasks, err = sys.Root.SpawnNamed(props(ta), "ptyactor-tasks"); err != nil {
+	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn tasks actor: %w", err)
 	}
 	return s, nil

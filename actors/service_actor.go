@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -82,6 +83,11 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 		}
 	case *serviceShutdown:
 		s.onShutdown(ctx)
+	case *injectPanic:
+		if m.owner.IsZero() {
+			panic("injected fault: service")
+		}
+		s.forward(ctx, m.owner, messages.ErrOwnerNotLive)
 	case *actor.DeadLetterResponse:
 		// The service requests only ownerShutdown: that owner had already
 		// stopped, so it counts as answered.
@@ -100,10 +106,13 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 }
 
 // HandleFailure: an owner actor that panics is stopped; its sessions stop
-// with it and tear their trees down.
-func (s *serviceActor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, _ any) {
+// with it and tear their trees down, and the owner is forgotten (later
+// requests are answered as for an unknown owner). The request it was
+// handling is answered with an error wrapping ErrTransport.
+func (s *serviceActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
 	s.log.Error().Interface("panic", reason).Msg("owner actor failed; stopping it")
 	sup.StopChildren(child)
+	answerFailed(sys, message, fmt.Errorf("%w: the owner failed: %v", messages.ErrTransport, reason))
 }
 
 func (s *serviceActor) register(b messages.Backend) error {

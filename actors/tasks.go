@@ -154,6 +154,8 @@ func (a *tasksActor) Receive(ctx actor.Context) {
 			}
 		}
 		ctx.Respond(&tasksOwnerGoneReply{})
+	case *injectPanic:
+		panic("injected fault: tasks")
 	case *actor.Stopping:
 		// Goroutines waiting on a send or an ask return now.
 		a.cancel()
