@@ -575,3 +575,58 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 var _ = actor.NewPID
+
+// A send that settled while its SIGINT is still in flight keeps the slot
+// until the signal lands (it must not reach the next send), but the next
+// StartSend waits for that instead of failing with SEND_ACTIVE.
+func TestStartSendWaitsForADrainingSend(t *testing.T) {
+	var fs *fakeSession
+	release := make(chan struct{})
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		fs = newFakeSession(ev)
+		fs.emit("$ ", true, 0)
+		return fs, nil
+	}}
+	svc, o := newTestService(t, b)
+	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.mu.Lock()
+	fs.onWrite = func(*fakeSession, []byte) error { return nil } // runs until interrupted
+	fs.onSignal = func(messages.Signal) error {
+		go fs.emit("^C\n$ ", true, 130) // the prompt settles the send at once
+		<-release                       // while the signal is still in flight
+		return nil
+	}
+	fs.mu.Unlock()
+	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return len(fs.writes) == 1
+	})
+	if !op.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	if _, err := op.Result(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	next := make(chan error, 1)
+	go func() {
+		_, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "next", Submit: true})
+		next <- err
+	}()
+	select {
+	case err := <-next:
+		t.Fatalf("StartSend answered while the SIGINT was in flight: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-next; err != nil {
+		t.Fatalf("StartSend after the drain: %v", err)
+	}
+}

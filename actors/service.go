@@ -199,8 +199,9 @@ type SendOp struct {
 	err     error
 }
 
-// StartSend reserves the session's send slot (SEND_ACTIVE if taken) and
-// starts writing. ctx bounds only the reservation; use Cancel or Send to
+// StartSend reserves the session's send slot (SEND_ACTIVE while another
+// send is unsettled; a settled send whose write or interrupt is still in
+// flight is waited for) and starts writing. ctx bounds only the reservation; use Cancel or Send to
 // interrupt the send itself.
 func (s *Service) StartSend(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (*SendOp, error) {
 	op, err := s.startSend(ctx, owner, id, req)

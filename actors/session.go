@@ -50,10 +50,15 @@ type sessionActor struct {
 	sendTicket  uint64
 	sendStartup bool
 	sendFree    *atomic.Bool // set by the send actor once nothing is in flight
-	subscribers []*actor.PID // waiters handed to the current send (told by the session only if it fails)
-	events      *sessionEvents
-	nextTicket  uint64
-	last        *messages.SendSettled // the most recent settled send
+	sendSettled bool         // the current send settled; its write or SIGINT is still in flight
+	// queuedStarts wait for a settled send to drain: the slot is only
+	// technically busy (a late write or signal must not reach the next
+	// send), so a caller is not told SEND_ACTIVE for it.
+	queuedStarts []queuedStart
+	subscribers  []*actor.PID // waiters handed to the current send (told by the session only if it fails)
+	events       *sessionEvents
+	nextTicket   uint64
+	last         *messages.SendSettled // the most recent settled send
 
 	// Close fence: one attempt at a time; failures are not cached.
 	closeAttempt uint64
@@ -65,6 +70,11 @@ type sessionActor struct {
 	early       []any
 	finishing   bool // the poison pill is on its way
 	stopUnwatch func() bool
+}
+
+type queuedStart struct {
+	msg    *messages.StartSend
+	sender *actor.PID
 }
 
 // closeReply is a Kill's answer, delivered by the owner.
@@ -108,7 +118,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.forwardFact(ctx, m)
 
 	case *messages.StartSend:
-		s.onStartSend(ctx, m)
+		s.onStartSend(ctx, m, ctx.Sender())
 	case *messages.AwaitSend:
 		s.onAwait(ctx, m)
 	case *lookupSession:
@@ -133,6 +143,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	case *sendDrained:
 		if s.sendPID != nil && m.ticket == s.sendTicket {
 			s.releaseSlot(ctx)
+			s.runQueuedStarts(ctx)
 			s.maybeFinish(ctx)
 		}
 	case *actor.Terminated:
@@ -140,6 +151,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		if s.sendPID != nil && m.Who.Equal(s.sendPID) {
 			s.sendPID = nil
 			s.releaseSlot(ctx)
+			s.runQueuedStarts(ctx)
 			s.maybeFinish(ctx)
 		}
 
@@ -162,6 +174,10 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		if s.stopUnwatch != nil {
 			s.stopUnwatch()
 		}
+		for _, w := range s.queuedStarts {
+			s.sys.Root.Send(w.sender, &messages.StartSendReply{Err: messages.ErrSessionClosing})
+		}
+		s.queuedStarts = nil
 		if s.sendPID != nil && !s.sendStartup {
 			// The send stops with this actor: whoever waits for it must
 			// still hear an answer.
@@ -292,11 +308,11 @@ func (s *sessionActor) releaseSlot(ctx actor.Context) {
 	if s.sendPID != nil {
 		ctx.Poison(s.sendPID)
 	}
-	s.sendPID, s.sendFree, s.subscribers = nil, nil, nil
+	s.sendPID, s.sendFree, s.subscribers, s.sendSettled = nil, nil, nil, false
 	s.events.target.Store(nil)
 }
 
-func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
+func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend, sender *actor.PID) {
 	var err error
 	switch {
 	case s.phase == phaseClosing || s.phase == phaseClosed:
@@ -307,23 +323,41 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend) {
 		// The previous send settled with nothing in flight; its report
 		// to this actor may still be queued.
 		s.releaseSlot(ctx)
+	case s.sendPID != nil && s.sendSettled && !s.sendStartup:
+		// Settled, draining its write or interrupt: answer once drained.
+		s.queuedStarts = append(s.queuedStarts, queuedStart{msg: m, sender: sender})
+		return
 	case s.sendPID != nil:
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
 	}
 	if err != nil {
-		ctx.Respond(&messages.StartSendReply{Err: err})
+		ctx.Send(sender, &messages.StartSendReply{Err: err})
 		return
 	}
 	var notify *actor.PID
 	if m.NotifySettled {
-		notify = ctx.Sender()
+		notify = sender
 	}
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
 	a := &sendActor{req: m.Request, bs: s.bs, started: s.clock.Now()}
 	a.begin()
 	ticket := s.spawnSend(ctx, a, notify, false)
-	ctx.Respond(&messages.StartSendReply{Ticket: ticket})
+	ctx.Send(sender, &messages.StartSendReply{Ticket: ticket})
+}
+
+// runQueuedStarts answers the starts that waited for a draining send, in
+// order, once the slot is free or the session can no longer send: the
+// first takes the slot, the rest find it active.
+func (s *sessionActor) runQueuedStarts(ctx actor.Context) {
+	if s.sendPID != nil && s.sendSettled && s.phase != phaseClosing && s.phase != phaseClosed {
+		return
+	}
+	q := s.queuedStarts
+	s.queuedStarts = nil
+	for _, w := range q {
+		s.onStartSend(ctx, w.msg, w.sender)
+	}
 }
 
 func (s *sessionActor) onAwait(ctx actor.Context, m *messages.AwaitSend) {
@@ -355,6 +389,8 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	if current && !m.draining {
 		// Nothing in flight: the slot is free now.
 		s.releaseSlot(ctx)
+	} else if current {
+		s.sendSettled = true
 	}
 	if m.ticket == 1 && s.phase == phaseStarting {
 		s.onStartupSettled(ctx, m)
@@ -473,6 +509,7 @@ func (s *sessionActor) beginClose(ctx actor.Context, reason string, w closeWaite
 	}
 	s.phase = phaseClosing
 	s.closeReason = reason
+	s.runQueuedStarts(ctx) // refused: the session is closing
 	if s.sendPID != nil && !s.sendStartup {
 		// Close stops readiness: what the teardown makes the shell print
 		// (a prompt after a killed job) must not settle the send.

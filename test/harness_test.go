@@ -2,7 +2,6 @@ package test
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"strconv"
 	"strings"
@@ -143,24 +142,13 @@ func (h *harness) send(id messages.SessionID, text string) messages.SendResult {
 	return res
 }
 
-// sendWhenFree is send for the first send after a cancelled one: the
-// cancelled send keeps the slot until its interrupt drained (SEND_ACTIVE,
-// REFERENCE §a [HEAD]), so SEND_ACTIVE is retried for a while.
+// sendWhenFree is send for the first send after a cancelled one. The
+// cancelled send keeps the slot until its interrupt drained (REFERENCE §a
+// [HEAD] answers SEND_ACTIVE meanwhile); ptyactor's StartSend waits for the
+// drain instead, so no retry is needed and SEND_ACTIVE here fails the test.
 func (h *harness) sendWhenFree(id messages.SessionID, text string) messages.SendResult {
 	h.t.Helper()
-	ctx := testCtx(h.t)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		res, err := h.svc.Send(ctx, h.owner, id, messages.SendRequest{Text: text, Submit: true})
-		if errors.Is(err, messages.ErrSendActive) && time.Now().Before(deadline) {
-			time.Sleep(2 * time.Millisecond)
-			continue
-		}
-		if err != nil {
-			h.t.Fatalf("Send(%q): %v", text, err)
-		}
-		return res
-	}
+	return h.send(id, text)
 }
 
 // prompt submits a shell command and requires it to settle on the prompt

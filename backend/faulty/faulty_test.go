@@ -119,10 +119,7 @@ func (r *rig) settlements(id messages.SessionID, n int) []messages.EventSendSett
 	}
 }
 
-// usable proves a session still works: a send settles on its prompt. A
-// send that settled while its write or interrupt was still in flight keeps
-// the slot until they report (SEND_ACTIVE meanwhile), so the slot is
-// waited for, up to the deadline.
+// usable proves a session still works: a send settles on its prompt.
 func (r *rig) usable(id messages.SessionID) {
 	r.t.Helper()
 	res, err := r.sendWhenFree(deadline(r.t), id, messages.SendRequest{Text: "echo ok", Submit: true})
@@ -133,9 +130,10 @@ func (r *rig) usable(id messages.SessionID) {
 
 // sendWhenFree sends once the session's slot is free. A send that settled
 // before its write or SIGINT goroutine reported keeps the slot until it
-// does (so no late signal reaches the next send): a send right after may
-// meet SEND_ACTIVE for that moment. The wait is bounded by the test's
-// deadline, not by ctx, which may be one the test cancels.
+// does (so no late signal reaches the next send); StartSend waits for that,
+// but a send that has not settled yet (the fault still holds it) answers
+// SEND_ACTIVE. The wait is bounded by the test's deadline, not by ctx,
+// which may be one the test cancels.
 func (r *rig) sendWhenFree(ctx context.Context, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
 	r.t.Helper()
 	limit := deadline(r.t)
