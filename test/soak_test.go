@@ -324,9 +324,9 @@ func (c *soakRun) echo() {
 // Send must return exactly the caller's cause, with the settled result
 // when the input was written.
 //
-// Not between the write and the program taking the terminal: a SIGINT
-// then reaches bash, not the command, and the command may still run to
-// the send's deadline (a known gap, reported on issue 7).
+// Not while the command starts: a SIGINT that reaches the forked child
+// before it exec'd is swallowed by bash's handler, and the command then
+// runs to the send's deadline (a known gap: bench/README.md, Soak).
 func (c *soakRun) ctxCancel(r *rand.Rand) {
 	cause := fmt.Errorf("soak cycle %d gave up", c.i)
 	ctx, cancel := context.WithCancelCause(c.ctx)
