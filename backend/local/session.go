@@ -600,6 +600,17 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 		if num == unix.SIGKILL && (pgid == s.PID() || pgid == s.identity.PID) {
 			return messages.SignalResult{}, messages.ErrRefuseKillShell
 		}
+		if num != unix.SIGKILL {
+			// A command the shell forked a moment ago would lose the
+			// signal to the shell's handlers until it execs.
+			s.awaitExec(pgid)
+		}
+		if num == unix.SIGINT {
+			// What the terminal does for ^C: input not read yet goes
+			// with the interrupt, or a line editor that drops the line
+			// it holds would then read and run the rest of it.
+			s.flushInput()
+		}
 		if err = unix.Kill(-pgid, num); err == nil {
 			return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
 		}
