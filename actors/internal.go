@@ -115,8 +115,11 @@ type (
 		err     error
 		skipped bool
 	}
-	interruptDone struct{ err error }
-	timerFired    struct {
+	interruptDone struct {
+		err  error
+		pgid int // the group the SIGINT went to
+	}
+	timerFired struct {
 		kind timerKind
 		gen  uint64
 	}

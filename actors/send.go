@@ -43,6 +43,8 @@ type sendActor struct {
 	writeCancel  context.CancelFunc
 	writing      bool // the write goroutine has not reported
 	interrupting bool // a SIGINT goroutine has not reported
+	// interrupted is the group the last SIGINT went to (0: none yet).
+	interrupted  int
 	wrote        bool // the input reached the terminal
 	cancelled    bool
 	markerSeen   bool
@@ -131,6 +133,7 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		}
 	case *interruptDone:
 		a.interrupting = false
+		a.interrupted = m.pgid
 		if a.settled {
 			a.free.Store(true)
 		}
@@ -289,8 +292,8 @@ func (a *sendActor) interrupt() {
 	a.markerSeen = false
 	self, sys, bs := a.self, a.sys, a.bs
 	go func() {
-		_, err := bs.Signal(messages.SIGINT)
-		sys.Root.Send(self, &interruptDone{err: err})
+		r, err := bs.Signal(messages.SIGINT)
+		sys.Root.Send(self, &interruptDone{err: err, pgid: r.TargetPgid})
 	}()
 	// The interrupt's effect (a new prompt) must be observed as new evidence.
 	a.lastActivity = a.clock.Now()
@@ -490,6 +493,15 @@ func (a *sendActor) onProbe(m *probeResult) {
 	}
 	if m.err == nil && !m.obs.Supported {
 		a.exactOff = true
+		return
+	}
+	if m.err == nil && a.cancelled && !a.interrupting && a.interrupted == a.bs.PID() && m.obs.Pgid > 0 && !m.obs.Shell {
+		// The SIGINT went to the shell, which held the terminal, but the
+		// shell had already read the command line and went on to run it
+		// (bash does not drop a command it is about to start): the
+		// command now holds the terminal and would run to the deadline.
+		// Interrupt it.
+		a.interrupt()
 		return
 	}
 	if m.err == nil {
