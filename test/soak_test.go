@@ -320,22 +320,21 @@ func (c *soakRun) echo() {
 }
 
 // ctxCancel ends the caller's context before the send (nothing may be
-// written) or at a random moment once `sleep 30` runs in the foreground.
-// Send must return exactly the caller's cause, with the settled result
-// when the input was written.
-//
-// Not while the command starts: a SIGINT that reaches the forked child
-// before it exec'd is swallowed by bash's handler, and the command then
-// runs to the send's deadline (a known gap: bench/README.md, Soak).
+// written), after a random delay (before, during or after the write, or
+// while the shell starts the command), or at a random moment once
+// `sleep 30` runs in the foreground. Send must return exactly the
+// caller's cause, with the settled result when the input was written.
 func (c *soakRun) ctxCancel(r *rand.Rand) {
 	cause := fmt.Errorf("soak cycle %d gave up", c.i)
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
-	early := r.IntN(4) == 0
-	if early {
+	mode := r.IntN(4) // 0: before the send, 1 and 2: after a delay, 3: once sleep runs
+	delay := time.Duration(r.IntN(100)) * time.Millisecond
+	switch mode {
+	case 0:
 		cancel(cause)
-	} else {
-		delay := time.Duration(r.IntN(20)) * time.Millisecond
+	case 3:
+		delay = time.Duration(r.IntN(20)) * time.Millisecond
 		go func() {
 			// Only the cancellation is timed: the wait is on a condition.
 			if sleepInForeground(c.pid, 10*time.Second) {
@@ -343,17 +342,24 @@ func (c *soakRun) ctxCancel(r *rand.Rand) {
 			}
 			cancel(cause)
 		}()
+	default:
+		t := time.AfterFunc(delay, func() { cancel(cause) })
+		defer t.Stop()
 	}
 	res, err := c.h.svc.Send(ctx, c.h.owner, c.id, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != cause {
 		c.fatalf("Send returned %v, want exactly the caller's cause", err)
 	}
 	switch {
-	case early && res.WaitReason == "":
+	case res.WaitReason == "" && mode != 3:
 		// Aborted before anything was reserved: nothing written.
-	case !early && res.WaitReason == messages.WaitStdinRead && res.ExitCode != nil && *res.ExitCode == 130:
+	case res.WaitReason == messages.WaitStdinRead && res.ExitCode != nil && *res.ExitCode == 130:
+		// The command (or the shell about to start it) was interrupted.
+	case res.WaitReason == messages.WaitStdinRead && res.ExitCode == nil && mode != 3:
+		// Cancelled before the write, or the SIGINT reached bash's line
+		// editor, which dropped the line: back at the prompt.
 	default:
-		c.fatalf("cancelled send (early %v) settled as %q exit %s; viewport %q", early, res.WaitReason, codeString(res.ExitCode), tailOf(res.Viewport))
+		c.fatalf("cancelled send (mode %d, %s) settled as %q exit %s; viewport %q", mode, delay, res.WaitReason, codeString(res.ExitCode), tailOf(res.Viewport))
 	}
 	if res.Elapsed > 5*time.Second {
 		c.fatalf("the cancel did not end sleep 30 promptly: %s", res.Elapsed)
