@@ -380,7 +380,8 @@ func (c *soakRun) opCancel(r *rand.Rand) {
 	if err != nil {
 		c.fatalf("StartSend(%q): %v", text, err)
 	}
-	// Cancel once the program holds the terminal (see ctxCancel), and for
+	// Cancel once the program holds the terminal (ctxCancel and
+	// TestCancelWhileCommandStarts cover the start-up window), and for
 	// the flood once its output is arriving: the echo of the command line
 	// itself does not count.
 	if flood {
