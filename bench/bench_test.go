@@ -194,16 +194,19 @@ func BenchmarkFloodRSS(b *testing.B) {
 
 // resetPeakRSS resets the kernel's high-water mark (clear_refs 5) and
 // returns the current RSS.
-func resetPeakRSS(b *testing.B) int64 {
+func resetPeakRSS(b testing.TB) int64 {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		b.Fatalf("cannot reset peak RSS: %v", err)
 	}
 	return statusKB(b, "VmRSS:")
 }
 
-func peakRSS(b *testing.B) int64 { return statusKB(b, "VmHWM:") }
+func peakRSS(b testing.TB) int64 { return statusKB(b, "VmHWM:") }
 
-func statusKB(b *testing.B, field string) int64 {
+func statusKB(b testing.TB, field string) int64 { return statusValue(b, field) << 10 }
+
+// statusValue is the first number of a /proc/self/status field.
+func statusValue(b testing.TB, field string) int64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		b.Fatal(err)
@@ -212,7 +215,7 @@ func statusKB(b *testing.B, field string) int64 {
 		if strings.HasPrefix(l, field) {
 			f := strings.Fields(l)
 			v, _ := strconv.ParseInt(f[1], 10, 64)
-			return v << 10
+			return v
 		}
 	}
 	b.Fatalf("no %s in /proc/self/status", field)

@@ -52,6 +52,7 @@ fuzz=(
   "FuzzEpollFdinfo ./probes/linux"
   "FuzzSelectWants ./probes/linux"
   "FuzzPollWants ./probes/linux"
+  "FuzzToolArgs ./tools"
 )
 for entry in "${fuzz[@]}"; do
   set -- $entry

@@ -124,7 +124,11 @@ func (a args) integer(name string, def, min int) (int, error) {
 	return int(f), nil
 }
 
+// clip bounds s to n bytes plus an ellipsis for a message. s may be raw
+// argument bytes, which JSON does not require to be UTF-8: invalid
+// sequences become U+FFFD so the message stays valid UTF-8.
 func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s
 	}

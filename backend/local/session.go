@@ -29,6 +29,34 @@ const (
 	pumpBufSize = 64 << 10
 )
 
+// pumpBufs holds the pumps' read buffers between bursts of output. A pump
+// takes one when the master turns readable and gives it back when a read
+// finds the master empty (EAGAIN), so an idle session, whose pump waits in
+// the poller, holds none: hundreds of idle sessions would otherwise pin
+// 64 KiB each.
+var pumpBufs = sync.Pool{New: func() any { b := make([]byte, pumpBufSize); return &b }}
+
+// pumpBuf is the buffer a pump holds while output flows (nil between
+// bursts). Only the pump goroutine touches it.
+type pumpBuf struct{ b *[]byte }
+
+func (p *pumpBuf) get() []byte {
+	if p.b == nil {
+		p.b = pumpBufs.Get().(*[]byte)
+	}
+	return *p.b
+}
+
+// put returns the buffer to the pool. The pump calls it only after every
+// byte read into it was consumed: nothing keeps a reference to a chunk
+// past consume (the parser copies what it keeps).
+func (p *pumpBuf) put() {
+	if p.b != nil {
+		pumpBufs.Put(p.b)
+		p.b = nil
+	}
+}
+
 // session is one bash in a PTY.
 type session struct {
 	cmd    *exec.Cmd
@@ -226,6 +254,7 @@ func earlyOutput(master *os.File) string {
 
 // wait reaps the shell and starts the exit drain.
 func (s *session) wait() {
+	awaitExit(s.cmd.Process.Pid)
 	err := s.cmd.Wait()
 	st := messages.ExitedWith(0)
 	var ee *exec.ExitError
@@ -255,16 +284,17 @@ func (s *session) wait() {
 // holds, drain everything still available, and only then report.
 func (s *session) pump() {
 	defer close(s.pumpDone)
-	buf := make([]byte, pumpBufSize)
+	var buf pumpBuf
+	defer buf.put()
 	rc, err := s.master.SyscallConn()
 	for err == nil {
 		var n int
-		n, err = s.readMaster(rc, buf)
+		n, err = s.readMaster(rc, &buf)
 		if n > 0 {
-			s.consume(buf[:n])
+			s.consume(buf.get()[:n])
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			if s.onPoke(buf) {
+			if s.onPoke(&buf) {
 				err = nil
 				continue
 			}
@@ -282,15 +312,17 @@ func (s *session) pump() {
 }
 
 // readMaster waits for output and reads one chunk through the runtime
-// poller. It leaves readState odd when it returns bytes; consume makes it
-// even.
-func (s *session) readMaster(rc syscall.RawConn, buf []byte) (int, error) {
+// poller into buf, which holds the chunk when it returns bytes. It leaves
+// readState odd when it returns bytes; consume makes it even. The buffer
+// goes back to the pool while the pump waits.
+func (s *session) readMaster(rc syscall.RawConn, buf *pumpBuf) (int, error) {
 	var n int
 	var rerr error
 	err := rc.Read(func(fd uintptr) bool {
 		for {
+			p := buf.get()
 			s.readState.Add(1)
-			n, rerr = unix.Read(int(fd), buf)
+			n, rerr = unix.Read(int(fd), p)
 			if n > 0 {
 				return true
 			}
@@ -299,6 +331,7 @@ func (s *session) readMaster(rc syscall.RawConn, buf []byte) (int, error) {
 			case unix.EINTR:
 				continue
 			case unix.EAGAIN:
+				buf.put()
 				return false // wait in the poller
 			case nil:
 				rerr = io.EOF
@@ -320,7 +353,7 @@ func (s *session) poke() { _ = s.master.SetReadDeadline(time.Now()) }
 
 // onPoke drains what is available and answers pending requests. It reports
 // false when the master reached end of file while draining.
-func (s *session) onPoke(buf []byte) bool {
+func (s *session) onPoke(buf *pumpBuf) bool {
 	_ = s.master.SetReadDeadline(time.Time{})
 	open := s.drainAvailable(buf)
 	if open && s.exited() {
@@ -333,19 +366,20 @@ func (s *session) onPoke(buf []byte) bool {
 // more. A read that finds the line discipline empty flushes the PTY's
 // pending work first, so bytes the program wrote before this call are all
 // read here. It reports false at end of file.
-func (s *session) drainAvailable(buf []byte) bool {
+func (s *session) drainAvailable(buf *pumpBuf) bool {
 	for {
 		var n int
 		var rerr error
+		p := buf.get()
 		// Control, not RawConn.Read: a poke that sets a new deadline must
 		// not cut this drain short (the poller would refuse the read).
 		s.readState.Add(1)
 		err := control(s.master, func(fd int) error {
-			n, rerr = unix.Read(fd, buf)
+			n, rerr = unix.Read(fd, p)
 			return nil
 		})
 		if err == nil && n > 0 {
-			s.consume(buf[:n])
+			s.consume(p[:n])
 			continue
 		}
 		s.readState.Add(1)
@@ -356,6 +390,7 @@ func (s *session) drainAvailable(buf []byte) bool {
 		case rerr == unix.EINTR:
 			continue
 		case rerr == unix.EAGAIN:
+			buf.put()
 			return true
 		case rerr == nil || isEOF(rerr):
 			return false // end of file
@@ -564,6 +599,17 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 		// the shell takes it; killing it would kill the shell too.
 		if num == unix.SIGKILL && (pgid == s.PID() || pgid == s.identity.PID) {
 			return messages.SignalResult{}, messages.ErrRefuseKillShell
+		}
+		if num != unix.SIGKILL {
+			// A command the shell forked a moment ago would lose the
+			// signal to the shell's handlers until it execs.
+			s.awaitExec(pgid)
+		}
+		if num == unix.SIGINT {
+			// What the terminal does for ^C: input not read yet goes
+			// with the interrupt, or a line editor that drops the line
+			// it holds would then read and run the rest of it.
+			s.flushInput()
 		}
 		if err = unix.Kill(-pgid, num); err == nil {
 			return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil

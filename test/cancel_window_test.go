@@ -1,0 +1,52 @@
+package test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// A cancel that lands while the shell starts the command must still stop
+// it, not leave it running to the deadline. The SIGINT may reach the shell
+// itself after it read the line (it goes on to run the command), or the
+// forked child before it exec'd (bash's handler swallows it); and a line
+// editor that drops a half-read line must not run the rest of it. The
+// windows are short, so the cancel is tried many times, each as soon as
+// the command line's echo shows. Found by TestSoak.
+func TestCancelWhileCommandStarts(t *testing.T) {
+	cfg := testConfig()
+	cfg.TimeoutMs = 5000
+	h := newHarness(t, cfg, local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	id := sp.SessionID
+	ctx := testCtx(t)
+	for i := range 40 {
+		op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "yes window", Submit: true})
+		if err != nil {
+			t.Fatalf("try %d: StartSend: %v", i, err)
+		}
+		waitFor(t, 10*time.Second, "the command line's echo", func() bool {
+			rd, err := op.ReadOutput(ctx)
+			return err == nil && strings.Contains(rd.Delta, "window")
+		})
+		if !op.Cancel() {
+			t.Fatalf("try %d: Cancel refused", i)
+		}
+		// Settled on the shell's prompt: after the interrupted command
+		// (130), or with no exit code when the SIGINT reached bash's line
+		// editor first and the line was discarded, never run.
+		res, err := op.Result(ctx)
+		if err != nil || res.WaitReason != messages.WaitStdinRead || (res.ExitCode != nil && *res.ExitCode != 130) {
+			t.Fatalf("try %d: cancelled send settled as %q exit %s (%v) after %s, want stdin_read at the shell's prompt", i, res.WaitReason, codeString(res.ExitCode), err, res.Elapsed)
+		}
+		for _, p := range sessionMembers(t, sp.PID) {
+			if p.Comm == "yes" && p.State != 'Z' {
+				t.Fatalf("try %d: the cancelled yes (pid %d) still runs", i, p.PID)
+			}
+		}
+		h.sendWhenFree(id, "true")
+	}
+}
