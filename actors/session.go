@@ -491,7 +491,14 @@ func (s *sessionActor) onSignal(ctx actor.Context, m *messages.SignalSession) {
 	case s.status.Exited:
 		err = messages.ErrSessionExited
 	default:
-		res, err = s.bs.Signal(m.Signal)
+		// Signal may wait a moment (a command forked but not yet exec'd
+		// would lose the signal to the shell's handlers): off the mailbox.
+		bs, sig, sender, sys := s.bs, m.Signal, ctx.Sender(), s.sys
+		go func() {
+			res, err := bs.Signal(sig)
+			sys.Root.Send(sender, &messages.SignalReply{Result: res, Err: err})
+		}()
+		return
 	}
 	ctx.Respond(&messages.SignalReply{Result: res, Err: err})
 }

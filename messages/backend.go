@@ -103,8 +103,10 @@ type StdinObservation struct {
 	InputConsumed bool
 }
 
-// BackendSession is one live terminal. Methods other than Write and Close
-// must return promptly; they are called from actor mailboxes.
+// BackendSession is one live terminal. Methods other than Write, Close and
+// Signal must return promptly; they are called from actor mailboxes. Write,
+// Close and Signal run in goroutines the actors own (Signal may wait a
+// moment for a freshly forked command to exec).
 type BackendSession interface {
 	// PID is the shell: the process whose prompt the runtime reads and whose
 	// group owns the terminal between commands (under a sandbox wrapper,
