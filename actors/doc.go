@@ -7,7 +7,7 @@
 //	service            backend registry, owner directory, mints SessionIDs
 //	└── owner          sessions, pending spawns, dispose fence, retained failures
 //	    └── session    one per id: the one-send slot, the close fence, status
-//	        ├── probe  the exact tier's /proc observations (own goroutine)
+//	        ├── probe  the exact tier's /proc observations
 //	        └── send   0 or 1: write, readiness tiers, settle exactly once
 //	tasks              background sends (tasks.go): ids, output cursors, kill
 //
@@ -67,8 +67,14 @@
 //     backend/faulty TestTakeOutputPanics.
 //   - probe: a panic in a prober is recovered and answered as an error
 //     observation; the send falls back to silence and the deadline for that
-//     look. A prober stuck in the kernel stalls only the probe actor's
-//     goroutine. Tests: backend/faulty TestProbeFaults, TestProbeHangs.
+//     look. Looks run in the goroutine that asked (the pump after output, a
+//     timer), except a send's first look, which would run in the caller's
+//     goroutine and gets its own: a prober stuck in the kernel never holds
+//     a caller, and looks are one at a time, so it stalls only the exact
+//     tier. Tests: backend/faulty TestProbeFaults, TestProbeHangs. (A look
+//     stuck on the pump would also stall that session's output until its
+//     close; for the local backend that takes a process that cannot be
+//     killed either.)
 //
 // Nothing escalates: every failure is decided by the failed actor's parent
 // (or the guardian) as above, so one bad message or backend call never
@@ -80,8 +86,8 @@
 //
 // Blocking work (backend spawn, writes, interrupts, teardown) runs in
 // goroutines the actor starts, which report back as messages; no actor
-// blocks its mailbox. That is what allows every actor but the probe to run
-// on protoactor's synchronized dispatcher: a mailbox runs in the goroutine
+// blocks its mailbox. That is what allows every actor to run on
+// protoactor's synchronized dispatcher: a mailbox runs in the goroutine
 // that delivered the message, so the caller's goroutine carries a send to
 // its write and the output pump carries a prompt to the settlement.
 package actors

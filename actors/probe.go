@@ -7,16 +7,18 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// probeActor runs the exact tier's observations for one session. Unlike the
-// other actors it keeps protoactor's goroutine dispatcher: a probe reads
-// /proc, and reading another process's memory takes its mmap lock, which a
-// thread stuck in the kernel (a page fault on a hung network filesystem)
-// can hold for ever. Run inline, such a probe would stall the goroutine
-// that asked (the output pump, or a caller inside Send) and with it the
-// session's mailbox; on its own goroutine it stalls only the exact tier,
-// and the send falls back to silence. The asker yields right after posting
-// (see requestProbe), so the probe still runs at once on the same
-// processor instead of waiting for another thread to wake up.
+// probeActor runs the exact tier's observations for one session. A probe
+// reads a handful of /proc files and polls two descriptors; like the other
+// actors it runs on the synchronized dispatcher, in the goroutine that
+// asked. After output that is the pump that just parsed it, the moment a
+// program that printed its prompt has blocked again; a hand-off to a fresh
+// goroutine cost 10-25 us of scheduler wake-up on every look, and yielding
+// to one slowed the whole process. The one look that would otherwise run
+// in a caller's goroutine (the first, from start, inside Service.Send) is
+// posted from a goroutine of its own: reading another process's memory
+// takes its mmap lock, which a thread stuck in the kernel can hold, and a
+// caller must never be held by that. A stuck look stalls only the exact
+// tier (looks are one at a time); the send falls back to silence.
 type probeActor struct{ prober messages.StdinProber }
 
 // probeRequest asks for one observation, answered with *probeResult to the
@@ -49,8 +51,7 @@ func (p *probeActor) observe() (obs messages.StdinObservation, err error) {
 }
 
 func probeProps(p messages.StdinProber) *actor.Props {
-	a := &probeActor{prober: p}
-	return actor.PropsFromProducer(func() actor.Actor { return a })
+	return props(&probeActor{prober: p})
 }
 
 // exactEvidence applies the evidence rule of SPEC §5.2 to one observation

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -87,6 +86,9 @@ type sendActor struct {
 	// producing output. Past fruitlessLimit, output no longer triggers a
 	// look each; a paced look follows instead.
 	fruitless int
+	// starting: start is running, in the goroutine of the caller that
+	// reserved the send.
+	starting bool
 	// interruptedShell: the cancel's SIGINT reached the shell's own group,
 	// so the command's job may not have started yet.
 	interruptedShell bool
@@ -206,6 +208,8 @@ func (a *sendActor) input() []byte {
 }
 
 func (a *sendActor) start() {
+	a.starting = true
+	defer func() { a.starting = false }()
 	a.lastActivity = a.clock.Now()
 	switch {
 	case a.prewrite != nil:
@@ -519,12 +523,15 @@ func (a *sendActor) requestProbe() {
 	}
 	a.probing, a.probeAgain = true, false
 	a.probeSeq++
-	a.sys.Root.RequestWithCustomSender(a.probe, &probeRequest{seq: a.probeSeq}, a.self)
-	// The probe actor's goroutine was just created on this processor's
-	// run-next slot. Yielding lets it run now, here, rather than after the
-	// rest of this goroutine's work or a cross-thread wake-up (10-25 us
-	// measured); if it blocks in the kernel, this goroutine is rescheduled.
-	runtime.Gosched()
+	req, probe, self, sys := &probeRequest{seq: a.probeSeq}, a.probe, a.self, a.sys
+	if a.starting {
+		// start runs in the caller's goroutine (inside Service.Send):
+		// a probe stuck in the kernel must never hold that goroutine,
+		// whose context could not end the wait.
+		go sys.Root.RequestWithCustomSender(probe, req, self)
+		return
+	}
+	sys.Root.RequestWithCustomSender(probe, req, self)
 }
 
 func (a *sendActor) onProbe(m *probeResult) {
