@@ -19,9 +19,7 @@ import (
 // windows are short, so the cancel is tried many times, each as soon as
 // the command line's echo shows. Found by TestSoak.
 //
-// About one try in a thousand still fails under -race with the full suite
-// running (the send settled at once with exit code 127, cause not found
-// yet): CI runs 10 tries, PTYACTOR_CANCEL_TRIES=1000 the stress form.
+// CI runs 10 tries; PTYACTOR_CANCEL_TRIES=1000 is the stress form.
 func TestCancelWhileCommandStarts(t *testing.T) {
 	tries := 10
 	if n, err := strconv.Atoi(os.Getenv("PTYACTOR_CANCEL_TRIES")); err == nil && n > 0 {
@@ -47,9 +45,18 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 		}
 		// Settled on the shell's prompt: after the interrupted command
 		// (130), or with no exit code when the SIGINT reached bash's line
-		// editor first and the line was discarded, never run.
+		// editor first and the line was discarded, never run. One case
+		// is outside the terminal's reach: readline gathers typeahead
+		// into its own buffer while inserting a character, and a SIGINT
+		// then discards only the line so far; the rest of the buffer
+		// runs as a command ("y" dropped, "es window" not found). The
+		// kernel's input queue was flushed; readline's buffer cannot be.
 		res, err := op.Result(ctx)
-		if err != nil || res.WaitReason != messages.WaitStdinRead || (res.ExitCode != nil && *res.ExitCode != 130) {
+		readlineTail := res.ExitCode != nil && *res.ExitCode == 127 && strings.Contains(res.Viewport, "^C\n") && strings.Contains(res.Viewport, ": command not found")
+		if readlineTail {
+			t.Logf("try %d: readline ran its buffered tail after the interrupt: %q", i, res.Viewport)
+		}
+		if err != nil || res.WaitReason != messages.WaitStdinRead || (res.ExitCode != nil && *res.ExitCode != 130 && !readlineTail) {
 			t.Fatalf("try %d: cancelled send settled as %q exit %s (%v) after %s, want stdin_read at the shell's prompt; viewport %q", i, res.WaitReason, codeString(res.ExitCode), err, res.Elapsed, res.Viewport)
 		}
 		for _, p := range sessionMembers(t, sp.PID) {
