@@ -181,10 +181,7 @@ func (s *Session) input(p []byte, bytewise bool) {
 // ctx (may be nil) ends or, unless the call is the close itself, the
 // session is closed.
 func (s *Session) block(ctx context.Context, f Fault, what string) error {
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-	}
+	done := ctx.Done() // nil for Background: never
 	gone := s.gone
 	if what == "close" {
 		gone = nil
@@ -400,7 +397,8 @@ func (s *Session) ProbeStdin() (messages.StdinObservation, error) {
 			pg := s.foreground()
 			return messages.StdinObservation{Supported: true, Pgid: pg, Shell: pg == s.pid, Drained: true}, nil
 		case kindHang:
-			if err := s.block(nil, f, "probe"); err != nil {
+			// A probe has no context: only the release or the close ends it.
+			if err := s.block(context.Background(), f, "probe"); err != nil {
 				return messages.StdinObservation{}, err
 			}
 		}
