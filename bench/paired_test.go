@@ -83,17 +83,8 @@ func BenchmarkOpenPaired(b *testing.B) {
 // BenchmarkREPLPaired is BenchmarkREPL with the two REPLs driven
 // alternately.
 func BenchmarkREPLPaired(b *testing.B) {
-	r := startRaw(b)
+	r := startRawREPL(b)
 	defer r.close()
-	if _, err := r.until(rawPS1); err != nil {
-		b.Fatal(err)
-	}
-	if err := r.send("python3 -q"); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := r.until(">>> "); err != nil {
-		b.Fatal(err)
-	}
 	svc, o, id := replSession(b)
 	ctx := context.Background()
 	var raw, ours []time.Duration
