@@ -283,21 +283,11 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 }
 
 func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
-	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
-		fs = newFakeSession(ev)
-		fs.emit("$ ", true, 0)
-		return fs, nil
-	}}
-	svc, o := newTestService(t, b)
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, o, sp, fs := promptingSession(t)
 	fs.mu.Lock()
 	fs.onTake = func() { panic("injected panic in send") }
 	fs.mu.Unlock()
-	_, err = svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "boom", Submit: true})
+	_, err := svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v, want a transport error", err)
 	}
@@ -580,18 +570,8 @@ var _ = actor.NewPID
 // until the signal lands (it must not reach the next send), but the next
 // StartSend waits for that instead of failing with SEND_ACTIVE.
 func TestStartSendWaitsForADrainingSend(t *testing.T) {
-	var fs *fakeSession
 	release := make(chan struct{})
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
-		fs = newFakeSession(ev)
-		fs.emit("$ ", true, 0)
-		return fs, nil
-	}}
-	svc, o := newTestService(t, b)
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, o, sp, fs := promptingSession(t)
 	fs.mu.Lock()
 	fs.onWrite = func(*fakeSession, []byte) error { return nil } // runs until interrupted
 	fs.onSignal = func(messages.Signal) error {

@@ -19,6 +19,19 @@ func oneSessionBackend(sessions chan<- *fakeSession) *fakeBackend {
 	}}
 }
 
+// promptingSession opens one session on a backend whose sessions print a
+// prompt at once; tests script faults on the returned fake afterwards.
+func promptingSession(t *testing.T) (*Service, messages.Owner, messages.SpawnResult, *fakeSession) {
+	t.Helper()
+	sessions := make(chan *fakeSession, 1)
+	svc, o := newTestService(t, oneSessionBackend(sessions))
+	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, o, sp, <-sessions
+}
+
 // injected sends an injectPanic and returns the reply, which must be an
 // error wrapping ErrTransport: the failed message's sender is answered.
 func injected(t *testing.T, svc *Service, to *injectPanic, target string) {
@@ -105,13 +118,7 @@ func TestSupervisionOwnerStops(t *testing.T) {
 
 // The tasks registry resumes after a failed message and keeps serving.
 func TestSupervisionTasksResumes(t *testing.T) {
-	sessions := make(chan *fakeSession, 4)
-	svc, o := newTestService(t, oneSessionBackend(sessions))
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-sessions
+	svc, o, sp, _ := promptingSession(t)
 	injected(t, svc, &injectPanic{}, "tasks")
 	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.SessionID, Send: messages.SendRequest{Text: "x", Submit: true}})
 	if err != nil {
