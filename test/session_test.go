@@ -67,6 +67,27 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// bash prints a finished background job's notice between the prompt
+// marker and PS1; the marker still settles the send with its status.
+func TestExitCodeSurvivesJobNotices(t *testing.T) {
+	h := newHarness(t, testConfig(), local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).SessionID
+	notices := 0
+	for range 5 {
+		for _, c := range []struct {
+			cmd  string
+			want int
+		}{{"true &", 0}, {"false", 1}, {"(exit 4) &", 0}, {"sh -c 'exit 9'", 9}} {
+			if res := h.prompt(id, c.cmd, c.want); strings.Contains(res.Viewport, "Done") || strings.Contains(res.Viewport, "Exit 4") {
+				notices++
+			}
+		}
+	}
+	if notices == 0 {
+		t.Fatal("no job notice appeared in 20 sends: the test did not exercise notices")
+	}
+}
+
 // Item 4: a marker printed by a command (wrong or missing nonce) is plain
 // output; it never settles a send and never reaches the viewport.
 func TestForgedMarkerCannotSettle(t *testing.T) {

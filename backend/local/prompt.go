@@ -43,11 +43,20 @@ func promptEvery(nonce string) string {
 // marker with the right nonce, followed by exactly the controlled prompt,
 // even when marker and prompt arrive in different reads. A marker without
 // the nonce is plain output (and its OSC is stripped like any other).
+//
+// Whole lines may come between the marker and the prompt: bash prints its
+// job notices ("[1]+  Done  true") after PROMPT_COMMAND and before PS1, so
+// a background job that ended would otherwise cost the next send its exit
+// status. Such lines change nothing the marker proves: the shell finished
+// the command and is on its way to the prompt. Anything after a complete
+// prompt still cancels the evidence (typed-ahead input echoed by readline,
+// output of a later command).
 type promptTracker struct {
 	nonce []byte
 	ps1   []byte
 
-	armed    bool // a valid marker was seen and nothing but a prefix of PS1 followed
+	armed    bool // a valid marker was seen and nothing but whole lines and a prefix of PS1 followed
+	other    bool // the current line is not the prompt; only its newline matters
 	tail     []byte
 	code     int
 	reported bool // the completed evidence was already reported
@@ -63,7 +72,7 @@ func (t *promptTracker) osc(payload []byte) {
 	if !ok {
 		return
 	}
-	t.armed, t.tail, t.code, t.reported = true, t.tail[:0], code, false
+	t.armed, t.other, t.tail, t.code, t.reported = true, false, t.tail[:0], code, false
 }
 
 func (t *promptTracker) parse(p []byte) (int, bool) {
@@ -82,20 +91,42 @@ func (t *promptTracker) parse(p []byte) (int, bool) {
 	return code, true
 }
 
-// text considers printable output; anything beyond the exact prompt cancels
-// the evidence until the next marker.
+// text considers printable output. Before the prompt starts, lines that
+// are not the prompt are skipped whole; once the prompt is complete,
+// anything more cancels the evidence until the next marker.
 func (t *promptTracker) text(b []byte) {
-	if !t.armed || len(b) == 0 {
-		return
+	for t.armed && len(b) > 0 {
+		if t.other {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				return
+			}
+			t.other, b = false, b[i+1:]
+			continue
+		}
+		if len(t.tail) == len(t.ps1) {
+			t.armed = false
+			return
+		}
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i]
+		}
+		n := min(len(line), len(t.ps1)-len(t.tail))
+		if !bytes.Equal(t.ps1[len(t.tail):len(t.tail)+n], line[:n]) {
+			// Not the prompt: a notice line, skipped through its newline.
+			t.other, t.tail = true, t.tail[:0]
+			continue
+		}
+		t.tail, b = append(t.tail, line[:n]...), b[n:]
+		if len(b) > 0 && b[0] == '\n' && len(t.tail) < len(t.ps1) {
+			// A line that was a strict prefix of the prompt ended.
+			t.tail, b = t.tail[:0], b[1:]
+		}
 	}
-	if len(t.tail)+len(b) > len(t.ps1) || !bytes.HasPrefix(t.ps1[len(t.tail):], b) {
-		t.armed = false
-		return
-	}
-	t.tail = append(t.tail, b...)
 }
 
 // complete reports whether the newest marker is followed by exactly PS1.
 func (t *promptTracker) complete() bool { return t.armed && len(t.tail) == len(t.ps1) }
 
-func (t *promptTracker) reset() { t.armed, t.reported = false, false }
+func (t *promptTracker) reset() { t.armed, t.other, t.reported = false, false, false }

@@ -200,3 +200,29 @@ func TestPromptCommandRoundTrip(t *testing.T) {
 		t.Fatalf("nonces %q %q: want random and long", n1, n2)
 	}
 }
+
+// bash prints job notices after PROMPT_COMMAND and before PS1: whole lines
+// between the marker and the prompt keep the marker's evidence, however
+// the stream is split.
+func TestPromptJobNoticeBeforePS1(t *testing.T) {
+	stream := "false\r\n" + marker("1", testNonce) + "[1]+  Done                    true\r\n[2]-  Exit 3                  (exit 3)\r\n$\r\n" + PromptText
+	for i := 1; i < len(stream); i++ {
+		f := newFeeder(testNonce)
+		if got := f.feed(stream[:i], stream[i:]); !got[1] || f.sink.pt.code != 1 {
+			t.Fatalf("split at %d (%q | %q): complete %v code %d, want the notice skipped and code 1", i, stream[:i], stream[i:], got, f.sink.pt.code)
+		}
+	}
+	f := newFeeder(testNonce)
+	if got := f.feed(strings.Split(stream, "")...); !onlyLast(got) {
+		t.Fatalf("byte by byte: %v", got)
+	}
+	// Still nothing may follow a complete prompt (a line that starts with
+	// it is taken as the prompt plus typed-ahead input), nor may a
+	// notice's unfinished line end in the prompt's text.
+	for _, tail := range []string{"[1]+  Done  true\r\n$ x", "[1]+  Done  true $ ", "[1]+  Done  true\r\n$ \r\n", "$ not a prompt\r\n$ "} {
+		f := newFeeder(testNonce)
+		if got := f.feed(marker("0", testNonce), tail); got[1] {
+			t.Errorf("tail %q completed the prompt", tail)
+		}
+	}
+}
