@@ -806,6 +806,61 @@ func (b brokenBwrap) Wrap(argv []string, r sandbox.Resolution, cwd string) (*san
 	return c, err
 }
 
+// hangingWrapper starts a process tree and never reports its shell: the
+// start waits in ShellPID until the spawn is cancelled.
+type hangingWrapper struct{}
+
+func (hangingWrapper) Wrap([]string, sandbox.Resolution, string) (*sandbox.Command, error) {
+	return &sandbox.Command{
+		Argv: []string{"/bin/sh", "-c", "sleep 600 & exec sleep 601"},
+		ShellPID: func(ctx context.Context, root int) (int, error) {
+			<-ctx.Done()
+			return 0, context.Cause(ctx)
+		},
+	}, nil
+}
+
+// A spawn cancelled while its wrapper has not reported the shell returns
+// only once the terminal's whole session is gone: killing the wrapper
+// alone leaves what it started running.
+func TestSpawnCancelledBeforeTheWrapperReports(t *testing.T) {
+	p, err := sandbox.NewPolicy(sandbox.Settings{Mode: sandbox.ReadOnly, Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, sandboxConfig(), local.Options{Policy: p, Sandbox: hangingWrapper{}})
+	ctx, cancel := context.WithCancelCause(testCtx(t))
+	defer cancel(nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.svc.Spawn(ctx, h.owner, messages.SpawnRequest{})
+		errc <- err
+	}()
+	var procs []linux.Stat
+	waitFor(t, 10*time.Second, "the wrapper's two sleeps", func() bool {
+		procs = procs[:0]
+		for _, s := range tagged(t, h.tag) {
+			if s.Comm == "sleep" {
+				procs = append(procs, s)
+			}
+		}
+		return len(procs) == 2
+	})
+	cause := errors.New("test: stop the spawn")
+	cancel(cause)
+	if err := <-errc; !errors.Is(err, cause) {
+		t.Fatalf("Spawn: %v, want the cause", err)
+	}
+	for _, s := range procs {
+		if !gone(s.Identity()) {
+			t.Errorf("%s %d outlived the failed spawn", s.Comm, s.PID)
+		}
+	}
+	if n := p.Sessions(h.owner); n != 0 {
+		t.Fatalf("failed spawn left %d leases", n)
+	}
+}
+
 // A wrapper that dies before starting the shell fails the spawn with its
 // own words (what it wrote to the terminal), and releases the fence.
 func TestSandboxWrapperFailsEarly(t *testing.T) {

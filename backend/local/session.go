@@ -128,11 +128,17 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	if err != nil {
 		return nil, err
 	}
+	var root linux.Identity // the started process, once its identity is known
 	defer func() {
 		if err != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			_ = master.Close()
+			if root.PID != 0 {
+				if serr := sweepFailedStart(ctx, root, cfg, log); serr != nil {
+					err = &messages.BackendCleanupError{SpawnErr: err, CleanupErr: serr}
+				}
+			}
 		}
 	}()
 	// pty.Start left the master in blocking mode (it called Fd). Make it
@@ -146,6 +152,7 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	if err != nil {
 		return nil, fmt.Errorf("read shell identity: %w", err)
 	}
+	root = st.Identity()
 	shell, err := findShell(ctx, confined, st, master)
 	if err != nil {
 		return nil, err
@@ -183,6 +190,20 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	go s.wait()
 	go s.pump()
 	return s, nil
+}
+
+// sweepFailedStart empties the terminal's session after a start that
+// failed once the process ran: a wrapper killed before it reported leaves
+// its sandbox to die on its own (the kernel kills the sandbox's pid 1 when
+// the wrapper dies, but not before the wrapper's reaping returns). The
+// start's context may be the reason it failed, so the sweep has its own
+// bound.
+func sweepFailedStart(ctx context.Context, root linux.Identity, cfg messages.Config, log zerolog.Logger) error {
+	grace := messages.Ms(cfg.DisposeGraceMs)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*grace+time.Second)
+	defer cancel()
+	_, err := teardown.Tree(sctx, root, teardown.Options{Grace: grace, Log: log, RootReaped: true})
+	return err
 }
 
 // control runs f on the master's fd without switching it to blocking mode
