@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,6 +99,18 @@ type sendActor struct {
 	// nothing in flight, so the session can accept the next send even
 	// before sendFinished reaches it.
 	free *atomic.Bool
+	// idle is shared with the session: set, before free, when the send
+	// settled on proof that the program waits for input with all of it
+	// consumed, so the next send is written to an idle terminal.
+	idle *atomic.Bool
+	// markerNeedsProof: a prompt marker alone does not show this send's
+	// input ran to its end, because the input holds more than one line
+	// (each line's command prints its own marker) or the terminal was not
+	// proven idle when it was written (a command left running by an
+	// earlier send prints its marker before the shell reads this input).
+	// The marker then settles only with the exact tier's proof that the
+	// shell waits with the input consumed and the output drained.
+	markerNeedsProof bool
 }
 
 func (a *sendActor) Receive(ctx actor.Context) {
@@ -332,13 +345,33 @@ func (a *sendActor) interrupt() {
 	a.arm(timerPoll, 0)
 }
 
+// needsProof reports whether a marker must wait for the exact tier's proof
+// (markerNeedsProof) and the platform can give it.
+func (a *sendActor) needsProof() bool {
+	return a.markerNeedsProof && a.probe != nil && !a.exactOff
+}
+
+// multiLine reports whether input submits a line and then carries more:
+// another line, or text typed after it.
+func multiLine(input []byte) bool {
+	i := bytes.IndexAny(input, "\r\n")
+	return i >= 0 && i < len(input)-1
+}
+
 func (a *sendActor) onPrompt(f messages.PromptFact) {
 	if a.settled || a.frozen || f.Epoch != a.epoch {
 		return
 	}
-	if f.ShellForeground {
+	if f.ShellForeground && !a.needsProof() {
 		code := f.ExitCode
 		a.settle(messages.WaitStdinRead, &code, nil)
+		return
+	}
+	if f.ShellForeground {
+		// The probe decides; its proof takes the marker's status.
+		a.markerSeen = true
+		a.armSilence()
+		a.requestProbe()
 		return
 	}
 	// Marker seen but the terminal is not handed back yet: re-check every
@@ -360,9 +393,11 @@ func (a *sendActor) onTimer(k timerKind) {
 		a.abandonWrite()
 		a.settle(messages.WaitTimeout, nil, nil)
 	case timerPoll:
-		if code, ok := a.bs.PromptReady(); ok {
+		if code, ok := a.bs.PromptReady(); ok && !a.needsProof() {
 			a.settle(messages.WaitStdinRead, &code, nil)
 			return
+		} else if ok {
+			a.requestProbe()
 		}
 		if a.interruptedShell && !a.interrupting {
 			if pgid, err := a.bs.Foreground(); err == nil && pgid != a.bs.PID() {
@@ -476,6 +511,9 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	}
 	draining := a.writing || a.interrupting
 	a.drainingAtSettle = draining
+	if a.idle != nil && reason == messages.WaitStdinRead && err == nil && !draining {
+		a.idle.Store(true)
+	}
 	if !draining {
 		a.free.Store(true)
 	}
@@ -547,9 +585,22 @@ func (a *sendActor) onProbe(m *probeResult) {
 	}
 	if m.err == nil && !m.obs.Supported {
 		a.exactOff = true
+		if code, ok := a.bs.PromptReady(); ok && a.markerNeedsProof {
+			// No proof to be had: the marker is the best evidence left.
+			a.settle(messages.WaitStdinRead, &code, nil)
+		}
 		return
 	}
 	if m.err == nil {
+		if exactEvidence(m.obs) && m.obs.Shell {
+			// The shell waits with the input consumed and the output
+			// drained: the newest marker, when the prompt completes it,
+			// is the last command's.
+			if code, ok := a.bs.PromptReady(); ok {
+				a.settle(messages.WaitStdinRead, &code, nil)
+				return
+			}
+		}
 		if exactEvidence(m.obs) && m.obs.Shell && !a.shellGraceOver() {
 			// The shell itself waits: its prompt marker (which carries
 			// the exit code) is the better proof and normally arrives

@@ -50,6 +50,7 @@ type sessionActor struct {
 	sendTicket  uint64
 	sendStartup bool
 	sendFree    *atomic.Bool // set by the send actor once nothing is in flight
+	lastIdle    *atomic.Bool // the newest send's: it settled on proof that the terminal waits idle
 	sendSettled bool         // the current send settled; its write or SIGINT is still in flight
 	// queuedStarts wait for a settled send to drain: the slot is only
 	// technically busy (a late write or signal must not reach the next
@@ -283,8 +284,8 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 	}
 	a.log = s.log
 	a.probe = s.probePID
-	a.free = &atomic.Bool{}
-	s.sendTicket, s.sendStartup, s.sendFree = a.ticket, startup, a.free
+	a.free, a.idle = &atomic.Bool{}, &atomic.Bool{}
+	s.sendTicket, s.sendStartup, s.sendFree, s.lastIdle = a.ticket, startup, a.free, a.idle
 	s.subscribers = nil
 	if notify != nil {
 		s.subscribers = []*actor.PID{notify}
@@ -341,6 +342,9 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend, sen
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
 	a := &sendActor{req: m.Request, bs: s.bs, started: s.clock.Now()}
+	// The previous send (settled: the slot is free) says whether the
+	// terminal was proven idle; the input says whether it is one line.
+	a.markerNeedsProof = s.lastIdle == nil || !s.lastIdle.Load() || multiLine(a.input())
 	a.begin()
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &messages.StartSendReply{Ticket: ticket})

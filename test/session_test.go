@@ -88,6 +88,57 @@ func TestExitCodeSurvivesJobNotices(t *testing.T) {
 	}
 }
 
+// A send of several lines runs to its last line: every line's command
+// prints its own marker, and only the last one settles the send.
+func TestMultiLineSendRunsToTheEnd(t *testing.T) {
+	h := newHarness(t, testConfig(), local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).SessionID
+	for i := range 10 {
+		res := h.prompt(id, "echo a; (exit 2)\nsleep 0.0$((RANDOM % 3)); echo b; (exit 3)", 3)
+		if !hasLine(res.Viewport, "a") || !hasLine(res.Viewport, "b") {
+			t.Fatalf("send %d: viewport %q lacks the output of both lines", i, res.Viewport)
+		}
+	}
+	// An empty line in between prints a prompt of its own.
+	if res := h.prompt(id, "true\n\necho last; false", 1); !hasLine(res.Viewport, "last") {
+		t.Fatalf("viewport %q", res.Viewport)
+	}
+	// Nothing of one send leaks into the next.
+	if res := h.prompt(id, "echo solo", 0); res.Viewport != "echo solo\nsolo\n"+local.PromptText {
+		t.Fatalf("viewport %q, want only this send's command, output and prompt", res.Viewport)
+	}
+}
+
+// A command left running by a send that settled on silence prints its
+// marker after the next send was written and before the shell read it.
+// That marker is not the next send's: the next send settles on its own
+// command's status and output.
+func TestStaleMarkerIsNotCreditedToTheNextSend(t *testing.T) {
+	cfg := testConfig()
+	cfg.IdleSilenceMs = 300
+	h := newHarness(t, cfg, local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).SessionID
+	exercised := 0
+	for i := range 3 {
+		first := h.send(id, "sleep 0.45; (exit 5)")
+		if first.WaitReason != messages.WaitInferredIdle {
+			t.Fatalf("first send %d: %+v, want it settled on silence while sleep runs", i, first)
+		}
+		res := h.prompt(id, "echo second; (exit 6)", 6)
+		if !hasLine(res.Viewport, "second") {
+			t.Fatalf("send %d: viewport %q lacks its own output", i, res.Viewport)
+		}
+		// The stale prompt came within this send: its "$ " precedes the
+		// shell's reading of this send's line.
+		if strings.Contains(res.Viewport, local.PromptText+"echo second") {
+			exercised++
+		}
+	}
+	if exercised == 0 {
+		t.Fatal("the sleep's marker never arrived during the next send: the race was not exercised")
+	}
+}
+
 // Item 4: a marker printed by a command (wrong or missing nonce) is plain
 // output; it never settles a send and never reaches the viewport.
 func TestForgedMarkerCannotSettle(t *testing.T) {
