@@ -79,9 +79,8 @@ type sendActor struct {
 	probeDelay time.Duration
 	exactOff   bool // the platform has no exact tier
 	reader     string
-	syncToken  uint64    // the exact tier is waiting for this output barrier
-	shellSeen  time.Time // the shell was first seen waiting; its marker gets a grace
-	probePaced bool      // a paced look is armed instead of a look per output event
+	syncToken  uint64 // the exact tier is waiting for this output barrier
+	probePaced bool   // a paced look is armed instead of a look per output event
 	// fruitless counts looks in a row that walked the group (input
 	// consumed, output drained) and found nobody waiting: the program is
 	// producing output. Past fruitlessLimit, output no longer triggers a
@@ -132,7 +131,13 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.onProbe(m)
 	case *factSynced:
 		if !a.settled && !a.frozen && a.syncToken != 0 && m.token == a.syncToken {
-			a.settle(messages.WaitStdinRead, nil, nil)
+			// The barrier passed: a marker the shell printed before it
+			// waited is parsed now.
+			if code, ok := a.bs.PromptReady(); ok {
+				a.settle(messages.WaitStdinRead, &code, nil)
+			} else {
+				a.settle(messages.WaitStdinRead, nil, nil)
+			}
 		}
 	case *factPrompt:
 		a.onPrompt(m.PromptFact)
@@ -595,18 +600,20 @@ func (a *sendActor) onProbe(m *probeResult) {
 		if exactEvidence(m.obs) && m.obs.Shell {
 			// The shell waits with the input consumed and the output
 			// drained: the newest marker, when the prompt completes it,
-			// is the last command's.
+			// is the last command's. Without one, none is coming (the
+			// shell prints it before it waits), so the shell's own wait
+			// settles the send at once, without a status: a `read`
+			// builtin, a continuation prompt, a replaced PROMPT_COMMAND.
 			if code, ok := a.bs.PromptReady(); ok {
 				a.settle(messages.WaitStdinRead, &code, nil)
 				return
 			}
-		}
-		if exactEvidence(m.obs) && m.obs.Shell && !a.shellGraceOver() {
-			// The shell itself waits: its prompt marker (which carries
-			// the exit code) is the better proof and normally arrives
-			// first. It gets the hand-off grace, counted from the first
-			// sighting, before the send settles without it.
-			return
+			if a.interrupting {
+				// A look from before the SIGINT landed: the interrupt's
+				// own prompt (or its job) decides.
+				a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+				return
+			}
 		}
 		if exactEvidence(m.obs) && m.obs.EventLoop && !a.loopConfirmed(m.obs) {
 			return
@@ -660,21 +667,6 @@ func (a *sendActor) loopConfirmed(obs messages.StdinObservation) bool {
 	}
 	if wait := eventLoopConfirm - now.Sub(a.loopAt); wait > 0 {
 		a.arm(timerProbe, wait)
-		return false
-	}
-	return true
-}
-
-// shellGraceOver reports whether the shell's marker had its hand-off grace
-// since the shell was first seen waiting, arming a look at the end of it
-// when not.
-func (a *sendActor) shellGraceOver() bool {
-	now, grace := a.clock.Now(), messages.Ms(a.cfg.HandoffGraceMs)
-	if a.shellSeen.IsZero() {
-		a.shellSeen = now
-	}
-	if left := grace - now.Sub(a.shellSeen); left > 0 {
-		a.arm(timerProbe, left)
 		return false
 	}
 	return true

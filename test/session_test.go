@@ -139,6 +139,39 @@ func TestStaleMarkerIsNotCreditedToTheNextSend(t *testing.T) {
 	}
 }
 
+// When the shell itself waits on the terminal with no marker printed (its
+// read builtin, a continuation prompt), no marker is coming: the exact
+// tier proved the output drained. The send settles on that proof rather
+// than after a hand-off grace (set longer than the deadline here, so
+// waiting for it would end in a timeout).
+func TestShellsOwnReadSettlesOnProof(t *testing.T) {
+	cfg := testConfig()
+	cfg.HandoffGraceMs = 60000
+	cfg.IdleSilenceMs = 60000
+	cfg.TimeoutMs = 20000
+	h := newHarness(t, cfg, local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).SessionID
+	for _, c := range []struct{ text, tail, answer, check string }{
+		{"read -p 'name? ' n", "name? ", "Ada", `echo "n=$n"`},
+		{`echo "open`, "> ", `closed"`, ""},
+	} {
+		res := h.send(id, c.text)
+		if res.WaitReason != messages.WaitStdinRead || res.ExitCode != nil || !strings.HasSuffix(res.Viewport, c.tail) {
+			t.Fatalf("Send(%q): %s code %s viewport %q, want stdin_read without a code at %q", c.text, res.WaitReason, codeString(res.ExitCode), res.Viewport, c.tail)
+		}
+		if res.Reader != "bash" {
+			t.Fatalf("Send(%q): reader %q, want bash", c.text, res.Reader)
+		}
+		res = h.prompt(id, c.answer, 0)
+		if c.check != "" {
+			res = h.prompt(id, c.check, 0)
+		}
+		if !hasLine(res.Viewport, "n=Ada") && !hasLine(res.Viewport, "closed") {
+			t.Fatalf("after %q: viewport %q, want the answer used", c.answer, res.Viewport)
+		}
+	}
+}
+
 // Item 4: a marker printed by a command (wrong or missing nonce) is plain
 // output; it never settles a send and never reaches the viewport.
 func TestForgedMarkerCannotSettle(t *testing.T) {
