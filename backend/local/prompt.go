@@ -44,23 +44,26 @@ func promptEvery(nonce string) string {
 // even when marker and prompt arrive in different reads. A marker without
 // the nonce is plain output (and its OSC is stripped like any other).
 //
-// Whole lines may come between the marker and the prompt: bash prints its
-// job notices ("[1]+  Done  true") after PROMPT_COMMAND and before PS1, so
-// a background job that ended would otherwise cost the next send its exit
-// status. Such lines change nothing the marker proves: the shell finished
-// the command and is on its way to the prompt. Anything after a complete
-// prompt still cancels the evidence (typed-ahead input echoed by readline,
-// output of a later command).
+// One exception: bash prints its job notices ("[1]+  Done  true") after
+// PROMPT_COMMAND and before PS1, so whole notice lines may come between
+// the marker and the prompt. Without it, a background job that ended
+// would cost the next send its exit status. Any other text, and anything
+// after a complete prompt (typed-ahead input echoed by readline, output of
+// a later command), cancels the evidence until the next marker.
 type promptTracker struct {
 	nonce []byte
 	ps1   []byte
 
-	armed    bool // a valid marker was seen and nothing but whole lines and a prefix of PS1 followed
-	other    bool // the current line is not the prompt; only its newline matters
-	tail     []byte
+	armed    bool   // a valid marker was seen and nothing but notices and the current line followed
+	line     []byte // the current line since the marker or the last notice, at most lineHead bytes
+	long     bool   // the current line is longer than lineHead
 	code     int
 	reported bool // the completed evidence was already reported
 }
+
+// lineHead is as much of a line as the tracker keeps: enough for the
+// prompt and for a job notice's "[<job>]<c> " head.
+const lineHead = 24
 
 func newPromptTracker(nonce string) *promptTracker {
 	return &promptTracker{nonce: []byte(nonce), ps1: []byte(PromptText)}
@@ -72,7 +75,7 @@ func (t *promptTracker) osc(payload []byte) {
 	if !ok {
 		return
 	}
-	t.armed, t.other, t.tail, t.code, t.reported = true, false, t.tail[:0], code, false
+	t.armed, t.line, t.long, t.code, t.reported = true, t.line[:0], false, code, false
 }
 
 func (t *promptTracker) parse(p []byte) (int, bool) {
@@ -91,42 +94,46 @@ func (t *promptTracker) parse(p []byte) (int, bool) {
 	return code, true
 }
 
-// text considers printable output. Before the prompt starts, lines that
-// are not the prompt are skipped whole; once the prompt is complete,
-// anything more cancels the evidence until the next marker.
+// text considers printable output: every line that ends before the prompt
+// must be a job notice.
 func (t *promptTracker) text(b []byte) {
 	for t.armed && len(b) > 0 {
-		if t.other {
-			i := bytes.IndexByte(b, '\n')
-			if i < 0 {
-				return
-			}
-			t.other, b = false, b[i+1:]
-			continue
+		seg, rest, ended := bytes.Cut(b, []byte{'\n'})
+		if room := lineHead - len(t.line); len(seg) > room {
+			t.line, t.long = append(t.line, seg[:room]...), true
+		} else {
+			t.line = append(t.line, seg...)
 		}
-		if len(t.tail) == len(t.ps1) {
+		if !ended {
+			return
+		}
+		if !jobNotice(t.line) {
 			t.armed = false
 			return
 		}
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line = b[:i]
-		}
-		n := min(len(line), len(t.ps1)-len(t.tail))
-		if !bytes.Equal(t.ps1[len(t.tail):len(t.tail)+n], line[:n]) {
-			// Not the prompt: a notice line, skipped through its newline.
-			t.other, t.tail = true, t.tail[:0]
-			continue
-		}
-		t.tail, b = append(t.tail, line[:n]...), b[n:]
-		if len(b) > 0 && b[0] == '\n' && len(t.tail) < len(t.ps1) {
-			// A line that was a strict prefix of the prompt ended.
-			t.tail, b = t.tail[:0], b[1:]
-		}
+		t.line, t.long, b = t.line[:0], false, rest
 	}
 }
 
-// complete reports whether the newest marker is followed by exactly PS1.
-func (t *promptTracker) complete() bool { return t.armed && len(t.tail) == len(t.ps1) }
+// jobNotice reports whether line starts like bash's job notice:
+// "[<job number>]<+, - or space> ".
+func jobNotice(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte{'['})
+	if !ok {
+		return false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+3 <= len(rest) && rest[i] == ']' &&
+		(rest[i+1] == '+' || rest[i+1] == '-' || rest[i+1] == ' ') && rest[i+2] == ' '
+}
 
-func (t *promptTracker) reset() { t.armed, t.other, t.reported = false, false, false }
+// complete reports whether the newest marker is followed by exactly PS1
+// (after job notices, if any).
+func (t *promptTracker) complete() bool {
+	return t.armed && !t.long && bytes.Equal(t.line, t.ps1)
+}
+
+func (t *promptTracker) reset() { t.armed, t.reported = false, false }

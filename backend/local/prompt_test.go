@@ -201,25 +201,31 @@ func TestPromptCommandRoundTrip(t *testing.T) {
 	}
 }
 
-// bash prints job notices after PROMPT_COMMAND and before PS1: whole lines
-// between the marker and the prompt keep the marker's evidence, however
-// the stream is split.
+// bash prints job notices after PROMPT_COMMAND and before PS1: whole
+// notice lines between the marker and the prompt keep the marker's
+// evidence, however the stream is split. Nothing else may come between.
 func TestPromptJobNoticeBeforePS1(t *testing.T) {
-	stream := "false\r\n" + marker("1", testNonce) + "[1]+  Done                    true\r\n[2]-  Exit 3                  (exit 3)\r\n$\r\n" + PromptText
+	stream := "false\r\n" + marker("1", testNonce) + "[1]+  Done                    true\r\n[12]-  Exit 3                  (exit 3)\r\n[3]   Terminated              sleep 9 && " + strings.Repeat("x", 100) + "\r\n" + PromptText
 	for i := 1; i < len(stream); i++ {
 		f := newFeeder(testNonce)
 		if got := f.feed(stream[:i], stream[i:]); !got[1] || f.sink.pt.code != 1 {
-			t.Fatalf("split at %d (%q | %q): complete %v code %d, want the notice skipped and code 1", i, stream[:i], stream[i:], got, f.sink.pt.code)
+			t.Fatalf("split at %d (%q | %q): complete %v code %d, want the notices skipped and code 1", i, stream[:i], stream[i:], got, f.sink.pt.code)
 		}
 	}
 	f := newFeeder(testNonce)
 	if got := f.feed(strings.Split(stream, "")...); !onlyLast(got) {
 		t.Fatalf("byte by byte: %v", got)
 	}
-	// Still nothing may follow a complete prompt (a line that starts with
-	// it is taken as the prompt plus typed-ahead input), nor may a
-	// notice's unfinished line end in the prompt's text.
-	for _, tail := range []string{"[1]+  Done  true\r\n$ x", "[1]+  Done  true $ ", "[1]+  Done  true\r\n$ \r\n", "$ not a prompt\r\n$ "} {
+	for _, tail := range []string{
+		"[1]+  Done  true\r\n$ x",     // text after the prompt
+		"[1]+  Done  true $ ",           // the prompt's text ending a notice
+		"[1]+  Done  true\r\n$ \r\n", // a newline after the prompt
+		"$ not a prompt\r\n$ ",         // typed-ahead input after a prompt
+		"hello\r\n$ ",                  // output that is not a notice
+		"\r\n$ ",                       // an empty line
+		"$\r\n$ ",                      // a line that is a prefix of the prompt
+		"[]+  Done\r\n$ ", "[1]x Done\r\n$ ", "[1]+Done\r\n$ ", "1]+  Done\r\n$ ",
+	} {
 		f := newFeeder(testNonce)
 		if got := f.feed(marker("0", testNonce), tail); got[1] {
 			t.Errorf("tail %q completed the prompt", tail)
