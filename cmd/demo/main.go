@@ -78,6 +78,11 @@ func run() error {
 		return err
 	}
 
+	t.header("a script of several lines runs to its last line, whose exit code is reported")
+	if _, err := t.send(ctx, "for f in a b; do\n  echo \"line $f\"\ndone\n(exit 4) &\nwait $!", true); err != nil {
+		return err
+	}
+
 	t.header("a python3 REPL: no prompt marker inside it; the kernel shows python waiting on the terminal")
 	if _, err := t.send(ctx, "python3 -q", true); err != nil {
 		return err
@@ -209,7 +214,7 @@ func (t *tour) send(ctx context.Context, text string, submit bool) (messages.Sen
 	if err != nil {
 		return res, fmt.Errorf("send %q: %w", text, err)
 	}
-	fmt.Printf("   > %s\n", text)
+	fmt.Printf("   > %s\n", strings.ReplaceAll(text, "\n", "\n   > "))
 	t.result(res, time.Since(start))
 	return res, nil
 }
