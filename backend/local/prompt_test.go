@@ -217,13 +217,13 @@ func TestPromptJobNoticeBeforePS1(t *testing.T) {
 		t.Fatalf("byte by byte: %v", got)
 	}
 	for _, tail := range []string{
-		"[1]+  Done  true\r\n$ x",     // text after the prompt
-		"[1]+  Done  true $ ",           // the prompt's text ending a notice
+		"[1]+  Done  true\r\n$ x",    // text after the prompt
+		"[1]+  Done  true $ ",        // the prompt's text ending a notice
 		"[1]+  Done  true\r\n$ \r\n", // a newline after the prompt
-		"$ not a prompt\r\n$ ",         // typed-ahead input after a prompt
-		"hello\r\n$ ",                  // output that is not a notice
-		"\r\n$ ",                       // an empty line
-		"$\r\n$ ",                      // a line that is a prefix of the prompt
+		"$ not a prompt\r\n$ ",       // typed-ahead input after a prompt
+		"hello\r\n$ ",                // output that is not a notice
+		"\r\n$ ",                     // an empty line
+		"$\r\n$ ",                    // a line that is a prefix of the prompt
 		"[]+  Done\r\n$ ", "[1]x Done\r\n$ ", "[1]+Done\r\n$ ", "1]+  Done\r\n$ ",
 	} {
 		f := newFeeder(testNonce)
