@@ -103,3 +103,48 @@ func TestReapLeavesOtherChildren(t *testing.T) {
 		t.Fatalf("os/exec Wait = %v; want its own status, killed by SIGKILL", err)
 	}
 }
+
+// ReapMembers takes zombie children that are members of a session the
+// caller names, and never a session leader (a shell os/exec waits for).
+func TestReapMembers(t *testing.T) {
+	member := forkChild(t)
+	sid := stat(t, member.PID).Session
+	path, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	lpid, err := syscall.ForkExec(path, []string{"sleep", "100"}, &syscall.ProcAttr{Env: os.Environ(), Sys: &syscall.SysProcAttr{Setsid: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := identity(t, lpid)
+	track(leader, "forked session leader")
+	t.Cleanup(func() {
+		_ = ProcSignaler{}.Signal(leader, syscall.SIGKILL)
+		_, _ = reapChild(lpid)
+	})
+	ours := func(s int) bool { return s == sid || s == lpid }
+
+	if got, err := ReapMembers(nil, ours); err != nil || len(got) != 0 {
+		t.Fatalf("ReapMembers with both running = %v, %v", got, err)
+	}
+	for _, id := range []linux.Identity{member, leader} {
+		if err := (ProcSignaler{}).Signal(id, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
+	}
+	if got, err := ReapMembers(nil, func(int) bool { return false }); err != nil || len(got) != 0 {
+		t.Fatalf("ReapMembers of no session = %v, %v", got, err)
+	}
+	got, err := ReapMembers(nil, ours)
+	if err != nil || !slices.Equal(got, []int{member.PID}) {
+		t.Fatalf("ReapMembers = %v, %v; want only the member %d", got, err, member.PID)
+	}
+	if _, err := linux.ReadStat(linux.FS{}, member.PID); !errors.Is(err, linux.ErrNotFound) {
+		t.Fatalf("member %d still in /proc: %v", member.PID, err)
+	}
+	if s := stat(t, leader.PID); s.State != 'Z' {
+		t.Fatalf("the session leader %d was taken: %+v", leader.PID, s)
+	}
+}

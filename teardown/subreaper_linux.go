@@ -5,7 +5,9 @@ package teardown
 import (
 	"errors"
 	"fmt"
+	"os"
 
+	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,4 +45,38 @@ func reapChild(pid int) (bool, error) {
 		}
 		return got == pid, nil
 	}
+}
+
+// ReapMembers reaps the calling process's zombie children that are members,
+// not leaders, of a POSIX session that ours names. A subreaper adopts the
+// orphans of its sessions' double forks; when they exit before their session
+// closes, nothing else would ever reap them. Membership is the proof: the
+// kernel does not reuse a pid while it is any process's session id, so a
+// member of a session whose leader the caller started is that session's.
+// Session leaders are never taken here, so a child os/exec waits for (a
+// shell leads its own session) keeps its exit status. It returns the pids
+// it reaped.
+func ReapMembers(proc linux.ProcReader, ours func(sid int) bool) ([]int, error) {
+	if proc == nil {
+		proc = linux.FS{}
+	}
+	stats, err := linux.ListStats(proc)
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	var reaped []int
+	for _, s := range stats {
+		if s.PPID != self || s.State != 'Z' || s.PID == s.Session || !ours(s.Session) {
+			continue
+		}
+		ok, err := reapChild(s.PID)
+		if err != nil {
+			return reaped, err
+		}
+		if ok {
+			reaped = append(reaped, s.PID)
+		}
+	}
+	return reaped, nil
 }

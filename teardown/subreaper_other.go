@@ -2,9 +2,16 @@
 
 package teardown
 
+import linux "github.com/ptyactor/ptyactor/probes/linux"
+
 // BecomeSubreaper returns ErrUnsupported: child subreapers are a Linux
 // feature.
 func BecomeSubreaper() error { return ErrUnsupported }
 
 // reapChild reaps nothing: Tree never runs here with the real procfs.
 func reapChild(pid int) (bool, error) { return false, ErrUnsupported }
+
+// ReapMembers returns ErrUnsupported: nothing is adopted here.
+func ReapMembers(linux.ProcReader, func(sid int) bool) ([]int, error) {
+	return nil, ErrUnsupported
+}

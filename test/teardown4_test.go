@@ -159,6 +159,44 @@ func TestSubreaperCatchesSetsidDaemon(t *testing.T) {
 	stopSibling(t, sibling)
 }
 
+// With the subreaper on, a double-forked member of the session re-parents
+// to the host; when it exits while the session is open it is reaped then,
+// not left a zombie of the host until the close. The host's own children
+// keep their exit statuses for os/exec.
+func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
+	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
+	sp := h.spawn(messages.SpawnRequest{})
+	res := h.prompt(sp.SessionID, "( sleep 0.5 & echo orphan=$! )", 0)
+	var pid int
+	for _, l := range strings.Split(res.Viewport, "\n") {
+		if v, ok := strings.CutPrefix(l, "orphan="); ok {
+			pid, _ = strconv.Atoi(v)
+		}
+	}
+	if pid <= 0 {
+		t.Fatalf("no orphan pid in %q", res.Viewport)
+	}
+	waitFor(t, 10*time.Second, "the orphan to re-parent to this process", func() bool {
+		s, err := linux.ReadStat(linux.FS{}, pid)
+		return err == nil && s.PPID == os.Getpid() && s.Session == sp.PID
+	})
+	// A child of the host itself, exiting meanwhile, is not the reaper's.
+	own := exec.Command("sh", "-c", "exit 7")
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the orphan reaped while its session is open", func() bool {
+		_, err := linux.ReadStat(linux.FS{}, pid)
+		return errors.Is(err, linux.ErrNotFound)
+	})
+	var ee *exec.ExitError
+	if err := own.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Fatalf("the host's own child: Wait = %v, want exit status 7 (its status was taken)", err)
+	}
+	h.prompt(sp.SessionID, "echo still open", 0)
+	h.killSession(sp.SessionID)
+}
+
 // With the subreaper off, the same daemon escapes, exactly as documented
 // (local.Options.Subreaper): it is not found and never signalled. Nothing
 // else is harmed either: a job of the test's other session and the host's

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,12 +54,16 @@ type Options struct {
 	// Even with it on, an orphan escapes when its environment no longer
 	// holds the tag (started with env -i, or it wrote over its environment
 	// block, as setproctitle does) or cannot be read by the host (setuid,
-	// another user). An adopted daemon that exits by itself while its
-	// session is open stays a zombie child of the host until the host
-	// exits: a zombie's environment is gone, so it cannot be proven to be
-	// the session's, and reaping an unproven child could steal an exit
-	// status from os/exec. On other platforms Spawn fails with
-	// teardown.ErrUnsupported.
+	// another user).
+	//
+	// Adopted processes that exit while their session is open: a member of
+	// the shell's session (a double fork such as "(cmd &)") is reaped on
+	// the host's SIGCHLD, its session id being the proof. A daemon that
+	// left the session (setsid) and exits by itself stays a zombie child
+	// of the host until the host exits: a zombie's environment is gone, so
+	// it cannot be proven to be the session's, and reaping an unproven
+	// child could steal an exit status from os/exec. On other platforms
+	// Spawn fails with teardown.ErrUnsupported.
 	//
 	// A sandboxed shell needs no adoption: it is pid 1 of its own pid
 	// namespace, so its orphans re-parent to it, never to the host, and
@@ -87,7 +92,10 @@ const SessionTagVar = runtimePrefix + "SESSION_TAG"
 var becomeSubreaper = sync.OnceValue(teardown.BecomeSubreaper)
 
 // Backend starts bash sessions in PTYs.
-type Backend struct{ opts Options }
+type Backend struct {
+	opts    Options
+	orphans *orphanReaper // with Subreaper: reaps adopted members that exit
+}
 
 var _ messages.Backend = (*Backend)(nil)
 
@@ -114,7 +122,11 @@ func New(opts Options) *Backend {
 	if opts.ParentEnv == nil {
 		opts.ParentEnv = os.Environ
 	}
-	return &Backend{opts: opts}
+	b := &Backend{opts: opts}
+	if opts.Subreaper {
+		b.orphans = newOrphanReaper(opts.Log)
+	}
+	return b
 }
 
 // Type is the backend type name.
@@ -185,12 +197,21 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled while the wrapper was starting the shell: start
-			// stopped it; the caller gets its cause unchanged.
+			// stopped it; the caller gets its cause unchanged (beside a
+			// cleanup failure, if any).
+			var ce *messages.BackendCleanupError
+			if errors.As(err, &ce) {
+				return nil, &messages.BackendCleanupError{SpawnErr: context.Cause(ctx), CleanupErr: ce.CleanupErr}
+			}
 			return nil, context.Cause(ctx)
 		}
 		return nil, fmt.Errorf("start %s: %w", b.opts.Shell, err)
 	}
 	s.lease = lease
+	if s.adoptTag != "" && b.orphans != nil {
+		s.orphans = b.orphans
+		b.orphans.add(s.PID())
+	}
 	if ctx.Err() != nil {
 		cause := context.Cause(ctx)
 		if _, cerr := s.Close(context.Background(), "PTY spawn cancelled"); cerr != nil {

@@ -72,6 +72,7 @@ type session struct {
 	shell   linux.Identity
 	wrapped bool
 	lease   *sandbox.Lease // the sandbox fence hold; released by a successful Close
+	orphans *orphanReaper  // reaps this session's adopted members; nil without adoption
 	cfg     messages.Config
 	events  messages.Events
 	log     zerolog.Logger
@@ -729,6 +730,9 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	// Nothing started under this session's sandbox runs any more: the
 	// owner's mode may change.
 	s.lease.Release()
+	if s.orphans != nil {
+		s.orphans.remove(s.PID())
+	}
 	return report, nil
 }
 
