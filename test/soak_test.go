@@ -42,14 +42,15 @@ const (
 	soakFlood                       // yes | head -c 5M
 	soakPython                      // a python REPL round trip, left running or exited
 	soakKillMidSend                 // Kill while a send is in flight
+	soakOrphans                     // double forks that exit while open, a setsid daemon left for the close
 	soakKinds
 )
 
-var soakNames = [soakKinds]string{"echo", "ctx-cancel", "op-cancel", "signal", "exit", "flood", "python", "kill-mid-send"}
+var soakNames = [soakKinds]string{"echo", "ctx-cancel", "op-cancel", "signal", "exit", "flood", "python", "kill-mid-send", "orphans"}
 
 // soakWeights skew the mix toward the cheap kinds, so the default run
 // stays short under -race; every kind still comes up many times.
-var soakWeights = [soakKinds]int{4, 3, 3, 3, 2, 1, 2, 2}
+var soakWeights = [soakKinds]int{4, 3, 3, 3, 2, 1, 2, 2, 2}
 
 func pickKind(r *rand.Rand) soakKind {
 	total := 0
@@ -112,7 +113,9 @@ func TestSoak(t *testing.T) {
 
 	cfg := testConfig()
 	cfg.IdleSilenceMs = 1000 // python's start may settle on silence; nothing else does
-	h := newHarness(t, cfg, local.Options{})
+	// The subreaper is on, as in cmd/ptymcp: daemons are adopted, and
+	// adopted members that exit are reaped while their session is open.
+	h := newHarness(t, cfg, local.Options{Subreaper: true})
 
 	// Warm-up: one cycle of each kind, so what is built once (sync.Pools,
 	// the actor system's caches, Go's runtime structures for a few
@@ -250,6 +253,8 @@ func soakCycle(t testing.TB, h *harness, i int, k soakKind, r *rand.Rand) {
 	case soakKillMidSend:
 		c.killMidSend()
 		return // closed by the kind itself
+	case soakOrphans:
+		c.orphans(r)
 	}
 	c.close()
 }
@@ -524,6 +529,23 @@ func (c *soakRun) killMidSend() {
 
 // close kills the session and checks that the report names no survivor
 // and that nothing of the shell's POSIX session is alive.
+// orphans double-forks short sleeps, which re-parent to the host (the
+// subreaper) and exit while the session is open, and starts a setsid
+// daemon for the close to find. The exited ones must be reaped before the
+// close: no zombie child of this process may stay in the session.
+func (c *soakRun) orphans(r *rand.Rand) {
+	c.t.Helper()
+	c.prompt(fmt.Sprintf("for i in 1 2 3; do ( sleep 0.0%d & ); done; setsid sleep 30 & echo forked-%d", r.IntN(5), c.i), 0, fmt.Sprintf("forked-%d", c.i))
+	waitFor(c.t, 10*time.Second, "the exited orphans reaped", func() bool {
+		for _, p := range mustProcs(c.t) {
+			if p.Session == c.pid && p.PID != c.pid {
+				return false // running, or a zombie nobody reaped
+			}
+		}
+		return true
+	})
+}
+
 func (c *soakRun) close() {
 	c.t.Helper()
 	closed, report, err := c.h.svc.Kill(c.ctx, c.h.owner, c.id, "soak")
