@@ -21,9 +21,10 @@
 // shell's exit, stdin-wait observations on request); the send actor alone
 // decides why a send settles: stdin_read (verified prompt with the shell in
 // the foreground, which alone suffices only for one line written to a shell
-// proven idle, else the exact tier must confirm it; or a kernel-proven wait on the terminal after the input
-// was consumed and all output before it was parsed; a backend that cannot
-// prove the latter offers an output barrier, messages.Syncer),
+// proven idle, else the exact tier must confirm it; or a kernel-proven wait
+// on the terminal after the input was consumed and all output before it was
+// parsed; a backend that cannot prove the latter offers an output barrier,
+// messages.Syncer),
 // inferred_idle (idleSilenceMs without output, plus handoffGraceMs when a
 // marker was seen but the hand-back was not yet visible), timeout
 // (timeoutMs after reservation) or session_exit.
