@@ -3,6 +3,7 @@
 package local
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"strconv"
@@ -13,27 +14,29 @@ import (
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 )
 
-// A forked child that keeps its parent's program and handlers is waited
-// for until it execs, however long it takes to get there (a loaded machine
-// can keep a fresh child from running for tens of milliseconds): a signal
-// before the exec would reach the parent's handlers, not the command.
-// Here the parent is a python that forks; its child sleeps 150 ms (three
-// times the bound that proved too short) before it execs sleep.
-func TestAwaitExecWaitsForTheChildsExec(t *testing.T) {
+// forkingParent starts a python that installs a handler, forks and runs
+// childCode (python, one statement per line) in the child, which inherits
+// the parent's program and handlers. It returns a session whose "shell" is
+// that parent, and the child's pid once the child has printed "ready" (or
+// at once, when childCode prints nothing). Both write their line with one
+// os.write: print may split a line into several writes, and the two
+// processes share the pipe.
+func forkingParent(t *testing.T, childCode string, waitReady bool) (*session, int) {
+	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatal("python3 is required (test/run.sh installs it)")
 	}
-	script := `
-import os, signal, sys, time
-signal.signal(signal.SIGUSR1, lambda *a: None)
-pid = os.fork()
-if pid == 0:
-    time.sleep(0.15)
-    os.execvp("sleep", ["sleep", "30"])
-print(pid, flush=True)
-os.waitpid(pid, 0)
-`
+	var body strings.Builder
+	for line := range strings.Lines(strings.TrimSpace(childCode)) {
+		body.WriteString("    " + strings.TrimSpace(line) + "\n")
+	}
+	script := "import os, signal, time\n" +
+		"signal.signal(signal.SIGUSR1, lambda *a: None)\n" +
+		"pid = os.fork()\n" +
+		"if pid == 0:\n" + body.String() + "    os._exit(0)\n" +
+		"os.write(1, b'pid %d\\n' % pid)\n" +
+		"os.waitpid(pid, 0)\n"
 	cmd := exec.Command(py, "-c", script)
 	cmd.Env = append(os.Environ(), runVar+"="+runID)
 	out, err := cmd.StdoutPipe()
@@ -47,14 +50,19 @@ os.waitpid(pid, 0)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	buf := make([]byte, 32)
-	n, err := out.Read(buf)
-	if err != nil {
-		t.Fatal(err)
+	child, ready := 0, !waitReady
+	var seen []string
+	for sc := bufio.NewScanner(out); (child == 0 || !ready) && sc.Scan(); {
+		seen = append(seen, sc.Text()) // for the failure message
+		if v, ok := strings.CutPrefix(sc.Text(), "pid "); ok {
+			if child, err = strconv.Atoi(v); err != nil {
+				t.Fatalf("child pid %q: %v", v, err)
+			}
+		}
+		ready = ready || sc.Text() == "ready"
 	}
-	child, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-	if err != nil {
-		t.Fatalf("child pid %q: %v", buf[:n], err)
+	if child == 0 || !ready {
+		t.Fatalf("python ended early: child %d, ready %v, lines %q", child, ready, seen)
 	}
 	t.Cleanup(func() {
 		if p, err := os.FindProcess(child); err == nil {
@@ -65,7 +73,19 @@ os.waitpid(pid, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &session{shell: st.Identity()}
+	return &session{shell: st.Identity()}, child
+}
+
+// A forked child that keeps its parent's program and handlers is waited
+// for until it execs, however long it takes to get there (a loaded machine
+// can keep a fresh child from running for tens of milliseconds): a signal
+// before the exec would reach the parent's handlers, not the command.
+// Here the child sleeps 150 ms (three times the bound that proved too
+// short) before it execs sleep.
+func TestAwaitExecWaitsForTheChildsExec(t *testing.T) {
+	s, child := forkingParent(t, `
+		time.sleep(0.15)
+		os.execvp("sleep", ["sleep", "30"])`, false)
 	start := time.Now()
 	s.awaitExec(child)
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(child) + "/exe")
@@ -80,62 +100,10 @@ os.waitpid(pid, 0)
 // A child that installed handlers of its own (a subshell, a script) is
 // not waited for: the signal reaches its own handlers.
 func TestAwaitExecSkipsAChildWithItsOwnHandlers(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("python3 is required (test/run.sh installs it)")
-	}
-	script := `
-import os, signal, sys, time
-pid = os.fork()
-if pid == 0:
-    signal.signal(signal.SIGUSR1, lambda *a: None)
-    print("ready", flush=True)
-    time.sleep(30)
-    os._exit(0)
-print(pid, flush=True)
-os.waitpid(pid, 0)
-`
-	cmd := exec.Command(py, "-c", script)
-	cmd.Env = append(os.Environ(), runVar+"="+runID)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	var lines []string
-	buf := make([]byte, 64)
-	for len(lines) < 2 {
-		n, err := out.Read(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, strings.Fields(string(buf[:n]))...)
-	}
-	var child int
-	for _, l := range lines {
-		if v, err := strconv.Atoi(l); err == nil {
-			child = v
-		}
-	}
-	if child == 0 {
-		t.Fatalf("no child pid in %q", lines)
-	}
-	t.Cleanup(func() {
-		if p, err := os.FindProcess(child); err == nil {
-			_ = p.Kill()
-		}
-	})
-	st, err := linux.ReadStat(linux.FS{}, cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &session{shell: st.Identity()}
+	s, child := forkingParent(t, `
+		signal.signal(signal.SIGUSR2, lambda *a: None)
+		os.write(1, b"ready\n")
+		time.sleep(30)`, true)
 	start := time.Now()
 	s.awaitExec(child)
 	if waited := time.Since(start); waited >= execWait {
