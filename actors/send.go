@@ -1,11 +1,11 @@
 package actors
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -356,11 +356,12 @@ func (a *sendActor) needsProof() bool {
 	return a.markerNeedsProof && a.probe != nil && !a.exactOff
 }
 
-// multiLine reports whether input submits a line and then carries more:
-// another line, or text typed after it.
-func multiLine(input []byte) bool {
-	i := bytes.IndexAny(input, "\r\n")
-	return i >= 0 && i < len(input)-1
+// multiLine reports whether the request's input submits a line and then
+// carries more: another line (the Enter of a submit ends one too), or text
+// typed after it. It reads the request as is, without building the input.
+func multiLine(req messages.SendRequest) bool {
+	i := strings.IndexAny(req.Text, "\r\n")
+	return i >= 0 && (req.Submit || i < len(req.Text)-1)
 }
 
 func (a *sendActor) onPrompt(f messages.PromptFact) {

@@ -344,7 +344,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend, sen
 	a := &sendActor{req: m.Request, bs: s.bs, started: s.clock.Now()}
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle; the input says whether it is one line.
-	a.markerNeedsProof = s.lastIdle == nil || !s.lastIdle.Load() || multiLine(a.input())
+	a.markerNeedsProof = s.lastIdle == nil || !s.lastIdle.Load() || multiLine(m.Request)
 	a.begin()
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &messages.StartSendReply{Ticket: ticket})
