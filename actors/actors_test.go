@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"go.uber.org/goleak"
 )
@@ -25,7 +26,7 @@ func testConfig() messages.Config {
 	return c
 }
 
-func newTestService(t *testing.T, backends ...messages.Backend) (*Service, messages.Owner) {
+func newTestService(t *testing.T, backends ...backend.Backend) (*Service, messages.Owner) {
 	t.Helper()
 	svc, err := NewService(Options{Config: testConfig()})
 	if err != nil {
@@ -124,7 +125,7 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 	o, _ := svc.NewOwner(ctx(t), "x")
 	// Drive the shutdown through the protocol but keep the actor alive to
 	// observe the refusal.
-	if _, err := ask[*messages.DisposeOwnerReply](ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
+	if _, err := ask[*DisposeOwnerReply](ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -140,7 +141,7 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 func TestSpawnCancelKeepsCauseAndRollsBack(t *testing.T) {
 	var mu sync.Mutex
 	var started []*fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(ctx context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(ctx context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		// Started, but never ready: the startup wait only ends by cancel.
 		s := newFakeSession(ev)
 		mu.Lock()
@@ -180,7 +181,7 @@ func TestSpawnCancelKeepsCauseAndRollsBack(t *testing.T) {
 
 func TestStartupFailures(t *testing.T) {
 	t.Run("exit", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 			s := newFakeSession(ev)
 			s.exit(1)
 			return s, nil
@@ -191,7 +192,7 @@ func TestStartupFailures(t *testing.T) {
 		}
 	})
 	t.Run("zero-output silence is a timeout", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 			return newFakeSession(ev), nil
 		}}
 		svc, o := newTestService(t, b)
@@ -206,7 +207,7 @@ func TestStartupFailures(t *testing.T) {
 		}
 	})
 	t.Run("output then silence publishes", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 			s := newFakeSession(ev)
 			s.emit("motd without a marker\n", false, 0)
 			return s, nil
@@ -218,7 +219,7 @@ func TestStartupFailures(t *testing.T) {
 		}
 	})
 	t.Run("cleanup failure keeps both errors", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 			s := newFakeSession(ev)
 			s.onClose = func() error { return errInjected }
 			s.exit(1)
@@ -241,7 +242,7 @@ func TestStartupFailures(t *testing.T) {
 
 func TestOwnerIsolationAndSendActive(t *testing.T) {
 	release := make(chan struct{})
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		s := newFakeSession(ev)
 		s.onWrite = func(s *fakeSession, p []byte) error {
 			go func() { <-release; s.emit("done\n$ ", true, 7) }()
@@ -313,7 +314,7 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 
 func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		fs = newFakeSession(ev)
 		fs.emit("$ ", true, 0)
 		return fs, nil
@@ -339,7 +340,7 @@ func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 
 func TestFailedSignalRejectsSend(t *testing.T) {
 	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		fs = newFakeSession(ev)
 		fs.onWrite = func(*fakeSession, []byte) error { return nil } // runs forever
 		fs.onSignal = func(messages.Signal) error { return errInjected }
@@ -378,7 +379,7 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 // failure: the shell's prompt settles the send.
 func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		fs = newFakeSession(ev)
 		fs.onWrite = func(*fakeSession, []byte) error { return nil }
 		fs.onSignal = func(messages.Signal) error {
@@ -412,7 +413,7 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 	var fs *fakeSession
 	fail := true
 	var mu sync.Mutex
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		fs = newFakeSession(ev)
 		fs.onClose = func() error {
 			mu.Lock()
@@ -467,7 +468,7 @@ func TestMessageDrivenUse(t *testing.T) {
 	var events []any
 	sub := sys.EventStream.Subscribe(func(e any) {
 		switch e.(type) {
-		case *messages.EventSessionOpened, *messages.EventSendSettled, *messages.EventSessionClosed:
+		case *EventSessionOpened, *EventSendSettled, *EventSessionClosed:
 			mu.Lock()
 			events = append(events, e)
 			mu.Unlock()
@@ -481,34 +482,34 @@ func TestMessageDrivenUse(t *testing.T) {
 		}
 		return r
 	}
-	if r := req(&messages.RegisterBackend{Backend: &fakeBackend{typ: "shell"}}).(*messages.RegisterBackendReply); r.Err != nil {
+	if r := req(&RegisterBackend{Backend: &fakeBackend{typ: "shell"}}).(*RegisterBackendReply); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	o := messages.NewOwner("integration")
-	if r := req(&messages.OpenOwner{Owner: o}).(*messages.OpenOwnerReply); r.Err != nil {
+	if r := req(&OpenOwner{Owner: o}).(*OpenOwnerReply); r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	sp := req(&messages.Spawn{Owner: o, Request: messages.SpawnRequest{Type: "shell"}}).(*messages.SpawnReply)
+	sp := req(&Spawn{Owner: o, Request: messages.SpawnRequest{Type: "shell"}}).(*SpawnReply)
 	if sp.Err != nil {
 		t.Fatal(sp.Err)
 	}
 	id := sp.Result.SessionID
-	st := req(&messages.StartSend{Owner: o, Session: id, Request: messages.SendRequest{Text: "hi", Submit: true}}).(*messages.StartSendReply)
+	st := req(&StartSend{Owner: o, Session: id, Request: messages.SendRequest{Text: "hi", Submit: true}}).(*StartSendReply)
 	if st.Err != nil {
 		t.Fatal(st.Err)
 	}
-	done := req(&messages.AwaitSend{Owner: o, Session: id, Ticket: st.Ticket}).(*messages.SendSettled)
+	done := req(&AwaitSend{Owner: o, Session: id, Ticket: st.Ticket}).(*SendSettled)
 	if done.Err != nil || done.Result.WaitReason != messages.WaitStdinRead || !strings.Contains(done.Result.Viewport, "hi") {
 		t.Fatalf("settled %+v", done)
 	}
-	k := req(&messages.Kill{Owner: o, Session: id}).(*messages.KillReply)
+	k := req(&Kill{Owner: o, Session: id}).(*KillReply)
 	if k.Err != nil || !k.Closed {
 		t.Fatalf("kill %+v", k)
 	}
 	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(events) >= 3 })
 	mu.Lock()
 	defer mu.Unlock()
-	if _, ok := events[0].(*messages.EventSessionOpened); !ok {
+	if _, ok := events[0].(*EventSessionOpened); !ok {
 		t.Fatalf("events %T", events)
 	}
 }
@@ -516,7 +517,7 @@ func TestMessageDrivenUse(t *testing.T) {
 func TestDisposeOwnerClosesEverything(t *testing.T) {
 	var mu sync.Mutex
 	var sessions []*fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		s := newFakeSession(ev)
 		s.emit("$ ", true, 0)
 		mu.Lock()

@@ -24,7 +24,7 @@
 // proven idle, else the exact tier must confirm it; or a kernel-proven wait
 // on the terminal after the input was consumed and all output before it was
 // parsed; a backend that cannot prove the latter offers an output barrier,
-// messages.Syncer),
+// backend.Syncer),
 // inferred_idle (idleSilenceMs without output, plus handoffGraceMs when a
 // marker was seen but the hand-back was not yet visible), timeout
 // (timeoutMs after reservation) or session_exit.
@@ -32,11 +32,11 @@
 // # Message-driven use
 //
 // Service.PID is the service actor. Any integration can send it the request
-// messages of package messages (RegisterBackend, OpenOwner, Spawn,
+// messages of protocol.go (RegisterBackend, OpenOwner, Spawn,
 // StartSend, AwaitSend, ReadSendOutput, CancelSend, Read, SignalSession,
 // Kill, List, HasOwnerActivity, DisposeOwner) with Request or
 // RequestFuture and receive the reply type each one documents. Lifecycle
-// events (messages.Event*) are published on the actor system's
+// events (Event*) are published on the actor system's
 // EventStream; they never carry terminal bytes.
 //
 // # Supervision

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -14,12 +15,12 @@ type fakeBackend struct {
 	typ string
 	// spawn, when set, replaces the default (a session that prints a ready
 	// prompt at once).
-	spawn func(ctx context.Context, spec messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error)
+	spawn func(ctx context.Context, spec messages.SpawnSpec, ev backend.Events) (backend.Session, error)
 }
 
 func (b *fakeBackend) Type() string { return b.typ }
 
-func (b *fakeBackend) Spawn(ctx context.Context, spec messages.SpawnSpec, _ messages.Config, ev messages.Events) (messages.BackendSession, error) {
+func (b *fakeBackend) Spawn(ctx context.Context, spec messages.SpawnSpec, _ messages.Config, ev backend.Events) (backend.Session, error) {
 	if b.spawn != nil {
 		return b.spawn(ctx, spec, ev)
 	}
@@ -31,7 +32,7 @@ func (b *fakeBackend) Spawn(ctx context.Context, spec messages.SpawnSpec, _ mess
 // fakeSession echoes writes as output and answers each write with a prompt
 // unless onWrite says otherwise.
 type fakeSession struct {
-	ev messages.Events
+	ev backend.Events
 
 	mu        sync.Mutex
 	epoch     uint64
@@ -49,7 +50,7 @@ type fakeSession struct {
 	promptRet int
 }
 
-func newFakeSession(ev messages.Events) *fakeSession { return &fakeSession{ev: ev} }
+func newFakeSession(ev backend.Events) *fakeSession { return &fakeSession{ev: ev} }
 
 // emit adds output and, with prompt, a verified prompt for the current epoch.
 func (s *fakeSession) emit(text string, prompt bool, code int) {
@@ -62,7 +63,7 @@ func (s *fakeSession) emit(text string, prompt bool, code int) {
 	s.mu.Unlock()
 	s.ev.Output()
 	if prompt {
-		s.ev.Prompt(messages.PromptFact{Epoch: e, ExitCode: code, ShellForeground: true})
+		s.ev.Prompt(backend.PromptFact{Epoch: e, ExitCode: code, ShellForeground: true})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -12,9 +13,9 @@ import (
 
 // service → owner: a spawn that passed the service's checks.
 type ownerSpawn struct {
-	msg     *messages.Spawn
+	msg     *Spawn
 	ctx     context.Context // the caller's context (never nil)
-	backend messages.Backend
+	backend backend.Backend
 	id      messages.SessionID
 }
 
@@ -27,7 +28,7 @@ type ownerGone struct{ owner messages.Owner }
 // backend → session (through sessionEvents).
 type (
 	factOutput struct{}
-	factPrompt struct{ messages.PromptFact }
+	factPrompt struct{ backend.PromptFact }
 	factExited struct{ status messages.SessionStatus }
 	factSynced struct{ token uint64 }
 )
@@ -35,7 +36,7 @@ type (
 // session goroutine → session.
 type (
 	backendSpawned struct {
-		bs  messages.BackendSession
+		bs  backend.Session
 		err error
 	}
 	closeDone struct {
@@ -158,7 +159,7 @@ type sessionEvents struct {
 	target atomic.Pointer[actor.PID]
 }
 
-var _ messages.Events = (*sessionEvents)(nil)
+var _ backend.Events = (*sessionEvents)(nil)
 
 func (e *sessionEvents) to() *actor.PID {
 	if t := e.target.Load(); t != nil {
@@ -168,7 +169,7 @@ func (e *sessionEvents) to() *actor.PID {
 }
 
 func (e *sessionEvents) Output()                         { e.sys.Root.Send(e.to(), factOutputMsg) }
-func (e *sessionEvents) Prompt(f messages.PromptFact)    { e.sys.Root.Send(e.to(), &factPrompt{f}) }
+func (e *sessionEvents) Prompt(f backend.PromptFact)     { e.sys.Root.Send(e.to(), &factPrompt{f}) }
 func (e *sessionEvents) Exited(s messages.SessionStatus) { e.sys.Root.Send(e.self, &factExited{s}) }
 func (e *sessionEvents) Synced(t uint64)                 { e.sys.Root.Send(e.to(), &factSynced{t}) }
 

@@ -84,26 +84,26 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 	case *orphanClosed:
 		o.onOrphanClosed(ctx, m)
 
-	case *messages.StartSend, *messages.AwaitSend, *messages.ReadSendOutput, *messages.CancelSend,
-		*messages.Read, *messages.SignalSession, *messages.Kill, *lookupSession:
+	case *StartSend, *AwaitSend, *ReadSendOutput, *CancelSend,
+		*Read, *SignalSession, *Kill, *lookupSession:
 		id := sessionOf(m)
 		if r := o.sessions[id]; r != nil && !r.hidden {
 			ctx.Forward(r.pid)
 			return
 		}
 		ctx.Respond(refusal(m, messages.NoSession(id)))
-	case *messages.List:
+	case *List:
 		out := make([]messages.Snapshot, 0, len(o.order))
 		for _, id := range o.order {
 			out = append(out, o.sessions[id].snap)
 		}
-		ctx.Respond(&messages.ListReply{Sessions: out})
-	case *messages.HasOwnerActivity:
-		ctx.Respond(&messages.HasOwnerActivityReply{
+		ctx.Respond(&ListReply{Sessions: out})
+	case *HasOwnerActivity:
+		ctx.Respond(&HasOwnerActivityReply{
 			Active:   len(o.pending) > 0 || len(o.sessions) > 0 || len(o.failures) > 0,
 			Failures: len(o.failures),
 		})
-	case *messages.DisposeOwner:
+	case *DisposeOwner:
 		o.dispose(ctx, messages.ErrOwnerNotLive, "PTY owner disposed")
 	case *injectPanic:
 		panic("injected fault: owner")
@@ -125,13 +125,13 @@ func (o *ownerActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor,
 
 func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 	if !o.live {
-		ctx.Respond(&messages.SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
+		ctx.Respond(&SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
 		return
 	}
 	name := m.msg.Request.Name
 	if name != "" {
 		if _, dup := o.names[name]; dup {
-			ctx.Respond(&messages.SpawnReply{Err: messages.Errorf(messages.CodeDuplicateName, "PTY session name %q is already in use", name)})
+			ctx.Respond(&SpawnReply{Err: messages.Errorf(messages.CodeDuplicateName, "PTY session name %q is already in use", name)})
 			return
 		}
 		o.names[name] = m.id
@@ -186,8 +186,8 @@ func (o *ownerActor) onStarted(ctx actor.Context, m *sessionStarted) {
 	delete(o.pending, m.id)
 	o.sessions[m.id] = &sessionRec{pid: p.pid, snap: m.result.Snapshot}
 	o.order = append(o.order, m.id)
-	ctx.ActorSystem().EventStream.Publish(&messages.EventSessionOpened{Owner: o.owner, Snapshot: m.result.Snapshot})
-	ctx.Send(p.replyTo, &messages.SpawnReply{Result: m.result})
+	ctx.ActorSystem().EventStream.Publish(&EventSessionOpened{Owner: o.owner, Snapshot: m.result.Snapshot})
+	ctx.Send(p.replyTo, &SpawnReply{Result: m.result})
 }
 
 func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
@@ -208,7 +208,7 @@ func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
 		// waits for it, as for a published-too-late rollback.
 		o.keepHidden(ctx, m.id, p.pid)
 	}
-	ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, m.err)})
+	ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, m.err)})
 	o.maybeDisposed(ctx)
 }
 
@@ -234,7 +234,7 @@ func (o *ownerActor) dropPending(id messages.SessionID, p *pendingSpawn) {
 func (o *ownerActor) onClosed(ctx actor.Context, id messages.SessionID) {
 	if p := o.pending[id]; p != nil && p.rollback != nil {
 		o.dropPending(id, p)
-		ctx.Send(p.replyTo, &messages.SpawnReply{Err: p.rollback})
+		ctx.Send(p.replyTo, &SpawnReply{Err: p.rollback})
 		o.maybeDisposed(ctx)
 		return
 	}
@@ -270,7 +270,7 @@ func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
 		if p.callerCtx.Err() == nil {
 			err = errors.Join(errors.New("PTY spawn and rollback both failed"), p.rollback, m.err)
 		}
-		ctx.Send(p.replyTo, &messages.SpawnReply{Err: err})
+		ctx.Send(p.replyTo, &SpawnReply{Err: err})
 		o.maybeDisposed(ctx)
 		return
 	}
@@ -294,7 +294,7 @@ func (o *ownerActor) onOrphanClosed(ctx actor.Context, m *orphanClosed) {
 	}
 	if p := o.pending[m.id]; p != nil {
 		o.dropPending(m.id, p)
-		ctx.Send(p.replyTo, &messages.SpawnReply{Err: o.spawnError(p, errors.New("PTY session actor failed during startup"))})
+		ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, errors.New("PTY session actor failed during startup"))})
 	}
 	o.removeSession(m.id)
 	o.maybeDisposed(ctx)
@@ -335,7 +335,7 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	// (stopped) owner for a reply that never comes.
 	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	for _, w := range o.disposeWaiters {
-		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})
+		ctx.Send(w, &DisposeOwnerReply{Err: err})
 	}
 	o.disposeWaiters = nil
 	// Poison, not Stop: requests queued behind the dispose still get their
@@ -346,19 +346,19 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 // sessionOf extracts the session id of a session-scoped request.
 func sessionOf(m any) messages.SessionID {
 	switch m := m.(type) {
-	case *messages.StartSend:
+	case *StartSend:
 		return m.Session
-	case *messages.AwaitSend:
+	case *AwaitSend:
 		return m.Session
-	case *messages.ReadSendOutput:
+	case *ReadSendOutput:
 		return m.Session
-	case *messages.CancelSend:
+	case *CancelSend:
 		return m.Session
-	case *messages.Read:
+	case *Read:
 		return m.Session
-	case *messages.SignalSession:
+	case *SignalSession:
 		return m.Session
-	case *messages.Kill:
+	case *Kill:
 		return m.Session
 	case *lookupSession:
 		return m.id
@@ -369,32 +369,32 @@ func sessionOf(m any) messages.SessionID {
 // refusal is the reply a request gets when it is refused with err.
 func refusal(m any, err error) any {
 	switch m := m.(type) {
-	case *messages.StartSend:
-		return &messages.StartSendReply{Err: err}
-	case *messages.AwaitSend:
-		return &messages.SendSettled{Session: m.Session, Ticket: m.Ticket, Err: err}
-	case *messages.ReadSendOutput:
-		return &messages.ReadSendOutputReply{Err: err}
-	case *messages.CancelSend:
-		return &messages.CancelSendReply{}
-	case *messages.Read:
-		return &messages.ReadReply{Err: err}
-	case *messages.SignalSession:
-		return &messages.SignalReply{Err: err}
-	case *messages.Kill:
-		return &messages.KillReply{Err: err}
-	case *messages.Spawn:
-		return &messages.SpawnReply{Err: err}
-	case *messages.List:
-		return &messages.ListReply{}
-	case *messages.HasOwnerActivity:
-		return &messages.HasOwnerActivityReply{}
-	case *messages.DisposeOwner:
-		return &messages.DisposeOwnerReply{}
+	case *StartSend:
+		return &StartSendReply{Err: err}
+	case *AwaitSend:
+		return &SendSettled{Session: m.Session, Ticket: m.Ticket, Err: err}
+	case *ReadSendOutput:
+		return &ReadSendOutputReply{Err: err}
+	case *CancelSend:
+		return &CancelSendReply{}
+	case *Read:
+		return &ReadReply{Err: err}
+	case *SignalSession:
+		return &SignalReply{Err: err}
+	case *Kill:
+		return &KillReply{Err: err}
+	case *Spawn:
+		return &SpawnReply{Err: err}
+	case *List:
+		return &ListReply{}
+	case *HasOwnerActivity:
+		return &HasOwnerActivityReply{}
+	case *DisposeOwner:
+		return &DisposeOwnerReply{}
 	case *lookupSession:
 		return &lookupReply{}
 	case *ownerSpawn:
-		return &messages.SpawnReply{Err: err}
+		return &SpawnReply{Err: err}
 	case *taskStart:
 		return &taskStartReply{err: err}
 	case *taskLookup:

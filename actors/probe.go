@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -19,7 +20,7 @@ import (
 // takes its mmap lock, which a thread stuck in the kernel can hold, and a
 // caller must never be held by that. A stuck look stalls only the exact
 // tier (looks are one at a time); the send falls back to silence.
-type probeActor struct{ prober messages.StdinProber }
+type probeActor struct{ prober backend.StdinProber }
 
 // probeRequest asks for one observation, answered with *probeResult to the
 // sender.
@@ -27,7 +28,7 @@ type probeRequest struct{ seq uint64 }
 
 type probeResult struct {
 	seq uint64
-	obs messages.StdinObservation
+	obs backend.StdinObservation
 	err error
 }
 
@@ -41,7 +42,7 @@ func (p *probeActor) Receive(ctx actor.Context) {
 // observe runs one probe. A panic in a prober is answered as an error, so
 // the asking send never waits for a result that cannot come and the exact
 // tier keeps working for the next look.
-func (p *probeActor) observe() (obs messages.StdinObservation, err error) {
+func (p *probeActor) observe() (obs backend.StdinObservation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: probe panicked: %v", messages.ErrTransport, r)
@@ -50,7 +51,7 @@ func (p *probeActor) observe() (obs messages.StdinObservation, err error) {
 	return p.prober.ProbeStdin()
 }
 
-func probeProps(p messages.StdinProber) *actor.Props {
+func probeProps(p backend.StdinProber) *actor.Props {
 	return props(&probeActor{prober: p})
 }
 
@@ -62,6 +63,6 @@ func probeProps(p messages.StdinProber) *actor.Props {
 // was entered again after the write: a wait that existed before it never
 // counts, and no probe is needed before the write (which keeps the write
 // at the PTY's floor).
-func exactEvidence(obs messages.StdinObservation) bool {
+func exactEvidence(obs backend.StdinObservation) bool {
 	return obs.Supported && obs.Waiting && obs.Drained && obs.InputConsumed
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -30,7 +31,7 @@ type sendActor struct {
 	session messages.SessionID
 	req     messages.SendRequest
 	startup bool // the session's startup wait: no write, silence needs output
-	bs      messages.BackendSession
+	bs      backend.Session
 	cfg     messages.Config
 	clock   Clock
 	log     zerolog.Logger
@@ -175,11 +176,11 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		if m.gen == a.timerGen[m.kind] {
 			a.onTimer(m.kind)
 		}
-	case *messages.CancelSend:
-		ctx.Respond(&messages.CancelSendReply{Accepted: a.cancel()})
-	case *messages.ReadSendOutput:
+	case *CancelSend:
+		ctx.Respond(&CancelSendReply{Accepted: a.cancel()})
+	case *ReadSendOutput:
 		ctx.Respond(a.readOutput())
-	case *messages.AwaitSend:
+	case *AwaitSend:
 		if a.settled {
 			ctx.Respond(a.settledMsg())
 		} else {
@@ -209,7 +210,7 @@ func (a *sendActor) begin() {
 	p := &prewrite{epoch: a.bs.BeginSend()}
 	a.prewrite = p
 	data := a.input()
-	tw, ok := a.bs.(messages.TryWriter)
+	tw, ok := a.bs.(backend.TryWriter)
 	if len(data) == 0 || !ok || !a.writeState.CompareAndSwap(writePending, writeRunning) {
 		return
 	}
@@ -364,7 +365,7 @@ func multiLine(req messages.SendRequest) bool {
 	return i >= 0 && (req.Submit || i < len(req.Text)-1)
 }
 
-func (a *sendActor) onPrompt(f messages.PromptFact) {
+func (a *sendActor) onPrompt(f backend.PromptFact) {
 	if a.settled || a.frozen || f.Epoch != a.epoch {
 		return
 	}
@@ -424,7 +425,7 @@ func (a *sendActor) onTimer(k timerKind) {
 	case timerProbe:
 		a.probePaced = false
 		if a.syncToken != 0 {
-			a.syncToken = a.bs.(messages.Syncer).Sync()
+			a.syncToken = a.bs.(backend.Syncer).Sync()
 			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
 			return
 		}
@@ -483,13 +484,13 @@ func (a *sendActor) stopTimers() {
 	a.silenceArmed = false
 }
 
-func (a *sendActor) readOutput() *messages.ReadSendOutputReply {
+func (a *sendActor) readOutput() *ReadSendOutputReply {
 	if a.settled {
-		return &messages.ReadSendOutputReply{Settled: true}
+		return &ReadSendOutputReply{Settled: true}
 	}
 	r := a.bs.TakeOutput()
 	a.truncated = a.truncated || r.Truncated
-	return &messages.ReadSendOutputReply{Read: r}
+	return &ReadSendOutputReply{Read: r}
 }
 
 // settle fixes the send's outcome once. After it, output reaches only
@@ -531,8 +532,8 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.subscribers = nil
 }
 
-func (a *sendActor) settledMsg() *messages.SendSettled {
-	return &messages.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
+func (a *sendActor) settledMsg() *SendSettled {
+	return &SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
 }
 
 // maybeStop tells the session once a send that settled while draining has
@@ -621,7 +622,7 @@ func (a *sendActor) onProbe(m *probeResult) {
 		}
 		if exactEvidence(m.obs) {
 			a.reader = m.obs.Reader
-			if sy, ok := a.bs.(messages.Syncer); ok {
+			if sy, ok := a.bs.(backend.Syncer); ok {
 				// The program waits; settle once the output it wrote
 				// before waiting has gone through the pump. A barrier
 				// that is not answered within a poll interval is asked
@@ -659,7 +660,7 @@ const eventLoopConfirm = 25 * time.Millisecond
 
 // loopConfirmed reports whether an event-loop wait has held long enough,
 // arming a look at the end of the window when it has not.
-func (a *sendActor) loopConfirmed(obs messages.StdinObservation) bool {
+func (a *sendActor) loopConfirmed(obs backend.StdinObservation) bool {
 	now := a.clock.Now()
 	if a.loopSeen == nil || !maps.Equal(a.loopSeen, obs.Waiters) {
 		a.loopSeen, a.loopAt = obs.Waiters, now

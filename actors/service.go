@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -59,7 +60,7 @@ type Options struct {
 }
 
 // Service is the Go facade over the service actor. Every method sends the
-// corresponding protocol message (see messages/protocol.go) and waits for
+// corresponding protocol message (see protocol.go) and waits for
 // the reply or the caller's context, whichever comes first.
 type Service struct {
 	sys *actor.ActorSystem
@@ -119,7 +120,7 @@ func NewService(opts Options) (*Service, error) {
 }
 
 // PID is the service actor. Integrations may drive the runtime by sending it
-// the request messages of package messages.
+// the request messages of protocol.go (RegisterBackend, Spawn, StartSend, ...).
 func (s *Service) PID() *actor.PID { return s.pid }
 
 // System is the actor system the service runs on; lifecycle events
@@ -131,8 +132,8 @@ func (s *Service) Config() messages.Config { return s.cfg }
 
 // RegisterBackend adds a backend; the returned function removes it again
 // (its sessions survive).
-func (s *Service) RegisterBackend(ctx context.Context, b messages.Backend) (func(), error) {
-	r, err := ask[*messages.RegisterBackendReply](ctx, s.sys, s.pid, &messages.RegisterBackend{Backend: b})
+func (s *Service) RegisterBackend(ctx context.Context, b backend.Backend) (func(), error) {
+	r, err := ask[*RegisterBackendReply](ctx, s.sys, s.pid, &RegisterBackend{Backend: b})
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +142,13 @@ func (s *Service) RegisterBackend(ctx context.Context, b messages.Backend) (func
 	}
 	typ := b.Type()
 	return func() {
-		_, _ = ask[*messages.UnregisterBackendReply](context.Background(), s.sys, s.pid, &messages.UnregisterBackend{Type: typ})
+		_, _ = ask[*UnregisterBackendReply](context.Background(), s.sys, s.pid, &UnregisterBackend{Type: typ})
 	}, nil
 }
 
 // ListBackends returns the registered types in registration order.
 func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
-	r, err := ask[*messages.ListBackendsReply](ctx, s.sys, s.pid, &messages.ListBackends{})
+	r, err := ask[*ListBackendsReply](ctx, s.sys, s.pid, &ListBackends{})
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +158,7 @@ func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
 // NewOwner mints a live owner identity.
 func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, error) {
 	o := messages.NewOwner(label)
-	r, err := ask[*messages.OpenOwnerReply](ctx, s.sys, s.pid, &messages.OpenOwner{Owner: o})
+	r, err := ask[*OpenOwnerReply](ctx, s.sys, s.pid, &OpenOwner{Owner: o})
 	if err != nil {
 		return messages.Owner{}, err
 	}
@@ -170,7 +171,7 @@ func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, e
 func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.SpawnRequest) (messages.SpawnResult, error) {
 	// The reply is awaited even after ctx ends: the owner answers with the
 	// caller's cause once the rollback finished, so nothing is left behind.
-	r, err := ask[*messages.SpawnReply](context.WithoutCancel(ctx), s.sys, s.pid, &messages.Spawn{Ctx: ctx, Owner: owner, Request: req})
+	r, err := ask[*SpawnReply](context.WithoutCancel(ctx), s.sys, s.pid, &Spawn{Ctx: ctx, Owner: owner, Request: req})
 	if err != nil {
 		return messages.SpawnResult{}, err
 	}
@@ -180,7 +181,7 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 // HasOwnerActivity reports whether the owner has a pending spawn, an open
 // session, a close in flight or a retained cleanup failure.
 func (s *Service) HasOwnerActivity(ctx context.Context, owner messages.Owner) (bool, error) {
-	r, err := ask[*messages.HasOwnerActivityReply](ctx, s.sys, s.pid, &messages.HasOwnerActivity{Owner: owner})
+	r, err := ask[*HasOwnerActivityReply](ctx, s.sys, s.pid, &HasOwnerActivity{Owner: owner})
 	if err != nil {
 		return false, err
 	}
@@ -215,7 +216,7 @@ func (s *Service) StartSend(ctx context.Context, owner messages.Owner, id messag
 // startSend reserves the slot; the returned op's box receives the
 // settlement, which the caller must consume (await, or Send directly).
 func (s *Service) startSend(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (*SendOp, error) {
-	msg := &messages.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
+	msg := &StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
 	pid := s.route(ctx, owner, id)
 	for {
 		box := newReplyBox(s.sys, 2)
@@ -223,14 +224,14 @@ func (s *Service) startSend(ctx context.Context, owner messages.Owner, id messag
 		// The send actor tells the box directly when it settles, and it
 		// may settle before the session's reservation reply arrives: keep a
 		// settlement that overtook the reply.
-		var early *messages.SendSettled
+		var early *SendSettled
 		m, err := box.wait(ctx)
-		if st, ok := m.(*messages.SendSettled); ok && err == nil {
+		if st, ok := m.(*SendSettled); ok && err == nil {
 			early = st
 			m, err = box.wait(ctx)
 		}
 		if err == nil {
-			r, ok := m.(*messages.StartSendReply)
+			r, ok := m.(*StartSendReply)
 			switch {
 			case !ok:
 				err = fmt.Errorf("ptyactor: unexpected reply %T", m)
@@ -272,7 +273,7 @@ func (op *SendOp) finish(m any, err error) {
 		op.err = fmt.Errorf("%w: session stopped before the send settled", messages.ErrSessionClosing)
 		return
 	}
-	st, ok := m.(*messages.SendSettled)
+	st, ok := m.(*SendSettled)
 	if !ok {
 		op.err = fmt.Errorf("ptyactor: unexpected reply %T", m)
 		return
@@ -307,7 +308,7 @@ func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
 // ReadOutput returns output produced since the previous call. Once the
 // send settled, the rest is in the result's viewport.
 func (op *SendOp) ReadOutput(ctx context.Context) (messages.SendRead, error) {
-	r, err := askSession[*messages.ReadSendOutputReply](ctx, op.s, op.owner, op.session, &messages.ReadSendOutput{Owner: op.owner, Session: op.session, Ticket: op.ticket})
+	r, err := askSession[*ReadSendOutputReply](ctx, op.s, op.owner, op.session, &ReadSendOutput{Owner: op.owner, Session: op.session, Ticket: op.ticket})
 	if err != nil {
 		return messages.SendRead{}, err
 	}
@@ -323,7 +324,7 @@ func (op *SendOp) Cancel() bool {
 		return false
 	default:
 	}
-	r, err := askSession[*messages.CancelSendReply](context.Background(), op.s, op.owner, op.session, &messages.CancelSend{Owner: op.owner, Session: op.session, Ticket: op.ticket})
+	r, err := askSession[*CancelSendReply](context.Background(), op.s, op.owner, op.session, &CancelSend{Owner: op.owner, Session: op.session, Ticket: op.ticket})
 	return err == nil && r.Accepted
 }
 
@@ -360,7 +361,7 @@ func (s *Service) Send(ctx context.Context, owner messages.Owner, id messages.Se
 
 // Read pages retained scrollback (reads work while a session closes).
 func (s *Service) Read(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.ReadRequest) (messages.ReadResult, error) {
-	r, err := askSession[*messages.ReadReply](ctx, s, owner, id, &messages.Read{Owner: owner, Session: id, Request: req})
+	r, err := askSession[*ReadReply](ctx, s, owner, id, &Read{Owner: owner, Session: id, Request: req})
 	if err != nil {
 		return messages.ReadResult{}, err
 	}
@@ -369,7 +370,7 @@ func (s *Service) Read(ctx context.Context, owner messages.Owner, id messages.Se
 
 // Signal sends sig to the terminal's current foreground process group.
 func (s *Service) Signal(ctx context.Context, owner messages.Owner, id messages.SessionID, sig messages.Signal) (messages.SignalResult, error) {
-	r, err := askSession[*messages.SignalReply](ctx, s, owner, id, &messages.SignalSession{Owner: owner, Session: id, Signal: sig})
+	r, err := askSession[*SignalReply](ctx, s, owner, id, &SignalSession{Owner: owner, Session: id, Signal: sig})
 	if err != nil {
 		return messages.SignalResult{}, err
 	}
@@ -380,7 +381,7 @@ func (s *Service) Signal(ctx context.Context, owner messages.Owner, id messages.
 // when the call joined a close already in flight. A failed close returns a
 // *messages.CleanupError; the session stays listed and Kill may be retried.
 func (s *Service) Kill(ctx context.Context, owner messages.Owner, id messages.SessionID, reason string) (closed bool, report messages.CloseReport, err error) {
-	r, err := askSession[*messages.KillReply](ctx, s, owner, id, &messages.Kill{Owner: owner, Session: id, Reason: reason})
+	r, err := askSession[*KillReply](ctx, s, owner, id, &Kill{Owner: owner, Session: id, Reason: reason})
 	if err != nil {
 		return false, messages.CloseReport{}, err
 	}
@@ -392,7 +393,7 @@ func (s *Service) Kill(ctx context.Context, owner messages.Owner, id messages.Se
 
 // List returns the owner's live sessions in publication order.
 func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Snapshot, error) {
-	r, err := ask[*messages.ListReply](ctx, s.sys, s.pid, &messages.List{Owner: owner})
+	r, err := ask[*ListReply](ctx, s.sys, s.pid, &List{Owner: owner})
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +411,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 		}
 		return true
 	})
-	r, err := ask[*messages.DisposeOwnerReply](ctx, s.sys, s.pid, &messages.DisposeOwner{Owner: owner})
+	r, err := ask[*DisposeOwnerReply](ctx, s.sys, s.pid, &DisposeOwner{Owner: owner})
 	if err != nil {
 		if errors.Is(err, errGone) {
 			return nil
@@ -428,7 +429,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 // idempotent: later calls return the first call's result. If ctx ends before
 // the owners are quiet, it returns the cause and a later call may finish.
 func (s *Service) Shutdown(ctx context.Context) error {
-	r, err := ask[*messages.DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
+	r, err := ask[*DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
 	if err != nil && !errors.Is(err, errGone) {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -24,7 +25,7 @@ type serviceActor struct {
 	ctx    context.Context // cancelled with ErrServiceDisposing on shutdown
 	cancel context.CancelCauseFunc
 
-	backends  []messages.Backend
+	backends  []backend.Backend
 	owners    map[messages.Owner]*actor.PID
 	disposing bool
 
@@ -34,14 +35,14 @@ type serviceActor struct {
 }
 
 // serviceShutdown disposes every owner, clears the registries and answers
-// with *messages.DisposeOwnerReply (joined failures).
+// with *DisposeOwnerReply (joined failures).
 type serviceShutdown struct{}
 
 func (s *serviceActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *messages.RegisterBackend:
-		ctx.Respond(&messages.RegisterBackendReply{Err: s.register(m.Backend)})
-	case *messages.UnregisterBackend:
+	case *RegisterBackend:
+		ctx.Respond(&RegisterBackendReply{Err: s.register(m.Backend)})
+	case *UnregisterBackend:
 		removed := false
 		for i, b := range s.backends {
 			if b.Type() == m.Type {
@@ -50,26 +51,26 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 				break
 			}
 		}
-		ctx.Respond(&messages.UnregisterBackendReply{Removed: removed})
-	case *messages.ListBackends:
+		ctx.Respond(&UnregisterBackendReply{Removed: removed})
+	case *ListBackends:
 		types := make([]string, len(s.backends))
 		for i, b := range s.backends {
 			types[i] = b.Type()
 		}
-		ctx.Respond(&messages.ListBackendsReply{Types: types})
-	case *messages.OpenOwner:
-		ctx.Respond(&messages.OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
-	case *messages.Spawn:
+		ctx.Respond(&ListBackendsReply{Types: types})
+	case *OpenOwner:
+		ctx.Respond(&OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
+	case *Spawn:
 		s.onSpawn(ctx, m)
-	case *messages.StartSend, *messages.AwaitSend, *messages.ReadSendOutput, *messages.CancelSend,
-		*messages.Read, *messages.SignalSession, *messages.Kill, *lookupSession:
+	case *StartSend, *AwaitSend, *ReadSendOutput, *CancelSend,
+		*Read, *SignalSession, *Kill, *lookupSession:
 		o, _ := requestOwner(m)
 		s.forward(ctx, o, messages.NoSession(sessionOf(m)))
-	case *messages.List:
+	case *List:
 		s.forward(ctx, m.Owner, nil)
-	case *messages.HasOwnerActivity:
+	case *HasOwnerActivity:
 		s.forward(ctx, m.Owner, nil)
-	case *messages.DisposeOwner:
+	case *DisposeOwner:
 		s.forward(ctx, m.Owner, nil)
 	case *ownerGone:
 		if pid := s.owners[m.owner]; pid != nil {
@@ -95,7 +96,7 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 			s.shutdownPending--
 			s.maybeShutDown(ctx)
 		}
-	case *messages.DisposeOwnerReply:
+	case *DisposeOwnerReply:
 		// An owner answered the shutdown.
 		if m.Err != nil {
 			s.shutdownErrs = append(s.shutdownErrs, m.Err)
@@ -115,7 +116,7 @@ func (s *serviceActor) HandleFailure(sys *actor.ActorSystem, sup actor.Superviso
 	answerFailed(sys, message, fmt.Errorf("%w: the owner failed: %v", messages.ErrTransport, reason))
 }
 
-func (s *serviceActor) register(b messages.Backend) error {
+func (s *serviceActor) register(b backend.Backend) error {
 	if b == nil || b.Type() == "" {
 		return messages.InvalidArgument("PTY backend type must be a non-empty string")
 	}
@@ -144,12 +145,12 @@ func (s *serviceActor) openOwner(ctx actor.Context, o messages.Owner) error {
 
 // onSpawn runs the service's share of the spawn checks, in the documented
 // order: disposing, caller aborted, owner live, backend, name.
-func (s *serviceActor) onSpawn(ctx actor.Context, m *messages.Spawn) {
+func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 	callerCtx := m.Ctx
 	if callerCtx == nil {
 		callerCtx = context.Background()
 	}
-	fail := func(err error) { ctx.Respond(&messages.SpawnReply{Err: err}) }
+	fail := func(err error) { ctx.Respond(&SpawnReply{Err: err}) }
 	if s.disposing {
 		fail(messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing"))
 		return
@@ -175,7 +176,7 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *messages.Spawn) {
 	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, ctx: callerCtx, backend: backend, id: newSessionID()}, ctx.Sender())
 }
 
-func (s *serviceActor) backendFor(typ string) (messages.Backend, error) {
+func (s *serviceActor) backendFor(typ string) (backend.Backend, error) {
 	if typ == "" {
 		if len(s.backends) == 1 {
 			return s.backends[0], nil
@@ -224,7 +225,7 @@ func (s *serviceActor) maybeShutDown(ctx actor.Context) {
 	s.backends = nil
 	err := errors.Join(s.shutdownErrs...)
 	for _, w := range s.shutdownWaiters {
-		ctx.Send(w, &messages.DisposeOwnerReply{Err: err})
+		ctx.Send(w, &DisposeOwnerReply{Err: err})
 	}
 	s.shutdownWaiters = nil
 }
@@ -232,19 +233,19 @@ func (s *serviceActor) maybeShutDown(ctx actor.Context) {
 // requestOwner returns the owner named by a session-scoped request.
 func requestOwner(m any) (messages.Owner, bool) {
 	switch m := m.(type) {
-	case *messages.StartSend:
+	case *StartSend:
 		return m.Owner, true
-	case *messages.AwaitSend:
+	case *AwaitSend:
 		return m.Owner, true
-	case *messages.ReadSendOutput:
+	case *ReadSendOutput:
 		return m.Owner, true
-	case *messages.CancelSend:
+	case *CancelSend:
 		return m.Owner, true
-	case *messages.Read:
+	case *Read:
 		return m.Owner, true
-	case *messages.SignalSession:
+	case *SignalSession:
 		return m.Owner, true
-	case *messages.Kill:
+	case *Kill:
 		return m.Owner, true
 	case *lookupSession:
 		return m.owner, true

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -30,7 +31,7 @@ type sessionActor struct {
 	id       messages.SessionID
 	owner    messages.Owner
 	spec     messages.SpawnSpec
-	backend  messages.Backend
+	backend  backend.Backend
 	spawnCtx context.Context
 	cfg      messages.Config
 	clock    Clock
@@ -39,7 +40,7 @@ type sessionActor struct {
 	self, ownerPID *actor.PID
 	sys            *actor.ActorSystem
 
-	bs     messages.BackendSession
+	bs     backend.Session
 	phase  sessionPhase
 	status messages.SessionStatus
 
@@ -59,7 +60,7 @@ type sessionActor struct {
 	subscribers  []*actor.PID // waiters handed to the current send (told by the session only if it fails)
 	events       *sessionEvents
 	nextTicket   uint64
-	last         *messages.SendSettled // the most recent settled send
+	last         *SendSettled // the most recent settled send
 
 	// Close fence: one attempt at a time; failures are not cached.
 	closeAttempt uint64
@@ -74,14 +75,14 @@ type sessionActor struct {
 }
 
 type queuedStart struct {
-	msg    *messages.StartSend
+	msg    *StartSend
 	sender *actor.PID
 }
 
 // closeReply is a Kill's answer, delivered by the owner.
 type closeReply struct {
 	to    *actor.PID
-	reply *messages.KillReply
+	reply *KillReply
 }
 
 type closeWaiter struct {
@@ -115,29 +116,29 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	case *factExited:
 		s.status = m.status
 		ctx.Send(s.ownerPID, &sessionStatusChanged{id: s.id, status: m.status})
-		s.sys.EventStream.Publish(&messages.EventSessionExited{Session: s.id, Status: m.status})
+		s.sys.EventStream.Publish(&EventSessionExited{Session: s.id, Status: m.status})
 		s.forwardFact(ctx, m)
 
-	case *messages.StartSend:
+	case *StartSend:
 		s.onStartSend(ctx, m, ctx.Sender())
-	case *messages.AwaitSend:
+	case *AwaitSend:
 		s.onAwait(ctx, m)
 	case *lookupSession:
 		ctx.Respond(&lookupReply{pid: s.self})
-	case *messages.ReadSendOutput:
+	case *ReadSendOutput:
 		switch {
 		case s.sendPID != nil && m.Ticket == s.sendTicket:
 			ctx.Forward(s.sendPID)
 		case s.last != nil && m.Ticket == s.last.Ticket:
-			ctx.Respond(&messages.ReadSendOutputReply{Settled: true})
+			ctx.Respond(&ReadSendOutputReply{Settled: true})
 		default:
-			ctx.Respond(&messages.ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+			ctx.Respond(&ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
 		}
-	case *messages.CancelSend:
+	case *CancelSend:
 		if s.sendPID != nil && m.Ticket == s.sendTicket {
 			ctx.Forward(s.sendPID)
 		} else {
-			ctx.Respond(&messages.CancelSendReply{Accepted: false})
+			ctx.Respond(&CancelSendReply{Accepted: false})
 		}
 	case *sendFinished:
 		s.onSendFinished(ctx, m)
@@ -156,11 +157,11 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			s.maybeFinish(ctx)
 		}
 
-	case *messages.Read:
+	case *Read:
 		s.onRead(ctx, m)
-	case *messages.SignalSession:
+	case *SignalSession:
 		s.onSignal(ctx, m)
-	case *messages.Kill:
+	case *Kill:
 		reason := m.Reason
 		if reason == "" {
 			reason = "model request"
@@ -176,13 +177,13 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			s.stopUnwatch()
 		}
 		for _, w := range s.queuedStarts {
-			s.sys.Root.Send(w.sender, &messages.StartSendReply{Err: messages.ErrSessionClosing})
+			s.sys.Root.Send(w.sender, &StartSendReply{Err: messages.ErrSessionClosing})
 		}
 		s.queuedStarts = nil
 		if s.sendPID != nil && !s.sendStartup {
 			// The send stops with this actor: whoever waits for it must
 			// still hear an answer.
-			gone := &messages.SendSettled{Session: s.id, Ticket: s.sendTicket, Result: messages.SendResult{Status: s.status},
+			gone := &SendSettled{Session: s.id, Ticket: s.sendTicket, Result: messages.SendResult{Status: s.status},
 				Err: fmt.Errorf("%w: the session actor stopped before the send settled", messages.ErrSessionClosing)}
 			for _, p := range s.subscribers {
 				s.sys.Root.Send(p, gone)
@@ -227,7 +228,7 @@ func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Superviso
 	// none).
 	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
 		switch msg.(type) {
-		case *messages.ReadSendOutput, *messages.CancelSend:
+		case *ReadSendOutput, *CancelSend:
 			sys.Root.Send(sender, refusal(msg, fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason)))
 		}
 	}
@@ -264,7 +265,7 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 		return
 	}
 	s.bs = m.bs
-	if pr, ok := m.bs.(messages.StdinProber); ok {
+	if pr, ok := m.bs.(backend.StdinProber); ok {
 		s.probePID = ctx.Spawn(probeProps(pr))
 	}
 	// The startup wait is a send with nothing to write: marker, silence
@@ -313,7 +314,7 @@ func (s *sessionActor) releaseSlot(ctx actor.Context) {
 	s.events.target.Store(nil)
 }
 
-func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend, sender *actor.PID) {
+func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *actor.PID) {
 	var err error
 	switch {
 	case s.phase == phaseClosing || s.phase == phaseClosed:
@@ -332,7 +333,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend, sen
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
 	}
 	if err != nil {
-		ctx.Send(sender, &messages.StartSendReply{Err: err})
+		ctx.Send(sender, &StartSendReply{Err: err})
 		return
 	}
 	var notify *actor.PID
@@ -347,7 +348,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *messages.StartSend, sen
 	a.markerNeedsProof = s.lastIdle == nil || !s.lastIdle.Load() || multiLine(m.Request)
 	a.begin()
 	ticket := s.spawnSend(ctx, a, notify, false)
-	ctx.Send(sender, &messages.StartSendReply{Ticket: ticket})
+	ctx.Send(sender, &StartSendReply{Ticket: ticket})
 }
 
 // runQueuedStarts answers the starts that waited for a draining send, in
@@ -364,7 +365,7 @@ func (s *sessionActor) runQueuedStarts(ctx actor.Context) {
 	}
 }
 
-func (s *sessionActor) onAwait(ctx actor.Context, m *messages.AwaitSend) {
+func (s *sessionActor) onAwait(ctx actor.Context, m *AwaitSend) {
 	switch {
 	case s.last != nil && m.Ticket == s.last.Ticket:
 		ctx.Respond(s.last)
@@ -372,7 +373,7 @@ func (s *sessionActor) onAwait(ctx actor.Context, m *messages.AwaitSend) {
 		s.subscribers = append(s.subscribers, ctx.Sender())
 		ctx.Forward(s.sendPID)
 	default:
-		ctx.Respond(&messages.SendSettled{Session: s.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
+		ctx.Respond(&SendSettled{Session: s.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
 	}
 }
 
@@ -384,7 +385,7 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	if s.last != nil && m.ticket <= s.last.Ticket {
 		return // a failed send's duplicate report
 	}
-	settled := &messages.SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
+	settled := &SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
 	s.last = settled
 	current := s.sendPID != nil && m.ticket == s.sendTicket
 	for _, p := range m.notify {
@@ -400,7 +401,7 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 		s.onStartupSettled(ctx, m)
 		return
 	}
-	s.sys.EventStream.Publish(&messages.EventSendSettled{
+	s.sys.EventStream.Publish(&EventSendSettled{
 		Session: s.id, WaitReason: m.result.WaitReason, ExitCode: m.result.ExitCode, Err: m.err,
 	})
 	s.maybeFinish(ctx)
@@ -460,7 +461,7 @@ func (s *sessionActor) snapshot() messages.Snapshot {
 	return snap
 }
 
-func (s *sessionActor) onRead(ctx actor.Context, m *messages.Read) {
+func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
 	req := m.Request
 	offset, count := 0, messages.DefaultReadCount
 	if req.Offset != nil {
@@ -470,19 +471,19 @@ func (s *sessionActor) onRead(ctx actor.Context, m *messages.Read) {
 		count = *req.Count
 	}
 	if offset < 0 {
-		ctx.Respond(&messages.ReadReply{Err: messages.InvalidArgument("offset must be an integer >= 0")})
+		ctx.Respond(&ReadReply{Err: messages.InvalidArgument("offset must be an integer >= 0")})
 		return
 	}
 	if count <= 0 {
-		ctx.Respond(&messages.ReadReply{Err: messages.InvalidArgument("count must be an integer > 0")})
+		ctx.Respond(&ReadReply{Err: messages.InvalidArgument("count must be an integer > 0")})
 		return
 	}
 	req.Offset, req.Count = &offset, &count
 	res, err := s.bs.Read(req)
-	ctx.Respond(&messages.ReadReply{Result: res, Err: err})
+	ctx.Respond(&ReadReply{Result: res, Err: err})
 }
 
-func (s *sessionActor) onSignal(ctx actor.Context, m *messages.SignalSession) {
+func (s *sessionActor) onSignal(ctx actor.Context, m *SignalSession) {
 	var (
 		res messages.SignalResult
 		err error
@@ -500,11 +501,11 @@ func (s *sessionActor) onSignal(ctx actor.Context, m *messages.SignalSession) {
 		bs, sig, sender, sys := s.bs, m.Signal, ctx.Sender(), s.sys
 		go func() {
 			res, err := bs.Signal(sig)
-			sys.Root.Send(sender, &messages.SignalReply{Result: res, Err: err})
+			sys.Root.Send(sender, &SignalReply{Result: res, Err: err})
 		}()
 		return
 	}
-	ctx.Respond(&messages.SignalReply{Result: res, Err: err})
+	ctx.Respond(&SignalReply{Result: res, Err: err})
 }
 
 // beginClose starts a close, or joins the one in flight.
@@ -558,7 +559,7 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 			m.err = &messages.CleanupError{Reason: s.closeReason, Survivors: m.report.Survivors, Err: m.err}
 		}
 		s.log.Warn().Err(m.err).Str("session", string(s.id)).Msg("close failed")
-		s.sys.EventStream.Publish(&messages.EventCleanupFailed{Session: s.id, Err: m.err})
+		s.sys.EventStream.Publish(&EventCleanupFailed{Session: s.id, Err: m.err})
 		for _, w := range waiters {
 			s.replyClose(w, false, m.report, m.err)
 		}
@@ -581,11 +582,11 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 	if s.startupErr != nil {
 		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: s.startupErr})
 	} else {
-		s.sys.EventStream.Publish(&messages.EventSessionClosed{Session: s.id, Reason: s.closeReason, Report: m.report})
+		s.sys.EventStream.Publish(&EventSessionClosed{Session: s.id, Reason: s.closeReason, Report: m.report})
 		var replies []closeReply
 		for _, w := range waiters {
 			if w.kill && w.pid != nil {
-				replies = append(replies, closeReply{to: w.pid, reply: &messages.KillReply{Closed: !w.joined, Report: m.report}})
+				replies = append(replies, closeReply{to: w.pid, reply: &KillReply{Closed: !w.joined, Report: m.report}})
 			}
 		}
 		ctx.Send(s.ownerPID, &sessionClosed{id: s.id, report: m.report, replies: replies})
@@ -607,5 +608,5 @@ func (s *sessionActor) replyClose(w closeWaiter, closed bool, report messages.Cl
 	if w.pid == nil || !w.kill {
 		return
 	}
-	s.sys.Root.Send(w.pid, &messages.KillReply{Closed: closed, Report: report, Err: err})
+	s.sys.Root.Send(w.pid, &KillReply{Closed: closed, Report: report, Err: err})
 }

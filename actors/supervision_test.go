@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // oneSessionBackend spawns fake sessions that print a prompt at once.
 func oneSessionBackend(sessions chan<- *fakeSession) *fakeBackend {
-	return &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev messages.Events) (messages.BackendSession, error) {
+	return &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
 		fs := newFakeSession(ev)
 		fs.emit("$ ", true, 0)
 		sessions <- fs

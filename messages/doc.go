@@ -1,6 +1,8 @@
 // Package messages is the vocabulary of ptyactor: session ids, owners, wait
-// reasons, session status, signals, the requests and replies of the service
-// actor, the backend contract, configuration and typed errors.
+// reasons, session status, signals, requests and results, configuration and
+// typed errors. The backend contract is in package backend; the service
+// actor's request/reply protocol is in package actors, beside the actors
+// that speak it.
 //
 // It is plain data. Nothing here starts a goroutine or performs I/O, so every
 // other package (actors, backends, tools, transports) can depend on it without

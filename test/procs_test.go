@@ -2,14 +2,15 @@ package test
 
 import (
 	"errors"
-	linux "github.com/ptyactor/ptyactor/probes/linux"
-	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/leakcheck"
 )
 
 // checker is the binary's leak check (set up in TestMain).

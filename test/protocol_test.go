@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -94,24 +95,24 @@ func TestMessageDriven(t *testing.T) {
 	defer sys.EventStream.Unsubscribe(sub)
 
 	backend := local.New(h.options(local.Options{Type: "bash"}))
-	if r := ask[*messages.RegisterBackendReply](t, sys, pid, &messages.RegisterBackend{Backend: backend}); r.Err != nil {
+	if r := ask[*actors.RegisterBackendReply](t, sys, pid, &actors.RegisterBackend{Backend: backend}); r.Err != nil {
 		t.Fatalf("RegisterBackend: %v", r.Err)
 	}
-	if r := ask[*messages.ListBackendsReply](t, sys, pid, &messages.ListBackends{}); len(r.Types) != 1 || r.Types[0] != "bash" {
+	if r := ask[*actors.ListBackendsReply](t, sys, pid, &actors.ListBackends{}); len(r.Types) != 1 || r.Types[0] != "bash" {
 		t.Fatalf("ListBackends: %v", r.Types)
 	}
 	owner := messages.NewOwner("integration")
-	if r := ask[*messages.OpenOwnerReply](t, sys, pid, &messages.OpenOwner{Owner: owner}); r.Err != nil {
+	if r := ask[*actors.OpenOwnerReply](t, sys, pid, &actors.OpenOwner{Owner: owner}); r.Err != nil {
 		t.Fatalf("OpenOwner: %v", r.Err)
 	}
-	sp := ask[*messages.SpawnReply](t, sys, pid, &messages.Spawn{Owner: owner, Request: messages.SpawnRequest{Type: "bash", Name: "wire"}})
+	sp := ask[*actors.SpawnReply](t, sys, pid, &actors.Spawn{Owner: owner, Request: messages.SpawnRequest{Type: "bash", Name: "wire"}})
 	if sp.Err != nil {
 		t.Fatalf("Spawn: %v", sp.Err)
 	}
 	trackShell(sp.Result.PID)
 	id := sp.Result.SessionID
 
-	ss := ask[*messages.StartSendReply](t, sys, pid, &messages.StartSend{Owner: owner, Session: id, Request: messages.SendRequest{Text: "echo MSG-$((6*7))", Submit: true}})
+	ss := ask[*actors.StartSendReply](t, sys, pid, &actors.StartSend{Owner: owner, Session: id, Request: messages.SendRequest{Text: "echo MSG-$((6*7))", Submit: true}})
 	if ss.Err != nil {
 		t.Fatalf("StartSend: %v", ss.Err)
 	}
@@ -121,13 +122,13 @@ func TestMessageDriven(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, e := range events {
-			if e, ok := e.(*messages.EventSendSettled); ok && e.Session == id {
+			if e, ok := e.(*actors.EventSendSettled); ok && e.Session == id {
 				return true
 			}
 		}
 		return false
 	})
-	settled := ask[*messages.SendSettled](t, sys, pid, &messages.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket})
+	settled := ask[*actors.SendSettled](t, sys, pid, &actors.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket})
 	if settled.Err != nil || settled.Ticket != ss.Ticket || settled.Session != id {
 		t.Fatalf("AwaitSend: %+v", settled)
 	}
@@ -136,18 +137,18 @@ func TestMessageDriven(t *testing.T) {
 		t.Fatalf("send result %+v", res)
 	}
 	// Awaiting a settled send again answers at once with the same result.
-	if again := ask[*messages.SendSettled](t, sys, pid, &messages.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket}); again.Result.Viewport != res.Viewport {
+	if again := ask[*actors.SendSettled](t, sys, pid, &actors.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket}); again.Result.Viewport != res.Viewport {
 		t.Fatalf("second AwaitSend: %+v", again)
 	}
-	if l := ask[*messages.ListReply](t, sys, pid, &messages.List{Owner: owner}); len(l.Sessions) != 1 || l.Sessions[0].SessionID != id || l.Sessions[0].Name != "wire" {
+	if l := ask[*actors.ListReply](t, sys, pid, &actors.List{Owner: owner}); len(l.Sessions) != 1 || l.Sessions[0].SessionID != id || l.Sessions[0].Name != "wire" {
 		t.Fatalf("List: %+v", l.Sessions)
 	}
-	k := ask[*messages.KillReply](t, sys, pid, &messages.Kill{Owner: owner, Session: id})
+	k := ask[*actors.KillReply](t, sys, pid, &actors.Kill{Owner: owner, Session: id})
 	if k.Err != nil || !k.Closed || len(k.Report.Survivors) != 0 {
 		t.Fatalf("Kill: %+v", k)
 	}
 	waitFor(t, 10*time.Second, "an empty List after Kill", func() bool {
-		return len(ask[*messages.ListReply](t, sys, pid, &messages.List{Owner: owner}).Sessions) == 0
+		return len(ask[*actors.ListReply](t, sys, pid, &actors.List{Owner: owner}).Sessions) == 0
 	})
 
 	snapshot := func() []any {
@@ -163,29 +164,29 @@ func TestMessageDriven(t *testing.T) {
 		}
 		return -1
 	}
-	tClosed := reflect.TypeOf(&messages.EventSessionClosed{})
+	tClosed := reflect.TypeOf(&actors.EventSessionClosed{})
 	waitFor(t, 10*time.Second, "EventSessionClosed", func() bool { return find(snapshot(), tClosed) >= 0 })
 	evs := snapshot()
-	iOpen := find(evs, reflect.TypeOf(&messages.EventSessionOpened{}))
-	iSettled := find(evs, reflect.TypeOf(&messages.EventSendSettled{}))
+	iOpen := find(evs, reflect.TypeOf(&actors.EventSessionOpened{}))
+	iSettled := find(evs, reflect.TypeOf(&actors.EventSendSettled{}))
 	iClosed := find(evs, tClosed)
 	if iOpen < 0 || iSettled < 0 || !(iOpen < iSettled && iSettled < iClosed) {
 		t.Fatalf("events out of order or missing: opened %d, settled %d, closed %d in %d events", iOpen, iSettled, iClosed, len(evs))
 	}
-	if e := evs[iOpen].(*messages.EventSessionOpened); e.Owner != owner || e.Snapshot.SessionID != id || e.Snapshot.PID != sp.Result.PID {
+	if e := evs[iOpen].(*actors.EventSessionOpened); e.Owner != owner || e.Snapshot.SessionID != id || e.Snapshot.PID != sp.Result.PID {
 		t.Fatalf("EventSessionOpened %+v", e)
 	}
-	if e := evs[iSettled].(*messages.EventSendSettled); e.Session != id || e.WaitReason != messages.WaitStdinRead || e.ExitCode == nil || *e.ExitCode != 0 || e.Err != nil {
+	if e := evs[iSettled].(*actors.EventSendSettled); e.Session != id || e.WaitReason != messages.WaitStdinRead || e.ExitCode == nil || *e.ExitCode != 0 || e.Err != nil {
 		t.Fatalf("EventSendSettled %+v", e)
 	}
-	if e := evs[iClosed].(*messages.EventSessionClosed); e.Session != id || e.Reason != "model request" || len(e.Report.Survivors) != 0 {
+	if e := evs[iClosed].(*actors.EventSessionClosed); e.Session != id || e.Reason != "model request" || len(e.Report.Survivors) != 0 {
 		t.Fatalf("EventSessionClosed %+v", e)
 	}
 	// No event carries terminal text: the event types have no text fields,
 	// and nothing published holds the command's output.
 	for _, e := range evs {
 		typ := reflect.TypeOf(e)
-		if typ.Kind() == reflect.Pointer && typ.Elem().PkgPath() == reflect.TypeOf(messages.EventSessionOpened{}).PkgPath() {
+		if typ.Kind() == reflect.Pointer && typ.Elem().PkgPath() == reflect.TypeOf(actors.EventSessionOpened{}).PkgPath() {
 			for _, f := range []string{"Viewport", "Text", "Delta", "Motd", "Output"} {
 				if _, ok := typ.Elem().FieldByName(f); ok {
 					t.Errorf("event %s has a terminal text field %s", typ, f)

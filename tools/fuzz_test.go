@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -193,14 +194,14 @@ type echoBackend struct{}
 
 func (echoBackend) Type() string { return "shell" }
 
-func (echoBackend) Spawn(_ context.Context, _ messages.SpawnSpec, _ messages.Config, ev messages.Events) (messages.BackendSession, error) {
+func (echoBackend) Spawn(_ context.Context, _ messages.SpawnSpec, _ messages.Config, ev backend.Events) (backend.Session, error) {
 	s := &echoSession{ev: ev}
 	s.emit("$ ")
 	return s, nil
 }
 
 type echoSession struct {
-	ev messages.Events
+	ev backend.Events
 
 	mu     sync.Mutex
 	epoch  uint64
@@ -208,7 +209,7 @@ type echoSession struct {
 	status messages.SessionStatus
 }
 
-var _ messages.BackendSession = (*echoSession)(nil)
+var _ backend.Session = (*echoSession)(nil)
 
 // emit adds output and a prompt for the current epoch.
 func (s *echoSession) emit(text string) {
@@ -217,7 +218,7 @@ func (s *echoSession) emit(text string) {
 	e := s.epoch
 	s.mu.Unlock()
 	s.ev.Output()
-	s.ev.Prompt(messages.PromptFact{Epoch: e, ShellForeground: true})
+	s.ev.Prompt(backend.PromptFact{Epoch: e, ShellForeground: true})
 }
 
 func (s *echoSession) PID() int { return 1 << 22 } // above any pid_max: names no process

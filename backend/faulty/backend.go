@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -37,7 +38,7 @@ func WithResponder(r Responder) Option { return func(b *Backend) { b.respond = r
 // only the exact tier (ProbeStdin) proves the program waits again.
 func Reader() Option { return func(b *Backend) { b.reader = true } }
 
-// Backend is a scripted messages.Backend. It is safe for concurrent use.
+// Backend is a scripted backend.Backend. It is safe for concurrent use.
 type Backend struct {
 	typ     string
 	respond Responder
@@ -51,7 +52,7 @@ type Backend struct {
 	nextPID  int
 }
 
-var _ messages.Backend = (*Backend)(nil)
+var _ backend.Backend = (*Backend)(nil)
 
 // New returns a Backend of type typ.
 func New(typ string, opts ...Option) *Backend {
@@ -62,7 +63,7 @@ func New(typ string, opts ...Option) *Backend {
 	return b
 }
 
-// Type implements messages.Backend.
+// Type implements backend.Backend.
 func (b *Backend) Type() string { return b.typ }
 
 // Script queues faults for the next calls of op made by any session (and
@@ -140,9 +141,9 @@ func pop(q map[Op][]Fault, op Op) (Fault, bool) {
 	return fs[0], true
 }
 
-// Spawn implements messages.Backend. Scripted faults: Fail, Hang, Exit,
+// Spawn implements backend.Backend. Scripted faults: Fail, Hang, Exit,
 // Silent.
-func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, _ messages.Config, ev messages.Events) (messages.BackendSession, error) {
+func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, _ messages.Config, ev backend.Events) (backend.Session, error) {
 	f, faulted := b.enter(nil, OpSpawn)
 	if faulted {
 		f.check(OpSpawn)

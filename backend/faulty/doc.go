@@ -1,5 +1,5 @@
 // Package faulty is a scripted backend for fault injection: a
-// messages.Backend whose sessions fake a shell (or a program reading the
+// backend.Backend whose sessions fake a shell (or a program reading the
 // terminal) without a process, and whose every backend call can be made to
 // fail, hang, panic, lie or end the session, one call at a time.
 //

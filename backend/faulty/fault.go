@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/backend"
 )
 
 // Op names a backend call that faults can be scripted for.
@@ -12,12 +12,12 @@ type Op string
 
 const (
 	OpSpawn    Op = "spawn"    // Backend.Spawn
-	OpTryWrite Op = "trywrite" // the inline write at reservation (messages.TryWriter)
-	OpWrite    Op = "write"    // BackendSession.Write, for input TryWrite left
-	OpSignal   Op = "signal"   // BackendSession.Signal, including the runtime's SIGINT on cancel
-	OpProbe    Op = "probe"    // messages.StdinProber.ProbeStdin, the exact tier
-	OpClose    Op = "close"    // BackendSession.Close, the teardown
-	// OpTakeOutput is BackendSession.TakeOutput, which the runtime calls
+	OpTryWrite Op = "trywrite" // the inline write at reservation (backend.TryWriter)
+	OpWrite    Op = "write"    // backend.Session.Write, for input TryWrite left
+	OpSignal   Op = "signal"   // backend.Session.Signal, including the runtime's SIGINT on cancel
+	OpProbe    Op = "probe"    // backend.StdinProber.ProbeStdin, the exact tier
+	OpClose    Op = "close"    // backend.Session.Close, the teardown
+	// OpTakeOutput is backend.Session.TakeOutput, which the runtime calls
 	// on the send actor's goroutine: a panic there is a send actor failure.
 	OpTakeOutput Op = "takeoutput"
 )
@@ -64,7 +64,7 @@ type Fault struct {
 	err     error
 	release <-chan struct{}
 	value   any
-	obs     messages.StdinObservation
+	obs     backend.StdinObservation
 	code    int
 }
 
@@ -108,7 +108,7 @@ func Panic(v any) Fault { return Fault{kind: kindPanic, value: v} }
 
 // Observe makes OpProbe report obs, whatever the session is doing: a probe
 // that lies.
-func Observe(obs messages.StdinObservation) Fault { return Fault{kind: kindObserve, obs: obs} }
+func Observe(obs backend.StdinObservation) Fault { return Fault{kind: kindObserve, obs: obs} }
 
 // Unknown makes OpProbe report a supported platform on which nothing is
 // seen waiting, as a probe that could not read the process would: the

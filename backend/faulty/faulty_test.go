@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"go.uber.org/goleak"
@@ -43,7 +44,7 @@ type rig struct {
 	owner messages.Owner
 
 	mu      sync.Mutex
-	settled map[messages.SessionID][]messages.EventSendSettled
+	settled map[messages.SessionID][]actors.EventSendSettled
 }
 
 func newRig(t *testing.T, b *faulty.Backend) *rig {
@@ -52,9 +53,9 @@ func newRig(t *testing.T, b *faulty.Backend) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]messages.EventSendSettled{}}
+	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]actors.EventSendSettled{}}
 	sub := svc.System().EventStream.Subscribe(func(e any) {
-		if ev, ok := e.(*messages.EventSendSettled); ok {
+		if ev, ok := e.(*actors.EventSendSettled); ok {
 			r.mu.Lock()
 			r.settled[ev.Session] = append(r.settled[ev.Session], *ev)
 			r.mu.Unlock()
@@ -90,23 +91,23 @@ func (r *rig) spawn() (messages.SessionID, *faulty.Session) {
 
 // activity asks the owner through the protocol, which also counts the
 // retained cleanup failures.
-func (r *rig) activity() messages.HasOwnerActivityReply {
+func (r *rig) activity() actors.HasOwnerActivityReply {
 	r.t.Helper()
-	res, err := r.svc.System().Root.RequestFuture(r.svc.PID(), &messages.HasOwnerActivity{Owner: r.owner}, 10*time.Second).Result()
+	res, err := r.svc.System().Root.RequestFuture(r.svc.PID(), &actors.HasOwnerActivity{Owner: r.owner}, 10*time.Second).Result()
 	if err != nil {
 		r.t.Fatalf("owner activity: %v", err)
 	}
-	return *res.(*messages.HasOwnerActivityReply)
+	return *res.(*actors.HasOwnerActivityReply)
 }
 
 // settlements returns how many sends of id settled, once n did (or fails
 // at the deadline): the events are published after the caller is told.
-func (r *rig) settlements(id messages.SessionID, n int) []messages.EventSendSettled {
+func (r *rig) settlements(id messages.SessionID, n int) []actors.EventSendSettled {
 	r.t.Helper()
 	ctx := deadline(r.t)
 	for {
 		r.mu.Lock()
-		got := append([]messages.EventSendSettled(nil), r.settled[id]...)
+		got := append([]actors.EventSendSettled(nil), r.settled[id]...)
 		r.mu.Unlock()
 		if len(got) >= n {
 			return got
@@ -487,8 +488,8 @@ func TestProbeFaults(t *testing.T) {
 		{"fails", []faulty.Fault{faulty.Fail(errInjected)}, messages.WaitStdinRead},
 		{"panics", []faulty.Fault{faulty.Panic("prober bug")}, messages.WaitStdinRead},
 		{"lies unknown", repeat(faulty.Unknown(), 1000), messages.WaitInferredIdle},
-		{"lies unsupported", []faulty.Fault{faulty.Observe(messages.StdinObservation{})}, messages.WaitInferredIdle},
-		{"claims a wait without consumed input", repeat(faulty.Observe(messages.StdinObservation{Supported: true, Waiting: true, Drained: true}), 1000), messages.WaitInferredIdle},
+		{"lies unsupported", []faulty.Fault{faulty.Observe(backend.StdinObservation{})}, messages.WaitInferredIdle},
+		{"claims a wait without consumed input", repeat(faulty.Observe(backend.StdinObservation{Supported: true, Waiting: true, Drained: true}), 1000), messages.WaitInferredIdle},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -655,9 +656,9 @@ func TestSlowCloseIsJoined(t *testing.T) {
 	// owner, session): once the read is answered, the kill was handled,
 	// while the close is still held.
 	root := r.svc.System().Root
-	second := root.RequestFuture(r.svc.PID(), &messages.Kill{Owner: r.owner, Session: id, Reason: "again"}, 10*time.Second)
-	rd, err := root.RequestFuture(r.svc.PID(), &messages.Read{Owner: r.owner, Session: id}, 10*time.Second).Result()
-	if err != nil || rd.(*messages.ReadReply).Err != nil {
+	second := root.RequestFuture(r.svc.PID(), &actors.Kill{Owner: r.owner, Session: id, Reason: "again"}, 10*time.Second)
+	rd, err := root.RequestFuture(r.svc.PID(), &actors.Read{Owner: r.owner, Session: id}, 10*time.Second).Result()
+	if err != nil || rd.(*actors.ReadReply).Err != nil {
 		t.Fatalf("read while closing: %v %+v", err, rd)
 	}
 	if calls, _ := s.Closes(); calls != 1 {
@@ -668,7 +669,7 @@ func TestSlowCloseIsJoined(t *testing.T) {
 		t.Fatalf("first kill: %v", err)
 	}
 	m, err := second.Result()
-	if k, ok := m.(*messages.KillReply); err != nil || !ok || k.Err != nil || k.Closed {
+	if k, ok := m.(*actors.KillReply); err != nil || !ok || k.Err != nil || k.Closed {
 		t.Fatalf("second kill: %+v, %v; want a join (closed false, no error)", m, err)
 	}
 	if calls, closed := s.Closes(); calls != 1 || !closed {

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// Session is one fake terminal. It implements messages.BackendSession and
+// Session is one fake terminal. It implements backend.Session and
 // the optional TryWriter, StdinProber and Syncer, so every path of the
 // runtime is reachable.
 type Session struct {
 	b       *Backend
-	ev      messages.Events
+	ev      backend.Events
 	pid     int
 	reader  bool
 	respond Responder
@@ -47,10 +48,10 @@ type Session struct {
 }
 
 var (
-	_ messages.BackendSession = (*Session)(nil)
-	_ messages.TryWriter      = (*Session)(nil)
-	_ messages.StdinProber    = (*Session)(nil)
-	_ messages.Syncer         = (*Session)(nil)
+	_ backend.Session     = (*Session)(nil)
+	_ backend.TryWriter   = (*Session)(nil)
+	_ backend.StdinProber = (*Session)(nil)
+	_ backend.Syncer      = (*Session)(nil)
 )
 
 // Script queues faults for this session's next calls of op; they are used
@@ -136,7 +137,7 @@ func (s *Session) prompt(code int, bytewise bool) {
 	s.promptOK, s.promptCode = true, code
 	epoch := s.epoch
 	s.mu.Unlock()
-	s.ev.Prompt(messages.PromptFact{Epoch: epoch, ExitCode: code, ShellForeground: true})
+	s.ev.Prompt(backend.PromptFact{Epoch: epoch, ExitCode: code, ShellForeground: true})
 }
 
 // exit records the shell's exit and reports it once.
@@ -196,10 +197,10 @@ func (s *Session) block(ctx context.Context, f Fault, what string) error {
 	}
 }
 
-// PID implements messages.BackendSession.
+// PID implements backend.Session.
 func (s *Session) PID() int { return s.pid }
 
-// BeginSend implements messages.BackendSession.
+// BeginSend implements backend.Session.
 func (s *Session) BeginSend() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -209,7 +210,7 @@ func (s *Session) BeginSend() uint64 {
 	return s.epoch
 }
 
-// EndSend implements messages.BackendSession.
+// EndSend implements backend.Session.
 func (s *Session) EndSend() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -217,7 +218,7 @@ func (s *Session) EndSend() {
 	s.out.Reset()
 }
 
-// RearmPrompt implements messages.BackendSession.
+// RearmPrompt implements backend.Session.
 func (s *Session) RearmPrompt() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -226,7 +227,7 @@ func (s *Session) RearmPrompt() uint64 {
 	return s.epoch
 }
 
-// TakeOutput implements messages.BackendSession. Scripted faults: Panic.
+// TakeOutput implements backend.Session. Scripted faults: Panic.
 func (s *Session) TakeOutput() messages.SendRead {
 	if f, ok := s.b.enter(s, OpTakeOutput); ok {
 		f.check(OpTakeOutput)
@@ -239,14 +240,14 @@ func (s *Session) TakeOutput() messages.SendRead {
 	return messages.SendRead{Delta: d}
 }
 
-// PromptReady implements messages.BackendSession.
+// PromptReady implements backend.Session.
 func (s *Session) PromptReady() (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.promptCode, s.promptOK && !s.running
 }
 
-// TryWrite implements messages.TryWriter. It writes everything at once,
+// TryWrite implements backend.TryWriter. It writes everything at once,
 // unless a write fault is queued: then it leaves the input to Write, where
 // the fault applies. Scripted faults: Fail, Panic.
 func (s *Session) TryWrite(p []byte) (int, error) {
@@ -267,7 +268,7 @@ func (s *Session) TryWrite(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Write implements messages.BackendSession. Scripted faults: Fail, Hang,
+// Write implements backend.Session. Scripted faults: Fail, Hang,
 // Exit, Bytewise, OutputAfterExit.
 func (s *Session) Write(ctx context.Context, p []byte) error {
 	f, ok := s.b.enter(s, OpWrite)
@@ -314,10 +315,10 @@ func (s *Session) writable() error {
 	return nil
 }
 
-// Enter implements messages.BackendSession.
+// Enter implements backend.Session.
 func (s *Session) Enter() []byte { return []byte{'\r'} }
 
-// Foreground implements messages.BackendSession: the shell's group, or its
+// Foreground implements backend.Session: the shell's group, or its
 // child's while a command (or the reader) holds the terminal.
 func (s *Session) Foreground() (int, error) {
 	s.mu.Lock()
@@ -332,7 +333,7 @@ func (s *Session) foreground() int {
 	return s.pid
 }
 
-// Signal implements messages.BackendSession. SIGINT ends a running command
+// Signal implements backend.Session. SIGINT ends a running command
 // (status 130) and prints a fresh prompt; SIGKILL at the shell is refused.
 // Scripted faults: Fail.
 func (s *Session) Signal(sig messages.Signal) (messages.SignalResult, error) {
@@ -361,7 +362,7 @@ func (s *Session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 	return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
 }
 
-// Read implements messages.BackendSession: the whole scrollback as one
+// Read implements backend.Session: the whole scrollback as one
 // page (paging is not what this backend tests).
 func (s *Session) Read(messages.ReadRequest) (messages.ReadResult, error) {
 	s.mu.Lock()
@@ -371,22 +372,22 @@ func (s *Session) Read(messages.ReadRequest) (messages.ReadResult, error) {
 	return messages.ReadResult{Text: text, TotalLines: lines, LineEnd: lines}, nil
 }
 
-// Status implements messages.BackendSession.
+// Status implements backend.Session.
 func (s *Session) Status() messages.SessionStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.status
 }
 
-// ProbeStdin implements messages.StdinProber: by default the truth (the
+// ProbeStdin implements backend.StdinProber: by default the truth (the
 // foreground program waits when no command runs). Scripted faults: Fail,
 // Hang, Panic, Observe, Unknown.
-func (s *Session) ProbeStdin() (messages.StdinObservation, error) {
+func (s *Session) ProbeStdin() (backend.StdinObservation, error) {
 	if f, ok := s.b.enter(s, OpProbe); ok {
 		f.check(OpProbe)
 		switch f.kind {
 		case kindFail:
-			return messages.StdinObservation{}, f.err
+			return backend.StdinObservation{}, f.err
 		case kindPanic:
 			panic(f.value)
 		case kindObserve:
@@ -395,18 +396,18 @@ func (s *Session) ProbeStdin() (messages.StdinObservation, error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			pg := s.foreground()
-			return messages.StdinObservation{Supported: true, Pgid: pg, Shell: pg == s.pid, Drained: true}, nil
+			return backend.StdinObservation{Supported: true, Pgid: pg, Shell: pg == s.pid, Drained: true}, nil
 		case kindHang:
 			// A probe has no context: only the release or the close ends it.
 			if err := s.block(context.Background(), f, "probe"); err != nil {
-				return messages.StdinObservation{}, err
+				return backend.StdinObservation{}, err
 			}
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pg := s.foreground()
-	obs := messages.StdinObservation{Supported: true, Pgid: pg, Shell: pg == s.pid, Drained: true, InputConsumed: true}
+	obs := backend.StdinObservation{Supported: true, Pgid: pg, Shell: pg == s.pid, Drained: true, InputConsumed: true}
 	if !s.running && !s.status.Exited && !s.closed {
 		obs.Waiting = true
 		obs.Reader = "bash"
@@ -418,7 +419,7 @@ func (s *Session) ProbeStdin() (messages.StdinObservation, error) {
 	return obs, nil
 }
 
-// Sync implements messages.Syncer: output is applied synchronously, so the
+// Sync implements backend.Syncer: output is applied synchronously, so the
 // barrier is passed at once (from a goroutine, as Sync must return first).
 func (s *Session) Sync() uint64 {
 	s.mu.Lock()
@@ -433,7 +434,7 @@ func (s *Session) Sync() uint64 {
 	return t
 }
 
-// Close implements messages.BackendSession: the shell (and a running
+// Close implements backend.Session: the shell (and a running
 // command) are killed, and the exit is reported. Scripted faults: Fail,
 // Hang; a failed close leaves the session open for the next attempt.
 func (s *Session) Close(ctx context.Context, reason string) (messages.CloseReport, error) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sync"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/sandbox"
 	"github.com/ptyactor/ptyactor/teardown"
@@ -97,7 +98,7 @@ type Backend struct {
 	orphans *orphanReaper // with Subreaper: reaps adopted members that exit
 }
 
-var _ messages.Backend = (*Backend)(nil)
+var _ backend.Backend = (*Backend)(nil)
 
 // New returns a local backend.
 func New(opts Options) *Backend {
@@ -135,7 +136,7 @@ func (b *Backend) Type() string { return b.opts.Type }
 // Spawn starts the shell. It returns as soon as the process runs; the
 // runtime's startup wait decides readiness. Cancelling ctx after the start
 // tears the process down before returning the cause.
-func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messages.Config, events messages.Events) (_ messages.BackendSession, err error) {
+func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messages.Config, events backend.Events) (_ backend.Session, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, context.Cause(ctx)
 	}

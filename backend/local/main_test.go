@@ -1,10 +1,11 @@
 package local
 
 import (
-	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/ptyactor/ptyactor/test/leakcheck"
 )
 
 // runVar marks every process this test binary starts: shells inherit it

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/backend"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"golang.org/x/sys/unix"
 )
 
-var _ messages.StdinProber = (*session)(nil)
+var _ backend.StdinProber = (*session)(nil)
 
 var hostArch = linux.ArchFor(runtime.GOARCH)
 
@@ -39,15 +39,15 @@ func terminalPaths(s *session) (linux.Terminal, error) {
 }
 
 // ProbeStdin observes the foreground group from /proc.
-func (s *session) ProbeStdin() (messages.StdinObservation, error) {
+func (s *session) ProbeStdin() (backend.StdinObservation, error) {
 	if hostArch == linux.ArchUnsupported || len(s.term.Paths) == 0 {
-		return messages.StdinObservation{}, nil
+		return backend.StdinObservation{}, nil
 	}
 	pgid, err := s.Foreground()
 	if err != nil {
-		return messages.StdinObservation{}, err
+		return backend.StdinObservation{}, err
 	}
-	obs := messages.StdinObservation{Supported: true, Pgid: pgid, Shell: pgid == s.PID()}
+	obs := backend.StdinObservation{Supported: true, Pgid: pgid, Shell: pgid == s.PID()}
 	// Cheapest facts first: while input is unread or output is pending the
 	// answer is "not yet", and the /proc walk (tens of microseconds) is
 	// skipped. A REPL echoing its input triggers many such looks.
@@ -65,7 +65,7 @@ func (s *session) ProbeStdin() (messages.StdinObservation, error) {
 		obs.Waiting, obs.Reader = true, w.Comm
 		obs.Waiters = map[int]uint64{w.TID: w.Switches}
 	} else if err := s.probeGroup(pgid, &obs); err != nil {
-		return messages.StdinObservation{}, err
+		return backend.StdinObservation{}, err
 	}
 	// Drained before and after the look, with no read completing in
 	// between: the viewport then holds everything written before the wait.
@@ -75,7 +75,7 @@ func (s *session) ProbeStdin() (messages.StdinObservation, error) {
 }
 
 // probeGroup walks the foreground group and follows the waiter it finds.
-func (s *session) probeGroup(pgid int, obs *messages.StdinObservation) error {
+func (s *session) probeGroup(pgid int, obs *backend.StdinObservation) error {
 	g, err := linux.ProbeGroup(linux.FS{}, linux.FS{}, hostArch, s.PID(), pgid, s.term)
 	if err != nil {
 		return err

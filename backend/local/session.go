@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local/scrollback"
 	"github.com/ptyactor/ptyactor/backend/local/termtext"
 	"github.com/ptyactor/ptyactor/messages"
@@ -74,7 +75,7 @@ type session struct {
 	lease   *sandbox.Lease // the sandbox fence hold; released by a successful Close
 	orphans *orphanReaper  // reaps this session's adopted members; nil without adoption
 	cfg     messages.Config
-	events  messages.Events
+	events  backend.Events
 	log     zerolog.Logger
 
 	term    linux.Terminal // the fd targets that are this session's terminal
@@ -113,13 +114,13 @@ type session struct {
 	adoptTag string // teardown.Options.AdoptTag: SessionTagVar=<tag>, or "" (Subreaper off)
 }
 
-var _ messages.BackendSession = (*session)(nil)
+var _ backend.Session = (*session)(nil)
 
 // start starts cmd (confined's argv) in a PTY and finds the shell in it.
 // tag is the session's SessionTagVar value, or "" when the backend does not
 // adopt orphans. Cancelling ctx stops waiting for a wrapper to report its
 // shell, and stops the process.
-func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts Options, cfg messages.Config, nonce, tag string, events messages.Events, log zerolog.Logger) (_ *session, err error) {
+func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts Options, cfg messages.Config, nonce, tag string, events backend.Events, log zerolog.Logger) (_ *session, err error) {
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: opts.Rows, Cols: opts.Cols})
 	// The child has its copies of the extra files (the wrapper's report
 	// pipe); ours must go, so a wrapper that dies is seen as end of file.
@@ -448,10 +449,10 @@ func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.parser.Feed(p, s)
 	collecting := s.collecting
-	var fact *messages.PromptFact
+	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
 		s.prompt.reported = true
-		fact = &messages.PromptFact{Epoch: s.epoch, ExitCode: s.prompt.code}
+		fact = &backend.PromptFact{Epoch: s.epoch, ExitCode: s.prompt.code}
 	}
 	s.mu.Unlock()
 	// Parsed: the read is over for the exact tier's drained check, which

@@ -9,20 +9,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 )
 
-// recorder is a messages.Events that keeps every fact.
+// recorder is a backend.Events that keeps every fact.
 type recorder struct {
 	mu      sync.Mutex
 	outputs int
-	prompts []messages.PromptFact
+	prompts []backend.PromptFact
 	exits   []messages.SessionStatus
 }
 
 func (r *recorder) Output() { r.mu.Lock(); r.outputs++; r.mu.Unlock() }
-func (r *recorder) Prompt(f messages.PromptFact) {
+func (r *recorder) Prompt(f backend.PromptFact) {
 	r.mu.Lock()
 	r.prompts = append(r.prompts, f)
 	r.mu.Unlock()
@@ -34,7 +35,7 @@ func (r *recorder) Exited(st messages.SessionStatus) {
 }
 
 // prompt returns the first prompt fact of epoch, if any.
-func (r *recorder) prompt(epoch uint64) (messages.PromptFact, bool) {
+func (r *recorder) prompt(epoch uint64) (backend.PromptFact, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, f := range r.prompts {
@@ -42,7 +43,7 @@ func (r *recorder) prompt(epoch uint64) (messages.PromptFact, bool) {
 			return f, true
 		}
 	}
-	return messages.PromptFact{}, false
+	return backend.PromptFact{}, false
 }
 
 func (r *recorder) exitCount() int {
@@ -62,7 +63,7 @@ func testConfig() messages.Config {
 
 // spawn starts a real bash through the backend and closes it when the test
 // ends.
-func spawn(t *testing.T, rec *recorder) messages.BackendSession {
+func spawn(t *testing.T, rec *recorder) backend.Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -81,9 +82,9 @@ func spawn(t *testing.T, rec *recorder) messages.BackendSession {
 	return bs
 }
 
-func waitPrompt(t *testing.T, rec *recorder, epoch uint64) messages.PromptFact {
+func waitPrompt(t *testing.T, rec *recorder, epoch uint64) backend.PromptFact {
 	t.Helper()
-	var f messages.PromptFact
+	var f backend.PromptFact
 	waitFor(t, 10*time.Second, "the prompt marker", func() bool {
 		var ok bool
 		f, ok = rec.prompt(epoch)
@@ -224,7 +225,7 @@ func ptr(v int) *int { return &v }
 // foregroundSleep waits until the terminal's foreground group is a sleep
 // that has really exec'd: between fork and exec the child is still a bash
 // whose handler would swallow a SIGINT.
-func foregroundSleep(t *testing.T, bs messages.BackendSession) int {
+func foregroundSleep(t *testing.T, bs backend.Session) int {
 	t.Helper()
 	var pgid int
 	waitFor(t, 10*time.Second, "sleep in the foreground", func() bool {

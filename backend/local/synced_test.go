@@ -1,5 +1,5 @@
 package local
 
-// Synced completes the test recorder's messages.Events (the barrier facts
+// Synced completes the test recorder's backend.Events (the barrier facts
 // are exercised through the runtime in package test).
 func (r *recorder) Synced(uint64) {}

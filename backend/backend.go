@@ -1,6 +1,10 @@
-package messages
+package backend
 
-import "context"
+import (
+	"context"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
 
 // Backend starts sessions of one type. Backends report facts (output pending,
 // prompt marker, exit) through Events; the runtime alone decides when a send
@@ -13,7 +17,7 @@ type Backend interface {
 	// start: a backend that already started a process stops it before
 	// returning, and returns *BackendCleanupError if that fails. cfg is the
 	// validated runtime configuration.
-	Spawn(ctx context.Context, spec SpawnSpec, cfg Config, events Events) (BackendSession, error)
+	Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messages.Config, events Events) (Session, error)
 }
 
 // Events receives a session's facts. Implementations must not block: the
@@ -27,13 +31,13 @@ type Events interface {
 	Prompt(PromptFact)
 	// Exited says the top-level shell exited and the output it wrote before
 	// exiting has been parsed. Called once.
-	Exited(SessionStatus)
+	Exited(messages.SessionStatus)
 	// Synced answers Syncer.Sync: everything the terminal held when Sync was
 	// called has been read and parsed.
 	Synced(token uint64)
 }
 
-// Syncer is an optional BackendSession capability: a barrier through the
+// Syncer is an optional Session capability: a barrier through the
 // output path, so a readiness decision made from process state is applied
 // only once the output written before it has reached the send. A backend
 // whose StdinObservation.Drained already proves that (the local backend
@@ -55,7 +59,7 @@ type PromptFact struct {
 	ShellForeground bool
 }
 
-// TryWriter is an optional BackendSession capability: a write attempt that
+// TryWriter is an optional Session capability: a write attempt that
 // never blocks. The runtime uses it to write small input inline and falls
 // back to Write, in a goroutine, for whatever remains.
 type TryWriter interface {
@@ -64,7 +68,7 @@ type TryWriter interface {
 	TryWrite(p []byte) (int, error)
 }
 
-// StdinProber is an optional BackendSession capability: the exact tier. It
+// StdinProber is an optional Session capability: the exact tier. It
 // observes, from the kernel, whether the terminal's foreground program is
 // blocked reading the terminal.
 type StdinProber interface {
@@ -103,11 +107,11 @@ type StdinObservation struct {
 	InputConsumed bool
 }
 
-// BackendSession is one live terminal. Methods other than Write, Close and
+// Session is one live terminal. Methods other than Write, Close and
 // Signal must return promptly; they are called from actor mailboxes. Write,
 // Close and Signal run in goroutines the actors own (Signal may wait a
 // moment for a freshly forked command to exec).
-type BackendSession interface {
+type Session interface {
 	// PID is the shell: the process whose prompt the runtime reads and whose
 	// group owns the terminal between commands (under a sandbox wrapper,
 	// the shell the wrapper started, not the wrapper).
@@ -127,7 +131,7 @@ type BackendSession interface {
 	// prompt is never credited to the next send).
 	RearmPrompt() (epoch uint64)
 	// TakeOutput returns the output collected since the previous call.
-	TakeOutput() SendRead
+	TakeOutput() messages.SendRead
 	// PromptReady re-checks the current epoch's prompt evidence and whether
 	// the shell is the foreground group again.
 	PromptReady() (exitCode int, ok bool)
@@ -140,12 +144,12 @@ type BackendSession interface {
 	Foreground() (pgid int, err error)
 	// Signal resolves the foreground group and signals it; SIGKILL is refused
 	// when that group is the shell's.
-	Signal(sig Signal) (SignalResult, error)
+	Signal(sig messages.Signal) (messages.SignalResult, error)
 	// Read pages retained scrollback.
-	Read(req ReadRequest) (ReadResult, error)
+	Read(req messages.ReadRequest) (messages.ReadResult, error)
 	// Status is the shell's current status.
-	Status() SessionStatus
+	Status() messages.SessionStatus
 	// Close tears the session's process tree down and reports what it
 	// killed. On failure it returns *CleanupError and may be called again.
-	Close(ctx context.Context, reason string) (CloseReport, error)
+	Close(ctx context.Context, reason string) (messages.CloseReport, error)
 }

@@ -1,6 +1,11 @@
-package messages
+package actors
 
-import "context"
+import (
+	"context"
+
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/messages"
+)
 
 // The service actor's request/reply protocol. An integration may drive the
 // runtime with these messages instead of the Go facade: send a request to the
@@ -8,7 +13,7 @@ import "context"
 // each request. Every reply carries Err; a refusal never panics or drops.
 
 // RegisterBackend adds a backend. Reply: *RegisterBackendReply.
-type RegisterBackend struct{ Backend Backend }
+type RegisterBackend struct{ Backend backend.Backend }
 
 // RegisterBackendReply answers RegisterBackend.
 type RegisterBackendReply struct{ Err error }
@@ -28,7 +33,7 @@ type ListBackends struct{}
 type ListBackendsReply struct{ Types []string }
 
 // OpenOwner makes an owner live. Reply: *OpenOwnerReply.
-type OpenOwner struct{ Owner Owner }
+type OpenOwner struct{ Owner messages.Owner }
 
 // OpenOwnerReply answers OpenOwner.
 type OpenOwnerReply struct{ Err error }
@@ -39,19 +44,19 @@ type OpenOwnerReply struct{ Err error }
 // context.Cause(Ctx) exactly, once the backend has stopped.
 type Spawn struct {
 	Ctx     context.Context
-	Owner   Owner
-	Request SpawnRequest
+	Owner   messages.Owner
+	Request messages.SpawnRequest
 }
 
 // SpawnReply answers Spawn.
 type SpawnReply struct {
-	Result SpawnResult
+	Result messages.SpawnResult
 	Err    error
 }
 
 // HasOwnerActivity asks whether Owner has a pending spawn or an open session.
 // Reply: *HasOwnerActivityReply.
-type HasOwnerActivity struct{ Owner Owner }
+type HasOwnerActivity struct{ Owner messages.Owner }
 
 // HasOwnerActivityReply answers HasOwnerActivity. Failures holds retained
 // cleanup failures that a later dispose will report.
@@ -64,9 +69,9 @@ type HasOwnerActivityReply struct {
 // Reply: *StartSendReply as soon as the slot is reserved (or refused). With
 // NotifySettled, the sender also receives *SendSettled when the send settles.
 type StartSend struct {
-	Owner         Owner
-	Session       SessionID
-	Request       SendRequest
+	Owner         messages.Owner
+	Session       messages.SessionID
+	Request       messages.SendRequest
 	NotifySettled bool
 }
 
@@ -79,31 +84,31 @@ type StartSendReply struct {
 
 // SendSettled is the final result of a send.
 type SendSettled struct {
-	Session SessionID
+	Session messages.SessionID
 	Ticket  uint64
-	Result  SendResult
+	Result  messages.SendResult
 	Err     error
 }
 
 // AwaitSend asks for the final result of a send. Reply: *SendSettled, when it
 // settles (at once if it already has).
 type AwaitSend struct {
-	Owner   Owner
-	Session SessionID
+	Owner   messages.Owner
+	Session messages.SessionID
 	Ticket  uint64
 }
 
 // ReadSendOutput returns output produced since the previous call. Reply:
 // *ReadSendOutputReply.
 type ReadSendOutput struct {
-	Owner   Owner
-	Session SessionID
+	Owner   messages.Owner
+	Session messages.SessionID
 	Ticket  uint64
 }
 
 // ReadSendOutputReply answers ReadSendOutput.
 type ReadSendOutputReply struct {
-	Read    SendRead
+	Read    messages.SendRead
 	Settled bool
 	Err     error
 }
@@ -112,8 +117,8 @@ type ReadSendOutputReply struct {
 // otherwise a real SIGINT goes to the foreground group. Reply:
 // *CancelSendReply.
 type CancelSend struct {
-	Owner   Owner
-	Session SessionID
+	Owner   messages.Owner
+	Session messages.SessionID
 	Ticket  uint64
 }
 
@@ -122,56 +127,56 @@ type CancelSendReply struct{ Accepted bool }
 
 // Read pages scrollback. Reply: *ReadReply.
 type Read struct {
-	Owner   Owner
-	Session SessionID
-	Request ReadRequest
+	Owner   messages.Owner
+	Session messages.SessionID
+	Request messages.ReadRequest
 }
 
 // ReadReply answers Read.
 type ReadReply struct {
-	Result ReadResult
+	Result messages.ReadResult
 	Err    error
 }
 
 // SignalSession signals the terminal's foreground group. Reply: *SignalReply.
 type SignalSession struct {
-	Owner   Owner
-	Session SessionID
-	Signal  Signal
+	Owner   messages.Owner
+	Session messages.SessionID
+	Signal  messages.Signal
 }
 
 // SignalReply answers SignalSession.
 type SignalReply struct {
-	Result SignalResult
+	Result messages.SignalResult
 	Err    error
 }
 
 // Kill closes a session. Reply: *KillReply once the close finished. A kill
 // that finds a close in flight joins it and reports Closed false.
 type Kill struct {
-	Owner   Owner
-	Session SessionID
+	Owner   messages.Owner
+	Session messages.SessionID
 	Reason  string // default "model request"
 }
 
 // KillReply answers Kill.
 type KillReply struct {
 	Closed bool
-	Report CloseReport
+	Report messages.CloseReport
 	Err    error
 }
 
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.
-type List struct{ Owner Owner }
+type List struct{ Owner messages.Owner }
 
 // ListReply answers List.
-type ListReply struct{ Sessions []Snapshot }
+type ListReply struct{ Sessions []messages.Snapshot }
 
 // DisposeOwner closes the owner's registration, cancels its pending spawns,
 // closes every session and replies when all are quiet. Reply:
 // *DisposeOwnerReply.
-type DisposeOwner struct{ Owner Owner }
+type DisposeOwner struct{ Owner messages.Owner }
 
 // DisposeOwnerReply answers DisposeOwner; Err joins every cleanup failure,
 // including ones retained from earlier.
@@ -182,33 +187,33 @@ type DisposeOwnerReply struct{ Err error }
 
 // EventSessionOpened: a session was published.
 type EventSessionOpened struct {
-	Owner    Owner
-	Snapshot Snapshot
+	Owner    messages.Owner
+	Snapshot messages.Snapshot
 }
 
 // EventSendSettled: a send settled.
 type EventSendSettled struct {
-	Session    SessionID
-	WaitReason WaitReason
+	Session    messages.SessionID
+	WaitReason messages.WaitReason
 	ExitCode   *int
 	Err        error
 }
 
 // EventSessionExited: the shell exited.
 type EventSessionExited struct {
-	Session SessionID
-	Status  SessionStatus
+	Session messages.SessionID
+	Status  messages.SessionStatus
 }
 
 // EventSessionClosed: a close finished and the tree is quiet.
 type EventSessionClosed struct {
-	Session SessionID
+	Session messages.SessionID
 	Reason  string
-	Report  CloseReport
+	Report  messages.CloseReport
 }
 
 // EventCleanupFailed: a close left survivors or failed.
 type EventCleanupFailed struct {
-	Session SessionID
+	Session messages.SessionID
 	Err     error
 }
