@@ -214,7 +214,7 @@ func TestStartupFailures(t *testing.T) {
 		}}
 		svc, o := newTestService(t, b)
 		sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-		if err != nil || sp.Motd != "motd without a marker\n" {
+		if err != nil || sp.Info().Motd != "motd without a marker\n" {
 			t.Fatalf("spawn %+v %v", sp, err)
 		}
 	})
@@ -257,23 +257,23 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 		t.Fatal(err)
 	}
 	other, _ := svc.NewOwner(ctx(t), "other")
-	if _, err := svc.StartSend(ctx(t), other, sp.SessionID, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.StartSend(ctx(t), other, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign send: %v", err)
 	}
-	if _, err := svc.Read(ctx(t), other, sp.SessionID, messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.Read(ctx(t), other, sp.ID(), messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign read: %v", err)
 	}
-	if _, _, err := svc.Kill(ctx(t), other, sp.SessionID, ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, _, err := svc.Kill(ctx(t), other, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign kill: %v", err)
 	}
 	if l, _ := svc.List(ctx(t), other); len(l) != 0 {
 		t.Fatalf("foreign list %v", l)
 	}
-	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "x", Submit: true})
+	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
+	if _, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("second send: %v", err)
 	}
 	close(release)
@@ -288,7 +288,7 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 	fs.mu.Lock()
 	fs.onTake = func() { panic("injected panic in send") }
 	fs.mu.Unlock()
-	_, err := svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "boom", Submit: true})
+	_, err := svc.Send(ctx(t), o, sp.ID(), messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v, want a transport error", err)
 	}
@@ -298,7 +298,7 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 	// The slot frees once the failed send actor stopped.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		res, err := svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "ok", Submit: true})
+		res, err := svc.Send(ctx(t), o, sp.ID(), messages.SendRequest{Text: "ok", Submit: true})
 		if err == nil {
 			if res.WaitReason != messages.WaitStdinRead {
 				t.Fatalf("after panic: %+v", res)
@@ -324,7 +324,7 @@ func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 	c, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stop")
 	cancel(cause)
-	_, err := svc.Send(c, o, sp.SessionID, messages.SendRequest{Text: "rm -rf nothing", Submit: true})
+	_, err := svc.Send(c, o, sp.ID(), messages.SendRequest{Text: "rm -rf nothing", Submit: true})
 	if err != cause {
 		t.Fatalf("got %v, want cause", err)
 	}
@@ -349,7 +349,7 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 	}}
 	svc, o := newTestService(t, b)
 	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 	}}
 	svc, o := newTestService(t, b)
 	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "true", Submit: true})
+	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "true", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 	}}
 	svc, o := newTestService(t, b)
 	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	_, _, err := svc.Kill(ctx(t), o, sp.SessionID, "")
+	_, _, err := svc.Kill(ctx(t), o, sp.ID(), "")
 	var ce *messages.CleanupError
 	if !errors.As(err, &ce) || len(ce.Survivors) != 1 {
 		t.Fatalf("got %v", err)
@@ -437,20 +437,20 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 	if l, _ := svc.List(ctx(t), o); len(l) != 1 {
 		t.Fatalf("list after failed close: %v", l)
 	}
-	if _, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
+	if _, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
 		t.Fatalf("send while closing: %v", err)
 	}
 	mu.Lock()
 	fail = false
 	mu.Unlock()
-	closed, _, err := svc.Kill(ctx(t), o, sp.SessionID, "")
+	closed, _, err := svc.Kill(ctx(t), o, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("retry: %v %v", closed, err)
 	}
 	if l, _ := svc.List(ctx(t), o); len(l) != 0 {
 		t.Fatalf("list after close: %v", l)
 	}
-	if _, _, err := svc.Kill(ctx(t), o, sp.SessionID, ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, _, err := svc.Kill(ctx(t), o, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("kill after close: %v", err)
 	}
 }
@@ -581,7 +581,7 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 		return nil
 	}
 	fs.mu.Unlock()
-	op, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,7 +598,7 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 	}
 	next := make(chan error, 1)
 	go func() {
-		_, err := svc.StartSend(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "next", Submit: true})
+		_, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "next", Submit: true})
 		next <- err
 	}()
 	select {

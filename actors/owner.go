@@ -84,14 +84,13 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 	case *orphanClosed:
 		o.onOrphanClosed(ctx, m)
 
-	case *StartSend, *AwaitSend, *ReadSendOutput, *CancelSend,
-		*Read, *SignalSession, *Kill, *lookupSession:
-		id := sessionOf(m)
+	case sessionRequest:
+		_, id := m.target()
 		if r := o.sessions[id]; r != nil && !r.hidden {
 			ctx.Forward(r.pid)
 			return
 		}
-		ctx.Respond(refusal(m, messages.NoSession(id)))
+		ctx.Respond(m.refuse(messages.NoSession(id)))
 	case *List:
 		out := make([]messages.Snapshot, 0, len(o.order))
 		for _, id := range o.order {
@@ -341,72 +340,4 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	// Poison, not Stop: requests queued behind the dispose still get their
 	// (refusing) answers.
 	ctx.Poison(ctx.Self())
-}
-
-// sessionOf extracts the session id of a session-scoped request.
-func sessionOf(m any) messages.SessionID {
-	switch m := m.(type) {
-	case *StartSend:
-		return m.Session
-	case *AwaitSend:
-		return m.Session
-	case *ReadSendOutput:
-		return m.Session
-	case *CancelSend:
-		return m.Session
-	case *Read:
-		return m.Session
-	case *SignalSession:
-		return m.Session
-	case *Kill:
-		return m.Session
-	case *lookupSession:
-		return m.id
-	}
-	return ""
-}
-
-// refusal is the reply a request gets when it is refused with err.
-func refusal(m any, err error) any {
-	switch m := m.(type) {
-	case *StartSend:
-		return &StartSendReply{Err: err}
-	case *AwaitSend:
-		return &SendSettled{Session: m.Session, Ticket: m.Ticket, Err: err}
-	case *ReadSendOutput:
-		return &ReadSendOutputReply{Err: err}
-	case *CancelSend:
-		return &CancelSendReply{}
-	case *Read:
-		return &ReadReply{Err: err}
-	case *SignalSession:
-		return &SignalReply{Err: err}
-	case *Kill:
-		return &KillReply{Err: err}
-	case *Spawn:
-		return &SpawnReply{Err: err}
-	case *List:
-		return &ListReply{}
-	case *HasOwnerActivity:
-		return &HasOwnerActivityReply{}
-	case *DisposeOwner:
-		return &DisposeOwnerReply{}
-	case *lookupSession:
-		return &lookupReply{}
-	case *ownerSpawn:
-		return &SpawnReply{Err: err}
-	case *taskStart:
-		return &taskStartReply{err: err}
-	case *taskLookup:
-		return &taskLookupReply{err: err}
-	case *taskTake:
-		return &taskTakeReply{err: err}
-	case *taskKill:
-		return &taskKillReply{err: err}
-	case *tasksOwnerGone:
-		return &tasksOwnerGoneReply{}
-	case *injectPanic:
-		return err
-	}
-	return nil
 }

@@ -166,6 +166,19 @@ type KillReply struct {
 	Err    error
 }
 
+// Describe asks for one session's snapshot (its status now). Reply:
+// *DescribeReply.
+type Describe struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+}
+
+// DescribeReply answers Describe.
+type DescribeReply struct {
+	Snapshot messages.Snapshot
+	Err      error
+}
+
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.
 type List struct{ Owner messages.Owner }

@@ -165,17 +165,30 @@ func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, e
 	return o, r.Err
 }
 
-// Spawn starts a session and returns once it is ready and published.
-// Cancelling ctx cancels the start; the error is then context.Cause(ctx),
-// exactly, returned after the backend stopped what it had started.
-func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.SpawnRequest) (messages.SpawnResult, error) {
+// Spawn starts a session and returns a handle once it is ready and
+// published. Cancelling ctx cancels the start; the error is then
+// context.Cause(ctx), exactly, returned after the backend stopped what it
+// had started.
+func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.SpawnRequest) (*Session, error) {
 	// The reply is awaited even after ctx ends: the owner answers with the
 	// caller's cause once the rollback finished, so nothing is left behind.
 	r, err := ask[*SpawnReply](context.WithoutCancel(ctx), s.sys, s.pid, &Spawn{Ctx: ctx, Owner: owner, Request: req})
 	if err != nil {
-		return messages.SpawnResult{}, err
+		return nil, err
 	}
-	return r.Result, r.Err
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	return &Session{svc: s, owner: owner, info: r.Result}, nil
+}
+
+// Describe returns a session's snapshot now (its current status).
+func (s *Service) Describe(ctx context.Context, owner messages.Owner, id messages.SessionID) (messages.Snapshot, error) {
+	r, err := askSession[*DescribeReply](ctx, s, owner, id, &Describe{Owner: owner, Session: id})
+	if err != nil {
+		return messages.Snapshot{}, err
+	}
+	return r.Snapshot, r.Err
 }
 
 // HasOwnerActivity reports whether the owner has a pending spawn, an open

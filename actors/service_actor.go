@@ -62,10 +62,9 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 		ctx.Respond(&OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
 	case *Spawn:
 		s.onSpawn(ctx, m)
-	case *StartSend, *AwaitSend, *ReadSendOutput, *CancelSend,
-		*Read, *SignalSession, *Kill, *lookupSession:
-		o, _ := requestOwner(m)
-		s.forward(ctx, o, messages.NoSession(sessionOf(m)))
+	case sessionRequest:
+		o, id := m.target()
+		s.forward(ctx, o, messages.NoSession(id))
 	case *List:
 		s.forward(ctx, m.Owner, nil)
 	case *HasOwnerActivity:
@@ -228,29 +227,6 @@ func (s *serviceActor) maybeShutDown(ctx actor.Context) {
 		ctx.Send(w, &DisposeOwnerReply{Err: err})
 	}
 	s.shutdownWaiters = nil
-}
-
-// requestOwner returns the owner named by a session-scoped request.
-func requestOwner(m any) (messages.Owner, bool) {
-	switch m := m.(type) {
-	case *StartSend:
-		return m.Owner, true
-	case *AwaitSend:
-		return m.Owner, true
-	case *ReadSendOutput:
-		return m.Owner, true
-	case *CancelSend:
-		return m.Owner, true
-	case *Read:
-		return m.Owner, true
-	case *SignalSession:
-		return m.Owner, true
-	case *Kill:
-		return m.Owner, true
-	case *lookupSession:
-		return m.owner, true
-	}
-	return messages.Owner{}, false
 }
 
 // newSessionID mints an unguessable id: 128 random bits.

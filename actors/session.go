@@ -93,12 +93,14 @@ type closeWaiter struct {
 
 func (s *sessionActor) Receive(ctx actor.Context) {
 	msg := ctx.Message()
-	if o, scoped := requestOwner(msg); scoped && (o != s.owner || s.phase == phaseStarting) {
-		// Requests may arrive straight from the facade's route cache, so
-		// the session authorizes them itself; a stranger's request gets the
-		// same answer as an unknown id.
-		ctx.Respond(refusal(msg, messages.NoSession(sessionOf(msg))))
-		return
+	if r, scoped := msg.(sessionRequest); scoped {
+		if o, id := r.target(); o != s.owner || s.phase == phaseStarting {
+			// Requests may arrive straight from the facade's route cache,
+			// so the session authorizes them itself; a stranger's request
+			// gets the same answer as an unknown id.
+			ctx.Respond(r.refuse(messages.NoSession(id)))
+			return
+		}
 	}
 	switch m := msg.(type) {
 	case *actor.Started:
@@ -159,6 +161,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 
 	case *Read:
 		s.onRead(ctx, m)
+	case *Describe:
+		ctx.Respond(&DescribeReply{Snapshot: s.snapshot()})
 	case *SignalSession:
 		s.onSignal(ctx, m)
 	case *Kill:

@@ -22,7 +22,7 @@ func oneSessionBackend(sessions chan<- *fakeSession) *fakeBackend {
 
 // promptingSession opens one session on a backend whose sessions print a
 // prompt at once; tests script faults on the returned fake afterwards.
-func promptingSession(t *testing.T) (*Service, messages.Owner, messages.SpawnResult, *fakeSession) {
+func promptingSession(t *testing.T) (*Service, messages.Owner, *Session, *fakeSession) {
 	t.Helper()
 	sessions := make(chan *fakeSession, 1)
 	svc, o := newTestService(t, oneSessionBackend(sessions))
@@ -61,7 +61,7 @@ func TestSupervisionServiceResumes(t *testing.T) {
 	}
 	fs := <-sessions
 	injected(t, svc, &injectPanic{}, "service")
-	if res, err := svc.Send(ctx(t), o, sp.SessionID, messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
+	if res, err := svc.Send(ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send after the service failed: %+v, %v", res, err)
 	}
 	fs.mu.Lock()
@@ -107,7 +107,7 @@ func TestSupervisionOwnerStops(t *testing.T) {
 	if l, err := svc.List(ctx(t), o); err != nil || len(l) != 0 {
 		t.Fatalf("the failed owner lists %+v, %v", l, err)
 	}
-	if res, err := svc.Send(ctx(t), other, keep.SessionID, messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
+	if res, err := svc.Send(ctx(t), other, keep.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("another owner's send: %+v, %v", res, err)
 	}
 	kept.mu.Lock()
@@ -121,7 +121,7 @@ func TestSupervisionOwnerStops(t *testing.T) {
 func TestSupervisionTasksResumes(t *testing.T) {
 	svc, o, sp, _ := promptingSession(t)
 	injected(t, svc, &injectPanic{}, "tasks")
-	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.SessionID, Send: messages.SendRequest{Text: "x", Submit: true}})
+	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x", Submit: true}})
 	if err != nil {
 		t.Fatalf("task after the registry failed: %v", err)
 	}

@@ -47,7 +47,7 @@ func TestTaskOwnership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.SessionID, Send: messages.SendRequest{Text: "x"}, Label: "l"})
+	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x"}, Label: "l"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestTaskOwnership(t *testing.T) {
 	if _, _, err := svc.KillTask(ctx(t), other, id); !errors.Is(err, messages.ErrNoTask) {
 		t.Fatalf("other owner's kill: %v", err)
 	}
-	if _, err := svc.StartTask(ctx(t), other, messages.TaskRequest{Session: sp.SessionID}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.StartTask(ctx(t), other, messages.TaskRequest{Session: sp.ID()}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("other owner's start: %v", err)
 	}
 	if _, err := svc.TaskOutput(ctx(t), o, id, 0); err != nil {

@@ -42,15 +42,15 @@ func BenchmarkClose(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: closeTree, Submit: true})
+		res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: closeTree, Submit: true})
 		if err != nil || res.WaitReason != messages.WaitStdinRead {
 			b.Fatalf("starting the tree: %+v %v", res, err)
 		}
-		procs := waitCloseTree(b, sp.PID)
+		procs := waitCloseTree(b, sp.PID())
 		b.StartTimer()
 
 		t0 := time.Now()
-		closed, report, err := svc.Kill(ctx, o, sp.SessionID, "bench")
+		closed, report, err := svc.Kill(ctx, o, sp.ID(), "bench")
 		d := time.Since(t0)
 
 		b.StopTimer()

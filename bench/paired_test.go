@@ -46,7 +46,7 @@ func BenchmarkSendEchoPaired(b *testing.B) {
 		raw = append(raw, r.roundTrip(b, "echo hi", rawPS1))
 
 		t0 := time.Now()
-		res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: "echo hi", Submit: true})
+		res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "echo hi", Submit: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func BenchmarkOpenPaired(b *testing.B) {
 		}
 		ours = append(ours, time.Since(t0))
 		b.StopTimer()
-		if _, _, err := svc.Kill(ctx, o, sp.SessionID, "bench"); err != nil {
+		if _, _, err := svc.Kill(ctx, o, sp.ID(), "bench"); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -70,11 +70,11 @@ func replSession(b testing.TB) (*actors.Service, messages.Owner, messages.Sessio
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: "python3 -q", Submit: true})
+	res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "python3 -q", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		b.Fatalf("python3 -q: %+v %v", res, err)
 	}
-	return svc, o, sp.SessionID
+	return svc, o, sp.ID()
 }
 
 // BenchmarkPremature counts sends declared ready before the command
@@ -93,7 +93,7 @@ func BenchmarkPremature(b *testing.B) {
 		}
 		premature := 0
 		for b.Loop() {
-			res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: "sleep 1; echo do''ne", Submit: true})
+			res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "sleep 1; echo do''ne", Submit: true})
 			if err != nil {
 				b.Fatal(err)
 			}

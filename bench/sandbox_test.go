@@ -74,7 +74,7 @@ func BenchmarkSandboxOpenPaired(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if _, _, err := svc.Kill(ctx, o, sp.SessionID, "bench"); err != nil {
+		if _, _, err := svc.Kill(ctx, o, sp.ID(), "bench"); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -98,7 +98,7 @@ func BenchmarkSandboxSendEchoPaired(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return sp.SessionID
+		return sp.ID()
 	}
 	fullID, sbID := spawn(fullOwner), spawn(sbOwner)
 	echo := func(o messages.Owner, id messages.SessionID) time.Duration {

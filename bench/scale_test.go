@@ -89,11 +89,11 @@ func checkPTYLimit(tb testing.TB, n int) {
 // openSessions spawns n sessions, a few at a time (spawning is mostly
 // the shells' own start-up, which two cores run no faster in bulk), and
 // returns them once every one is ready.
-func openSessions(tb testing.TB, svc *actors.Service, o messages.Owner, n int) []messages.SpawnResult {
+func openSessions(tb testing.TB, svc *actors.Service, o messages.Owner, n int) []*actors.Session {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out := make([]messages.SpawnResult, n)
+	out := make([]*actors.Session, n)
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -195,7 +195,7 @@ func TestIdleSessionCost(t *testing.T) {
 	// the runtime's own background work on a shared machine.
 	shells := make([]string, n)
 	for i, s := range sessions {
-		shells[i] = strconv.Itoa(s.PID)
+		shells[i] = strconv.Itoa(s.PID())
 	}
 	shellTicks := func() (sum int64) {
 		for _, p := range shells {
@@ -253,7 +253,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			wg.Go(func() {
 				<-start
 				t0 := time.Now()
-				res, err := svc.Send(ctx, o, sp.SessionID, messages.SendRequest{Text: "echo " + token, Submit: true})
+				res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "echo " + token, Submit: true})
 				lat[i] = time.Since(t0)
 				switch {
 				case err != nil:

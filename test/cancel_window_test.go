@@ -29,7 +29,7 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 	cfg.TimeoutMs = 5000
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	id := sp.SessionID
+	id := sp.ID()
 	ctx := testCtx(t)
 	for i := range tries {
 		op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "yes window", Submit: true})
@@ -59,7 +59,7 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 		if err != nil || res.WaitReason != messages.WaitStdinRead || (res.ExitCode != nil && *res.ExitCode != 130 && !readlineTail) {
 			t.Fatalf("try %d: cancelled send settled as %q exit %s (%v) after %s, want stdin_read at the shell's prompt; viewport %q", i, res.WaitReason, codeString(res.ExitCode), err, res.Elapsed, res.Viewport)
 		}
-		for _, p := range sessionMembers(t, sp.PID) {
+		for _, p := range sessionMembers(t, sp.PID()) {
 			if p.Comm == "yes" && p.State != 'Z' {
 				t.Fatalf("try %d: the cancelled yes (pid %d) still runs", i, p.PID)
 			}

@@ -43,7 +43,7 @@ func TestSecretsScrubbed(t *testing.T) {
 		// The trusted map may re-add a scrubbed name.
 		Env: map[string]string{"DB_PASSWORD": "trusted-db-password"},
 	})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	res := h.prompt(id, "env", 0)
 	env := map[string]string{}
 	for _, l := range lines(res.Viewport) {

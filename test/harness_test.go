@@ -119,16 +119,16 @@ func (h *harness) checkNoTagged(when string) {
 	}
 }
 
-func (h *harness) spawn(req messages.SpawnRequest) messages.SpawnResult {
+func (h *harness) spawn(req messages.SpawnRequest) *actors.Session {
 	h.t.Helper()
 	sp, err := h.svc.Spawn(testCtx(h.t), h.owner, req)
 	if err != nil {
 		h.t.Fatalf("Spawn(%+v): %v", req, err)
 	}
-	if sp.PID <= 0 {
-		h.t.Fatalf("Spawn returned pid %d", sp.PID)
+	if sp.PID() <= 0 {
+		h.t.Fatalf("Spawn returned pid %d", sp.PID())
 	}
-	trackShell(sp.PID)
+	trackShell(sp.PID())
 	return sp
 }
 

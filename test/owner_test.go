@@ -55,11 +55,11 @@ func TestOwnerIsolation(t *testing.T) {
 	}
 	foreignText := map[string]string{}
 	for _, c := range calls {
-		errForeign, errUnknown := c.call(sp.SessionID), c.call(unknown)
+		errForeign, errUnknown := c.call(sp.ID()), c.call(unknown)
 		if !errors.Is(errForeign, messages.ErrNoSession) || !errors.Is(errUnknown, messages.ErrNoSession) {
 			t.Fatalf("%s: foreign %v, unknown %v; want NO_SESSION for both", c.name, errForeign, errUnknown)
 		}
-		if nf, nu := norm(errForeign, sp.SessionID), norm(errUnknown, unknown); nf != nu {
+		if nf, nu := norm(errForeign, sp.ID()), norm(errUnknown, unknown); nf != nu {
 			t.Fatalf("%s: an existence oracle: foreign id %q, unknown id %q", c.name, nf, nu)
 		}
 		foreignText[c.name] = errForeign.Error()
@@ -72,20 +72,20 @@ func TestOwnerIsolation(t *testing.T) {
 	}
 	// The owner's session was not touched: still listed, still usable, and
 	// the intruder's input was never written.
-	if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 1 || l[0].SessionID != sp.SessionID || l[0].Name != "mine" {
+	if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 1 || l[0].SessionID != sp.ID() || l[0].Name != "mine" {
 		t.Fatalf("owner's List: %+v %v", l, err)
 	}
-	page, err := h.svc.Read(ctx, h.owner, sp.SessionID, messages.ReadRequest{})
+	page, err := h.svc.Read(ctx, h.owner, sp.ID(), messages.ReadRequest{})
 	if err != nil || strings.Contains(page.Text, "PWNED") {
 		t.Fatalf("owner's scrollback %q %v: the intruder's input reached the terminal", page.Text, err)
 	}
-	h.prompt(sp.SessionID, "true", 0)
+	h.prompt(sp.ID(), "true", 0)
 	// Once the session is really gone, the intruder gets the very same text.
-	if closed, _, err := h.svc.Kill(ctx, h.owner, sp.SessionID, ""); err != nil || !closed {
+	if closed, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), ""); err != nil || !closed {
 		t.Fatalf("owner's Kill: %v %v", closed, err)
 	}
 	for _, c := range calls {
-		if err := c.call(sp.SessionID); err == nil || err.Error() != foreignText[c.name] {
+		if err := c.call(sp.ID()); err == nil || err.Error() != foreignText[c.name] {
 			t.Fatalf("%s: after close %v, while alive %q", c.name, err, foreignText[c.name])
 		}
 	}
@@ -123,11 +123,11 @@ func TestSpawnCheckOrder(t *testing.T) {
 		t.Fatalf("duplicate name: %v, want DUPLICATE_NAME", err)
 	}
 	// Nothing was started by the refused spawns: one shell, one session.
-	if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 1 || l[0].SessionID != first.SessionID {
+	if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 1 || l[0].SessionID != first.ID() {
 		t.Fatalf("List: %+v %v", l, err)
 	}
-	if ps := tagged(t, h.tag); len(ps) != 1 || ps[0].PID != first.PID {
-		t.Fatalf("processes started, want only the one shell %d:\n  %s", first.PID, describe(ps))
+	if ps := tagged(t, h.tag); len(ps) != 1 || ps[0].PID != first.PID() {
+		t.Fatalf("processes started, want only the one shell %d:\n  %s", first.PID(), describe(ps))
 	}
 }
 
@@ -138,7 +138,7 @@ func TestKillReleasesRecordBeforeReturning(t *testing.T) {
 	ctx := testCtx(t)
 	for i := 0; i < 60; i++ {
 		sp := h.spawn(messages.SpawnRequest{Name: "reused"})
-		closed, _, err := h.svc.Kill(ctx, h.owner, sp.SessionID, "")
+		closed, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), "")
 		if err != nil || !closed {
 			t.Fatalf("round %d: Kill %v %v", i, closed, err)
 		}
@@ -157,26 +157,26 @@ func TestDisposeOwnerWithBusySessions(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	ctx := testCtx(t)
 	type busy struct {
-		sp    messages.SpawnResult
+		sp    *actors.Session
 		op    *actors.SendOp
 		procs []linux.Identity
 	}
 	var all []*busy
 	for i := 0; i < 5; i++ {
 		sp := h.spawn(messages.SpawnRequest{Name: fmt.Sprintf("busy-%d", i)})
-		op, err := h.svc.StartSend(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "sleep 30", Submit: true})
+		op, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 30", Submit: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, &busy{sp: sp, op: op})
 	}
 	for _, b := range all {
-		foregroundSleep(t, b.sp.PID)
-		for _, p := range sessionMembers(t, b.sp.PID) {
+		foregroundSleep(t, b.sp.PID())
+		for _, p := range sessionMembers(t, b.sp.PID()) {
 			b.procs = append(b.procs, p.Identity())
 		}
 		if len(b.procs) < 2 {
-			t.Fatalf("session %d: members %v, want the shell and its sleep", b.sp.PID, b.procs)
+			t.Fatalf("session %d: members %v, want the shell and its sleep", b.sp.PID(), b.procs)
 		}
 	}
 	if active, err := h.svc.HasOwnerActivity(ctx, h.owner); err != nil || !active {
@@ -188,11 +188,11 @@ func TestDisposeOwnerWithBusySessions(t *testing.T) {
 	for _, b := range all {
 		for _, id := range b.procs {
 			if !gone(id) {
-				t.Errorf("pid %d of session %d is alive after DisposeOwner returned", id.PID, b.sp.PID)
+				t.Errorf("pid %d of session %d is alive after DisposeOwner returned", id.PID, b.sp.PID())
 			}
 		}
-		if s := sessionMembers(t, b.sp.PID); len(s) != 0 {
-			t.Errorf("session %d still has members:\n  %s", b.sp.PID, describe(s))
+		if s := sessionMembers(t, b.sp.PID()); len(s) != 0 {
+			t.Errorf("session %d still has members:\n  %s", b.sp.PID(), describe(s))
 		}
 	}
 	if active, err := h.svc.HasOwnerActivity(ctx, h.owner); err != nil || active {
@@ -201,7 +201,7 @@ func TestDisposeOwnerWithBusySessions(t *testing.T) {
 	for _, b := range all {
 		res, err := b.op.Result(ctx)
 		if err != nil || res.WaitReason != messages.WaitSessionExit {
-			t.Errorf("busy send of %d: %+v %v, want session_exit", b.sp.PID, res, err)
+			t.Errorf("busy send of %d: %+v %v, want session_exit", b.sp.PID(), res, err)
 		}
 	}
 	if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 0 {

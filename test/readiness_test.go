@@ -51,7 +51,7 @@ func newReadiness(t *testing.T, env map[string]string) (*harness, messages.Sessi
 	e := map[string]string{"HOME": t.TempDir()}
 	maps.Copy(e, env)
 	h := newHarness(t, readinessConfig(), local.Options{Env: e})
-	return h, h.spawn(messages.SpawnRequest{}).SessionID
+	return h, h.spawn(messages.SpawnRequest{}).ID()
 }
 
 // requireProgram fails (never skips) when a program the issue lists is
@@ -315,14 +315,14 @@ func TestExactReadiness(t *testing.T) {
 	t.Run("epoll_pwait2", func(t *testing.T) {
 		h := newHarness(t, readinessConfig(), local.Options{})
 		sp := h.spawn(messages.SpawnRequest{})
-		id := sp.SessionID
+		id := sp.ID()
 		bin := epollHelper(t)
 		// GORACE: a -race binary otherwise sleeps a second at exit.
 		cmd := helperVar + "=" + helperEpollPwait2 + " GORACE=atexit_sleep_ms=0 " + bin
 		endsWith(t, "epoll helper", h.exactLine(id, cmd, epollHelperName), "ep> ")
 		// The wait that settled it is epoll_pwait2 (a kernel without it
 		// fails the helper, and the send above with it).
-		if !inSyscall(t, sp.PID, epollHelperName, unix.SYS_EPOLL_PWAIT2) {
+		if !inSyscall(t, sp.PID(), epollHelperName, unix.SYS_EPOLL_PWAIT2) {
 			t.Fatalf("no thread of %s is in syscall %d", epollHelperName, unix.SYS_EPOLL_PWAIT2)
 		}
 		res := h.exactLine(id, "ping", epollHelperName)

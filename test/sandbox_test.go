@@ -64,21 +64,21 @@ func newSandboxed(t *testing.T, cfg messages.Config, s sandbox.Settings, opts lo
 // spawnSandboxed spawns for owner and checks the process tree: the shell
 // is bwrap's child, bwrap is ours, and the shell is pid 1 of a pid
 // namespace of its own. It returns the shell's pid and bwrap's.
-func (h *harness) spawnSandboxed(owner messages.Owner) (messages.SpawnResult, linux.Stat) {
+func (h *harness) spawnSandboxed(owner messages.Owner) (*actors.Session, linux.Stat) {
 	h.t.Helper()
 	sp, err := h.svc.Spawn(testCtx(h.t), owner, messages.SpawnRequest{})
 	if err != nil {
 		h.t.Fatalf("Spawn: %v", err)
 	}
-	shell := stat(h.t, sp.PID)
+	shell := stat(h.t, sp.PID())
 	wrapper := stat(h.t, shell.PPID)
-	trackShell(sp.PID)
+	trackShell(sp.PID())
 	trackShell(wrapper.PID) // the terminal's POSIX session is bwrap's
 	if shell.Comm != "bash" || wrapper.Comm != "bwrap" || wrapper.PPID != os.Getpid() {
 		h.t.Fatalf("process tree: shell %d %q, its parent %d %q (parent %d); want bash under bwrap under the test process %d",
 			shell.PID, shell.Comm, wrapper.PID, wrapper.Comm, wrapper.PPID, os.Getpid())
 	}
-	if ns := nsPIDs(h.t, sp.PID); len(ns) != 2 || ns[1] != 1 {
+	if ns := nsPIDs(h.t, sp.PID()); len(ns) != 2 || ns[1] != 1 {
 		h.t.Fatalf("shell NSpid %v: want pid 1 in a pid namespace of its own", ns)
 	}
 	return sp, wrapper
@@ -164,7 +164,7 @@ func TestSandboxReadOnly(t *testing.T) {
 	}
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: root}, local.Options{})
 	sp, _ := h.spawnSandboxed(h.owner)
-	id := sp.SessionID
+	id := sp.ID()
 
 	// Reading works, and the workspace root is the working directory.
 	res := h.prompt(id, "pwd; cat data.txt; head -c 4 /etc/hostname >/dev/null", 0)
@@ -219,7 +219,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 		root := newRoot(t)
 		h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, local.Options{})
 		sp, _ := h.spawnSandboxed(h.owner)
-		id := sp.SessionID
+		id := sp.ID()
 
 		h.prompt(id, "echo inside-ok > inside.txt && mkdir -p d/e && echo deep > d/e/f", 0)
 		for path, want := range map[string]string{"inside.txt": "inside-ok\n", "d/e/f": "deep\n"} {
@@ -245,7 +245,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 		root := newRoot(t)
 		h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root, WritableGit: true}, local.Options{})
 		sp, _ := h.spawnSandboxed(h.owner)
-		h.prompt(sp.SessionID, "touch .git/hooks/ok", 0)
+		h.prompt(sp.ID(), "touch .git/hooks/ok", 0)
 		if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "ok")); err != nil {
 			t.Fatalf(".git write did not reach the host: %v", err)
 		}
@@ -299,20 +299,20 @@ func TestSandboxNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := h.spawn(messages.SpawnRequest{})
-	h.prompt(full.SessionID, probe, 0)
+	h.prompt(full.ID(), probe, 0)
 	waitFor(t, 5*time.Second, "the full-access connection", func() bool { return accepted.Load() == 1 })
-	kill(full.SessionID)
+	kill(full.ID())
 
 	// Sandboxed without network: only the sandbox's own loopback exists.
 	if err := p.SetMode(h.owner, ""); err != nil {
 		t.Fatal(err)
 	}
 	denied, _ := h.spawnSandboxed(h.owner)
-	h.prompt(denied.SessionID, probe, 1)
-	if res := h.prompt(denied.SessionID, "cat /proc/net/dev | grep -c :", 0); !hasLine(res.Viewport, "1") {
+	h.prompt(denied.ID(), probe, 1)
+	if res := h.prompt(denied.ID(), "cat /proc/net/dev | grep -c :", 0); !hasLine(res.Viewport, "1") {
 		t.Fatalf("network interfaces inside: %q, want only lo", res.Viewport)
 	}
-	kill(denied.SessionID)
+	kill(denied.ID())
 
 	// The policy allows the network: reachable again from the sandbox.
 	allow := true
@@ -320,9 +320,9 @@ func TestSandboxNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed, _ := h.spawnSandboxed(h.owner)
-	h.prompt(allowed.SessionID, probe, 0)
+	h.prompt(allowed.ID(), probe, 0)
 	waitFor(t, 5*time.Second, "the allowed sandboxed connection", func() bool { return accepted.Load() == 2 })
-	kill(allowed.SessionID)
+	kill(allowed.ID())
 	// The denied attempt made no connection: only the two that succeeded
 	// reached the listener.
 	if n := accepted.Load(); n != 2 {
@@ -333,12 +333,12 @@ func TestSandboxNetwork(t *testing.T) {
 func TestSandboxFullAccessRunsUnwrapped(t *testing.T) {
 	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.DangerFullAccess, Root: t.TempDir()}, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	st := stat(t, sp.PID)
-	if st.Comm != "bash" || st.PPID != os.Getpid() || st.Session != sp.PID {
+	st := stat(t, sp.PID())
+	if st.Comm != "bash" || st.PPID != os.Getpid() || st.Session != sp.PID() {
 		t.Fatalf("full-access shell %d %q parent %d session %d: want bash started directly by %d and leading its session",
-			sp.PID, st.Comm, st.PPID, st.Session, os.Getpid())
+			sp.PID(), st.Comm, st.PPID, st.Session, os.Getpid())
 	}
-	if ns := nsPIDs(t, sp.PID); len(ns) != 1 || pidNS(sp.PID) != pidNS(os.Getpid()) {
+	if ns := nsPIDs(t, sp.PID()); len(ns) != 1 || pidNS(sp.PID()) != pidNS(os.Getpid()) {
 		t.Fatalf("full-access shell NSpid %v: want the host's pid namespace", ns)
 	}
 	for _, s := range mustProcs(t) {
@@ -347,9 +347,9 @@ func TestSandboxFullAccessRunsUnwrapped(t *testing.T) {
 		}
 	}
 	root := p.Defaults().Root
-	h.prompt(sp.SessionID, "touch "+filepath.Join(root, "full.txt"), 0)
-	if res := h.prompt(sp.SessionID, "echo $$", 0); !hasLine(res.Viewport, strconv.Itoa(sp.PID)) {
-		t.Fatalf("$$ = %q, want the host pid %d", res.Viewport, sp.PID)
+	h.prompt(sp.ID(), "touch "+filepath.Join(root, "full.txt"), 0)
+	if res := h.prompt(sp.ID(), "echo $$", 0); !hasLine(res.Viewport, strconv.Itoa(sp.PID())) {
+		t.Fatalf("$$ = %q, want the host pid %d", res.Viewport, sp.PID())
 	}
 }
 
@@ -359,14 +359,14 @@ func TestSandboxSecretsScrubbed(t *testing.T) {
 	}
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{ParentEnv: parent})
 	sp, wrapper := h.spawnSandboxed(h.owner)
-	id := sp.SessionID
+	id := sp.ID()
 	h.prompt(id, "printenv DEPLOY_TOKEN", 1)
 	h.prompt(id, "printenv OPENAI_API_KEY", 1)
 	h.prompt(id, "printenv INNOCENT_NAME", 1)
 	if res := h.prompt(id, "printenv HARMLESS", 0); !hasLine(res.Viewport, "visible-42") {
 		t.Fatalf("HARMLESS: %q", res.Viewport)
 	}
-	for _, pid := range []int{sp.PID, wrapper.PID} {
+	for _, pid := range []int{sp.PID(), wrapper.PID} {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil {
 			t.Fatal(err)
@@ -384,7 +384,7 @@ func TestSandboxExactReadiness(t *testing.T) {
 		requireProgram(t, "python3", "python3")
 		h, _ := newSandboxed(t, readinessConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 		sp, _ := h.spawnSandboxed(h.owner)
-		id := sp.SessionID
+		id := sp.ID()
 		endsWith(t, "python3 -q", h.exactLine(id, "python3 -q", "python3"), ">>> ")
 		res := h.exactLine(id, "1+1", "python3")
 		if !hasLine(res.Viewport, "2") {
@@ -400,7 +400,7 @@ func TestSandboxExactReadiness(t *testing.T) {
 		h, _ := newSandboxed(t, readinessConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: t.TempDir()},
 			local.Options{Env: map[string]string{"LESS": "", "LESSOPEN": ""}})
 		sp, _ := h.spawnSandboxed(h.owner)
-		id := sp.SessionID
+		id := sp.ID()
 		h.exactLine(id, "printf 'piped-%s\\n' 1 2 3 | less", "less")
 		if res := h.exact(id, messages.SendRequest{Submit: true}, "less"); !hasLine(res.Viewport, "piped-3") {
 			t.Fatalf("RETURN: viewport %q has no line piped-3", res.Viewport)
@@ -437,14 +437,14 @@ func foregroundIn(t testing.TB, shell, sid int, comm string) int {
 func TestSandboxSignalsAndJobControl(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
-	id := sp.SessionID
+	id := sp.ID()
 	ctx := testCtx(t)
 
 	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid := foregroundIn(t, sp.PID, wrapper.PID, "sleep")
+	pgid := foregroundIn(t, sp.PID(), wrapper.PID, "sleep")
 	r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT)
 	if err != nil || !r.Delivered || r.TargetPgid != pgid {
 		t.Fatalf("SIGINT: %+v %v, want delivered to the sleep's group %d", r, err, pgid)
@@ -460,7 +460,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid = foregroundIn(t, sp.PID, wrapper.PID, "sleep")
+	pgid = foregroundIn(t, sp.PID(), wrapper.PID, "sleep")
 	if r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGTSTP); err != nil || r.TargetPgid != pgid {
 		t.Fatalf("SIGTSTP: %+v %v", r, err)
 	}
@@ -475,7 +475,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := foregroundIn(t, sp.PID, wrapper.PID, "sleep"); got != pgid {
+	if got := foregroundIn(t, sp.PID(), wrapper.PID, "sleep"); got != pgid {
 		t.Fatalf("fg: foreground group %d, want the stopped job's %d", got, pgid)
 	}
 	waitFor(t, 10*time.Second, "the job to run again", func() bool { return stat(t, pgid).State != 'T' })
@@ -496,8 +496,8 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 func TestSandboxTeardown(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
-	id := sp.SessionID
-	ns := pidNS(sp.PID)
+	id := sp.ID()
+	ns := pidNS(sp.PID())
 	h.prompt(id, "sleep 301 &", 0)
 	h.prompt(id, "(trap '' TERM; sleep 302) &", 0)
 	// A daemon: leaves the session and is orphaned. Without the sandbox it
@@ -517,7 +517,7 @@ func TestSandboxTeardown(t *testing.T) {
 			if ignoresSignal(p.PID, syscall.SIGTERM) {
 				deaf++
 			}
-			if p.Session != wrapper.PID && p.PPID == sp.PID {
+			if p.Session != wrapper.PID && p.PPID == sp.PID() {
 				daemon++
 			}
 		}
@@ -528,11 +528,11 @@ func TestSandboxTeardown(t *testing.T) {
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
-	if len(report.Survivors) != 0 || len(report.Killed) == 0 || report.Killed[len(report.Killed)-1] != sp.PID {
-		t.Fatalf("report %+v: want no survivors and the shell %d killed last", report, sp.PID)
+	if len(report.Survivors) != 0 || len(report.Killed) == 0 || report.Killed[len(report.Killed)-1] != sp.PID() {
+		t.Fatalf("report %+v: want no survivors and the shell %d killed last", report, sp.PID())
 	}
 	for _, p := range members {
-		if p.PID != sp.PID && !slices.Contains(report.Killed, p.PID) {
+		if p.PID != sp.PID() && !slices.Contains(report.Killed, p.PID) {
 			t.Errorf("report.Killed %v misses pid %d (%s)", report.Killed, p.PID, p.Comm)
 		}
 		if !gone(p.Identity()) {
@@ -556,10 +556,10 @@ func TestSandboxTeardown(t *testing.T) {
 func TestSandboxShellExitEndsSandbox(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.ReadOnly, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
-	ns := pidNS(sp.PID)
-	h.prompt(sp.SessionID, "nohup sleep 304 >/dev/null 2>&1 &", 0)
+	ns := pidNS(sp.PID())
+	h.prompt(sp.ID(), "nohup sleep 304 >/dev/null 2>&1 &", 0)
 	waitFor(t, 10*time.Second, "the background sleep", func() bool { return len(inNamespace(t, ns)) == 2 })
-	res := h.send(sp.SessionID, "exit 7")
+	res := h.send(sp.ID(), "exit 7")
 	if res.WaitReason != messages.WaitSessionExit || res.Status.ExitCode == nil || *res.Status.ExitCode != 7 {
 		t.Fatalf("exit 7: %+v, want session_exit with code 7", res)
 	}
@@ -567,7 +567,7 @@ func TestSandboxShellExitEndsSandbox(t *testing.T) {
 	if !gone(wrapper.Identity()) {
 		t.Fatalf("bwrap %d outlived its shell", wrapper.PID)
 	}
-	if _, _, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, ""); err != nil {
+	if _, _, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), ""); err != nil {
 		t.Fatalf("Kill after exit: %v", err)
 	}
 }
@@ -615,10 +615,10 @@ func TestSandboxModeFence(t *testing.T) {
 	}
 	// And b's sessions run in b's mode while a's keeps its own.
 	spB, _ := h.spawnSandboxed(b)
-	if res, err := h.svc.Send(ctx, b, spB.SessionID, messages.SendRequest{Text: "touch b.txt", Submit: true}); err != nil || res.ExitCode == nil || *res.ExitCode != 1 {
+	if res, err := h.svc.Send(ctx, b, spB.ID(), messages.SendRequest{Text: "touch b.txt", Submit: true}); err != nil || res.ExitCode == nil || *res.ExitCode != 1 {
 		t.Fatalf("touch in b's read-only session: %+v %v", res, err)
 	}
-	h.prompt(sp.SessionID, "touch a.txt", 0)
+	h.prompt(sp.ID(), "touch a.txt", 0)
 	absent(t, filepath.Join(root, "b.txt"))
 
 	// The fence survives a backend reload: the policy, not the backend,
@@ -641,17 +641,17 @@ func TestSandboxModeFence(t *testing.T) {
 	if err := p.SetMode(a, sandbox.ReadOnly); !errors.Is(err, sandbox.ErrChangeRefused) {
 		t.Fatalf("SetMode after the reload: %v, want refused", err)
 	}
-	h.prompt(sp.SessionID, "true", 0)
+	h.prompt(sp.ID(), "true", 0)
 
 	// Closed: the change goes through, and the next session has it.
-	if _, _, err := h.svc.Kill(ctx, h.owner, sp.SessionID, ""); err != nil {
+	if _, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.SetMode(a, sandbox.ReadOnly); err != nil {
 		t.Fatalf("SetMode after close: %v", err)
 	}
 	sp, _ = h.spawnSandboxed(a)
-	h.refused(sp.SessionID, "touch c.txt")
+	h.refused(sp.ID(), "touch c.txt")
 	absent(t, filepath.Join(root, "c.txt"))
 }
 
@@ -767,7 +767,7 @@ func TestSandboxUnavailable(t *testing.T) {
 			if err := p.SetMode(h.owner, sandbox.DangerFullAccess); err != nil {
 				t.Fatal(err)
 			}
-			h.prompt(h.spawn(messages.SpawnRequest{}).SessionID, "true", 0)
+			h.prompt(h.spawn(messages.SpawnRequest{}).ID(), "true", 0)
 		})
 	}
 }
@@ -779,8 +779,8 @@ func TestSandboxUnavailable(t *testing.T) {
 func TestSandboxWithSubreaper(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{Subreaper: true})
 	sp, wrapper := h.spawnSandboxed(h.owner)
-	h.prompt(sp.SessionID, "sleep 305 &", 0)
-	_, report, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, "")
+	h.prompt(sp.ID(), "sleep 305 &", 0)
+	_, report, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), "")
 	if err != nil || len(report.Survivors) != 0 {
 		t.Fatalf("Kill: %+v %v", report, err)
 	}

@@ -16,7 +16,7 @@ func TestScrollbackBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
 		cfg := testConfig() // ScrollbackLines 100
 		h := newHarness(t, cfg, local.Options{})
-		id := h.spawn(messages.SpawnRequest{}).SessionID
+		id := h.spawn(messages.SpawnRequest{}).ID()
 		h.prompt(id, "seq 1 1000", 0)
 		page, err := h.svc.Read(testCtx(t), h.owner, id, messages.ReadRequest{})
 		if err != nil {
@@ -48,7 +48,7 @@ func TestScrollbackBounds(t *testing.T) {
 		cfg.ScrollbackMaxBytes = 32768
 		cfg.MaxReadBytes = 32768
 		h := newHarness(t, cfg, local.Options{})
-		id := h.spawn(messages.SpawnRequest{}).SessionID
+		id := h.spawn(messages.SpawnRequest{}).ID()
 		res := h.prompt(id, `head -c 100000 /dev/zero | tr '\0' x; echo`, 0)
 		if len(res.Viewport) > cfg.MaxReadBytes || !res.Truncated {
 			t.Fatalf("send viewport %d bytes truncated=%v, want at most %d and truncated", len(res.Viewport), res.Truncated, cfg.MaxReadBytes)
@@ -84,7 +84,7 @@ func TestScrollbackBounds(t *testing.T) {
 
 	t.Run("paging", func(t *testing.T) {
 		h := newHarness(t, testConfig(), local.Options{})
-		id := h.spawn(messages.SpawnRequest{}).SessionID
+		id := h.spawn(messages.SpawnRequest{}).ID()
 		h.prompt(id, "seq 1 50", 0)
 		ctx := testCtx(t)
 		page, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Offset: intp(1), Count: intp(3)})

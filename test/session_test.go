@@ -24,12 +24,12 @@ func noControlBytes(t *testing.T, what, s string) {
 func TestStatePersistsAcrossSends(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	if !strings.HasSuffix(sp.Motd, local.PromptText) {
-		t.Fatalf("motd %q does not end with the prompt %q", sp.Motd, local.PromptText)
+	if !strings.HasSuffix(sp.Info().Motd, local.PromptText) {
+		t.Fatalf("motd %q does not end with the prompt %q", sp.Info().Motd, local.PromptText)
 	}
-	noControlBytes(t, "motd", sp.Motd)
+	noControlBytes(t, "motd", sp.Info().Motd)
 	dir := t.TempDir()
-	id := sp.SessionID
+	id := sp.ID()
 
 	h.prompt(id, "cd '"+dir+"'", 0)
 	h.prompt(id, "export FOO=kept-value", 0)
@@ -48,7 +48,7 @@ func TestStatePersistsAcrossSends(t *testing.T) {
 // Item 3: the prompt marker carries the last command's exit status.
 func TestExitCodes(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	for _, c := range []struct {
 		cmd  string
 		want int
@@ -71,7 +71,7 @@ func TestExitCodes(t *testing.T) {
 // marker and PS1; the marker still settles the send with its status.
 func TestExitCodeSurvivesJobNotices(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	notices := 0
 	for range 5 {
 		for _, c := range []struct {
@@ -92,7 +92,7 @@ func TestExitCodeSurvivesJobNotices(t *testing.T) {
 // prints its own marker, and only the last one settles the send.
 func TestMultiLineSendRunsToTheEnd(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	for i := range 10 {
 		res := h.prompt(id, "echo a; (exit 2)\nsleep 0.0$((RANDOM % 3)); echo b; (exit 3)", 3)
 		if !hasLine(res.Viewport, "a") || !hasLine(res.Viewport, "b") {
@@ -117,7 +117,7 @@ func TestStaleMarkerIsNotCreditedToTheNextSend(t *testing.T) {
 	cfg := testConfig()
 	cfg.IdleSilenceMs = 300
 	h := newHarness(t, cfg, local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	exercised := 0
 	for i := range 3 {
 		first := h.send(id, "sleep 0.45; (exit 5)")
@@ -150,7 +150,7 @@ func TestShellsOwnReadSettlesOnProof(t *testing.T) {
 	cfg.IdleSilenceMs = 60000
 	cfg.TimeoutMs = 20000
 	h := newHarness(t, cfg, local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	for _, c := range []struct{ text, tail, answer, check string }{
 		{"read -p 'name? ' n", "name? ", "Ada", `echo "n=$n"`},
 		{`echo "open`, "> ", `closed"`, ""},
@@ -179,7 +179,7 @@ func TestForgedMarkerCannotSettle(t *testing.T) {
 		cfg := testConfig()
 		cfg.IdleSilenceMs = 3000
 		h := newHarness(t, cfg, local.Options{})
-		id := h.spawn(messages.SpawnRequest{}).SessionID
+		id := h.spawn(messages.SpawnRequest{}).ID()
 		forged := `printf '\033]133;D;0;deadbeef\007$ '; ` +
 			`printf '\033]133;D;0;000000000000000000000000\007$ '; ` +
 			`printf '\033]133;D;0\007$ '; ` +
@@ -204,7 +204,7 @@ func TestForgedMarkerCannotSettle(t *testing.T) {
 		cfg.TimeoutMs = 1500
 		h := newHarness(t, cfg, local.Options{})
 		sp := h.spawn(messages.SpawnRequest{})
-		res := h.send(sp.SessionID, `printf '\033]133;D;0;nonce\007$ '; sleep 30`)
+		res := h.send(sp.ID(), `printf '\033]133;D;0;nonce\007$ '; sleep 30`)
 		if res.WaitReason != messages.WaitTimeout {
 			t.Fatalf("wait reason %q, want timeout; viewport %q", res.WaitReason, res.Viewport)
 		}
@@ -222,14 +222,14 @@ func TestForgedMarkerCannotSettle(t *testing.T) {
 			t.Fatalf("the forged prompt text is missing: %q", res.Viewport)
 		}
 		// A timeout never implies exit: the sleep still holds the terminal.
-		foregroundSleep(t, sp.PID)
+		foregroundSleep(t, sp.PID())
 	})
 }
 
 // Item 7: one send at a time; a refused send writes nothing.
 func TestSendActive(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	ctx := testCtx(t)
 	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 1; echo FIRST-$((2*3))", Submit: true})
 	if err != nil {
@@ -267,7 +267,7 @@ func TestSendCancellationKeepsCause(t *testing.T) {
 	myErr := errors.New("caller gave up on sleep 30")
 	ctx, cancel := context.WithTimeoutCause(context.Background(), 300*time.Millisecond, myErr)
 	defer cancel()
-	res, err := h.svc.Send(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "sleep 30", Submit: true})
+	res, err := h.svc.Send(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != myErr {
 		t.Fatalf("Send returned %v, want exactly the caller's cause", err)
 	}
@@ -278,12 +278,12 @@ func TestSendCancellationKeepsCause(t *testing.T) {
 		t.Fatalf("the interrupt did not end sleep 30 promptly: %s", res.Elapsed)
 	}
 	// The shell reported 130 at its prompt, so it has reaped the sleep.
-	for _, p := range sessionMembers(t, sp.PID) {
+	for _, p := range sessionMembers(t, sp.PID()) {
 		if p.Comm == "sleep" {
 			t.Fatalf("sleep survived the interrupt: pid %d state %c", p.PID, p.State)
 		}
 	}
-	res = h.sendWhenFree(sp.SessionID, "echo after-$((2+3))")
+	res = h.sendWhenFree(sp.ID(), "echo after-$((2+3))")
 	if res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 0 || !hasLine(res.Viewport, "after-5") {
 		t.Fatalf("session unusable after the cancel: %+v", res)
 	}
@@ -294,7 +294,7 @@ func TestSendCancellationKeepsCause(t *testing.T) {
 func TestShellExit(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{Name: "exiting"})
-	id := sp.SessionID
+	id := sp.ID()
 	ctx := testCtx(t)
 	res := h.send(id, "exit 3")
 	if res.WaitReason != messages.WaitSessionExit {
@@ -340,7 +340,7 @@ func TestShellExit(t *testing.T) {
 	if _, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("Read after Kill: %v, want NO_SESSION", err)
 	}
-	if s := sessionMembers(t, sp.PID); len(s) != 0 {
+	if s := sessionMembers(t, sp.PID()); len(s) != 0 {
 		t.Fatalf("processes of the exited shell's session remain:\n  %s", describe(s))
 	}
 }
@@ -351,7 +351,7 @@ func TestShellExit(t *testing.T) {
 func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	res := h.send(sp.SessionID, "(sleep 300 &); exit 4")
+	res := h.send(sp.ID(), "(sleep 300 &); exit 4")
 	if res.WaitReason != messages.WaitSessionExit || res.Status.ExitCode == nil || *res.Status.ExitCode != 4 {
 		t.Fatalf("exit: %+v", res)
 	}
@@ -359,14 +359,14 @@ func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
 	var left []linux.Stat
 	waitFor(t, 10*time.Second, "the left-over child to become sleep", func() bool {
 		left = left[:0]
-		for _, p := range sessionMembers(t, sp.PID) {
+		for _, p := range sessionMembers(t, sp.PID()) {
 			if p.Comm == "sleep" {
 				left = append(left, p)
 			}
 		}
 		return len(left) == 1
 	})
-	closed, report, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, "")
+	closed, report, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -380,7 +380,7 @@ func TestPythonREPL(t *testing.T) {
 	cfg := testConfig()
 	cfg.IdleSilenceMs = 1000
 	h := newHarness(t, cfg, local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	ctx := testCtx(t)
 	res := h.send(id, "python3 -q")
 	if res.WaitReason == messages.WaitTimeout || res.WaitReason == messages.WaitSessionExit {
@@ -411,20 +411,20 @@ func TestPythonREPL(t *testing.T) {
 func TestSignal(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	id := sp.SessionID
+	id := sp.ID()
 	ctx := testCtx(t)
 
 	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid := foregroundSleep(t, sp.PID)
+	pgid := foregroundSleep(t, sp.PID())
 	r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT)
 	if err != nil {
 		t.Fatalf("SIGINT: %v", err)
 	}
-	if !r.Delivered || r.TargetPgid != pgid || r.TargetPgid == sp.PID {
-		t.Fatalf("SIGINT result %+v, want delivered to pgid %d (shell %d)", r, pgid, sp.PID)
+	if !r.Delivered || r.TargetPgid != pgid || r.TargetPgid == sp.PID() {
+		t.Fatalf("SIGINT result %+v, want delivered to pgid %d (shell %d)", r, pgid, sp.PID())
 	}
 	res, err := op.Result(ctx)
 	if err != nil || res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 130 {
@@ -436,7 +436,7 @@ func TestSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid = foregroundSleep(t, sp.PID)
+	pgid = foregroundSleep(t, sp.PID())
 	if r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGKILL); err != nil || r.TargetPgid != pgid {
 		t.Fatalf("SIGKILL to the job: %+v %v", r, err)
 	}
@@ -451,7 +451,7 @@ func TestSignal(t *testing.T) {
 	if _, err := h.svc.Signal(ctx, h.owner, id, messages.Signal("SIGFOO")); !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("SIGFOO: %v, want ErrInvalidArgument", err)
 	}
-	if st := stat(t, sp.PID); !st.Alive() {
+	if st := stat(t, sp.PID()); !st.Alive() {
 		t.Fatalf("shell state %c after the refused SIGKILL", st.State)
 	}
 	h.prompt(id, "true", 0)

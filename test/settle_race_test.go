@@ -16,7 +16,7 @@ import (
 // that settles at once.
 func TestAwaitSendRacingSettlementIsAnswered(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	sys, pid := h.svc.System(), h.svc.PID()
 	for i := 0; i < 400; i++ {
 		r, err := sys.Root.RequestFuture(pid, &actors.StartSend{Owner: h.owner, Session: id, Request: messages.SendRequest{Text: "true", Submit: true}}, 10*time.Second).Result()
@@ -45,7 +45,7 @@ func TestCancelRacingSettlementReturns(t *testing.T) {
 	cfg := testConfig()
 	cfg.IdleSilenceMs = 300
 	h := newHarness(t, cfg, local.Options{})
-	id := h.spawn(messages.SpawnRequest{}).SessionID
+	id := h.spawn(messages.SpawnRequest{}).ID()
 	ctx := testCtx(t)
 	for i := 0; i < 400; i++ {
 		// A cancelled send keeps the slot until its interrupt drained;
@@ -78,16 +78,16 @@ func TestCancelReachingTheShellStillStopsTheJob(t *testing.T) {
 	cfg.TimeoutMs = 60000
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	h.send(sp.SessionID, "trap 'echo trapped' INT")
+	h.send(sp.ID(), "trap 'echo trapped' INT")
 	ctx := testCtx(t)
-	sop, err := h.svc.StartSend(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "(sleep 1) & wait; sleep 100; echo after-sleep", Submit: true})
+	sop, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "(sleep 1) & wait; sleep 100; echo after-sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var background int
 	waitFor(t, 10*time.Second, "the background sleep", func() bool {
-		for _, p := range sessionMembers(t, sp.PID) {
-			if p.Comm == "sleep" && p.PGRP != sp.PID {
+		for _, p := range sessionMembers(t, sp.PID()) {
+			if p.Comm == "sleep" && p.PGRP != sp.PID() {
 				background = p.PID
 				return true
 			}
@@ -101,7 +101,7 @@ func TestCancelReachingTheShellStillStopsTheJob(t *testing.T) {
 	if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "trapped") {
 		t.Fatalf("cancelled send: %+v, %v", res, err)
 	}
-	for _, p := range sessionMembers(t, sp.PID) {
+	for _, p := range sessionMembers(t, sp.PID()) {
 		if p.Comm == "sleep" && p.PID != background {
 			t.Fatalf("the cancelled command's sleep 100 survived: %+v; viewport %q", p, res.Viewport)
 		}

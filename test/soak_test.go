@@ -233,8 +233,8 @@ func soakCycle(t testing.TB, h *harness, i int, k soakKind, r *rand.Rand) {
 	if err != nil {
 		t.Fatalf("cycle %d (%s): Spawn: %v", i, soakNames[k], err)
 	}
-	trackShell(sp.PID)
-	c := soakRun{t: t, h: h, ctx: ctx, id: sp.SessionID, pid: sp.PID, i: i, kind: soakNames[k]}
+	trackShell(sp.PID())
+	c := soakRun{t: t, h: h, ctx: ctx, id: sp.ID(), pid: sp.PID(), i: i, kind: soakNames[k]}
 	switch k {
 	case soakEcho:
 		c.echo()

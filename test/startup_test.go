@@ -121,8 +121,8 @@ func TestStartupFailures(t *testing.T) {
 		cfg.IdleSilenceMs, cfg.HandoffGraceMs = 100, 100
 		h := newHarness(t, cfg, local.Options{Shell: "/bin/sh", Args: []string{"-c", "echo motd-$((40+2)); sleep 30"}})
 		sp := h.spawn(messages.SpawnRequest{})
-		if !strings.Contains(sp.Motd, "motd-42") {
-			t.Fatalf("motd %q", sp.Motd)
+		if !strings.Contains(sp.Info().Motd, "motd-42") {
+			t.Fatalf("motd %q", sp.Info().Motd)
 		}
 		if l, err := h.svc.List(testCtx(t), h.owner); err != nil || len(l) != 1 {
 			t.Fatalf("List: %+v %v", l, err)

@@ -134,16 +134,16 @@ func reapedOrGone(id linux.Identity) bool {
 func TestSubreaperCatchesSetsidDaemon(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
 	sp := h.spawn(messages.SpawnRequest{})
-	shell := stat(t, sp.PID)
+	shell := stat(t, sp.PID())
 	sibling, siblingID := startSibling(t)
 
-	h.background(sp.SessionID, "setsid sleep 301 &")
-	d := waitDaemon(t, h, sp.PID, "301")
+	h.background(sp.ID(), "setsid sleep 301 &")
+	d := waitDaemon(t, h, sp.PID(), "301")
 	if d.PPID != os.Getpid() {
 		t.Fatalf("daemon %d re-parented to %d, want this process %d (the subreaper)", d.PID, d.PPID, os.Getpid())
 	}
 
-	report := h.killSession(sp.SessionID)
+	report := h.killSession(sp.ID())
 	if !slices.Contains(report.Killed, d.PID) {
 		t.Errorf("report.Killed %v misses the daemon %d", report.Killed, d.PID)
 	}
@@ -166,7 +166,7 @@ func TestSubreaperCatchesSetsidDaemon(t *testing.T) {
 func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
 	sp := h.spawn(messages.SpawnRequest{})
-	res := h.prompt(sp.SessionID, "( sleep 0.5 & echo orphan=$! )", 0)
+	res := h.prompt(sp.ID(), "( sleep 0.5 & echo orphan=$! )", 0)
 	var pid int
 	for _, l := range strings.Split(res.Viewport, "\n") {
 		if v, ok := strings.CutPrefix(l, "orphan="); ok {
@@ -178,7 +178,7 @@ func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "the orphan to re-parent to this process", func() bool {
 		s, err := linux.ReadStat(linux.FS{}, pid)
-		return err == nil && s.PPID == os.Getpid() && s.Session == sp.PID
+		return err == nil && s.PPID == os.Getpid() && s.Session == sp.PID()
 	})
 	// A child of the host itself, exiting meanwhile, is not the reaper's.
 	own := exec.Command("sh", "-c", "exit 7")
@@ -193,8 +193,8 @@ func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	if err := own.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 7 {
 		t.Fatalf("the host's own child: Wait = %v, want exit status 7 (its status was taken)", err)
 	}
-	h.prompt(sp.SessionID, "echo still open", 0)
-	h.killSession(sp.SessionID)
+	h.prompt(sp.ID(), "echo still open", 0)
+	h.killSession(sp.ID())
 }
 
 // With the subreaper off, the same daemon escapes, exactly as documented
@@ -206,10 +206,10 @@ func TestSetsidDaemonEscapesWithoutSubreaper(t *testing.T) {
 	a := h.spawn(messages.SpawnRequest{Name: "a"})
 	b := h.spawn(messages.SpawnRequest{Name: "b"})
 	sibling, siblingID := startSibling(t)
-	h.prompt(b.SessionID, "sleep 300 &", 0)
+	h.prompt(b.ID(), "sleep 300 &", 0)
 	var job linux.Stat
 	waitFor(t, 10*time.Second, "the background sleep of session b", func() bool {
-		for _, s := range sessionMembers(t, b.PID) {
+		for _, s := range sessionMembers(t, b.PID()) {
 			if s.Comm == "sleep" {
 				job = s
 				return true
@@ -218,11 +218,11 @@ func TestSetsidDaemonEscapesWithoutSubreaper(t *testing.T) {
 		return false
 	})
 
-	h.background(a.SessionID, "setsid sleep 302 &")
-	d := waitDaemon(t, h, a.PID, "302")
+	h.background(a.ID(), "setsid sleep 302 &")
+	d := waitDaemon(t, h, a.PID(), "302")
 	t.Cleanup(func() { killAndReap(d.Identity()) })
 
-	report := h.killSession(a.SessionID)
+	report := h.killSession(a.ID())
 	if slices.Contains(report.Killed, d.PID) {
 		t.Fatalf("the daemon %d was killed with the subreaper off (killed %v); update the documentation", d.PID, report.Killed)
 	}
@@ -233,14 +233,14 @@ func TestSetsidDaemonEscapesWithoutSubreaper(t *testing.T) {
 	killAndReap(d.Identity())
 	waitFor(t, 5*time.Second, "the escaped daemon to die", func() bool { return reapedOrGone(d.Identity()) || gone(d.Identity()) })
 
-	for what, id := range map[string]linux.Identity{"session b's job": job.Identity(), "session b's shell": stat(t, b.PID).Identity(), "the host's own child": siblingID} {
+	for what, id := range map[string]linux.Identity{"session b's job": job.Identity(), "session b's shell": stat(t, b.PID()).Identity(), "the host's own child": siblingID} {
 		if gone(id) {
 			t.Errorf("%s (pid %d) was harmed by closing session a", what, id.PID)
 		}
 	}
-	h.prompt(b.SessionID, "true", 0)
+	h.prompt(b.ID(), "true", 0)
 	stopSibling(t, sibling)
-	report = h.killSession(b.SessionID)
+	report = h.killSession(b.ID())
 	if !slices.Contains(report.Killed, job.PID) || !gone(job.Identity()) {
 		t.Fatalf("session b's job %d: killed %v, gone %v", job.PID, report.Killed, gone(job.Identity()))
 	}
@@ -276,30 +276,30 @@ func TestSubreaperTwoSessionsKeepTheirDaemons(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
 	a := h.spawn(messages.SpawnRequest{Name: "a"})
 	b := h.spawn(messages.SpawnRequest{Name: "b"})
-	h.background(a.SessionID, "setsid sleep 303 &")
-	h.background(b.SessionID, "setsid sleep 304 &")
-	da := waitDaemon(t, h, a.PID, "303")
-	db := waitDaemon(t, h, b.PID, "304")
+	h.background(a.ID(), "setsid sleep 303 &")
+	h.background(b.ID(), "setsid sleep 304 &")
+	da := waitDaemon(t, h, a.PID(), "303")
+	db := waitDaemon(t, h, b.PID(), "304")
 	for _, d := range []linux.Stat{da, db} {
 		if d.PPID != os.Getpid() {
 			t.Fatalf("daemon %d re-parented to %d, want this process %d", d.PID, d.PPID, os.Getpid())
 		}
 	}
 
-	ra := h.killSession(a.SessionID)
+	ra := h.killSession(a.ID())
 	if !slices.Contains(ra.Killed, da.PID) || !reapedOrGone(da.Identity()) {
 		t.Fatalf("session a's daemon %d: killed %v, reaped %v", da.PID, ra.Killed, reapedOrGone(da.Identity()))
 	}
-	if slices.Contains(ra.Killed, db.PID) || slices.Contains(ra.Killed, b.PID) || gone(db.Identity()) {
+	if slices.Contains(ra.Killed, db.PID) || slices.Contains(ra.Killed, b.PID()) || gone(db.Identity()) {
 		t.Fatalf("closing session a hit session b's daemon %d (killed %v)", db.PID, ra.Killed)
 	}
 	// Session b is untouched. (Its prompt may carry bash's "Done" notice
 	// for the setsid job; the marker settles it all the same.)
-	if res := h.prompt(b.SessionID, "echo b-$((1+1))", 0); !hasLine(res.Viewport, "b-2") {
+	if res := h.prompt(b.ID(), "echo b-$((1+1))", 0); !hasLine(res.Viewport, "b-2") {
 		t.Fatalf("session b after closing a: %+v", res)
 	}
 
-	rb := h.killSession(b.SessionID)
+	rb := h.killSession(b.ID())
 	if !slices.Contains(rb.Killed, db.PID) || !reapedOrGone(db.Identity()) {
 		t.Fatalf("session b's daemon %d: killed %v, reaped %v", db.PID, rb.Killed, reapedOrGone(db.Identity()))
 	}
@@ -345,11 +345,11 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 	}
 	done := make(chan sent, 1)
 	go func() {
-		res, err := h.svc.Send(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "python3 " + script, Submit: true})
+		res, err := h.svc.Send(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "python3 " + script, Submit: true})
 		done <- sent{res, err}
 	}()
 	waitFor(t, 10*time.Second, "the program to report raw mode", func() bool {
-		p, err := h.svc.Read(testCtx(t), h.owner, sp.SessionID, messages.ReadRequest{})
+		p, err := h.svc.Read(testCtx(t), h.owner, sp.ID(), messages.ReadRequest{})
 		if err != nil {
 			t.Fatalf("Read: %v", err)
 		}
@@ -359,13 +359,13 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 		return hasLine(p.Text, "ISIG-OFF")
 	})
 	var py linux.Stat
-	for _, s := range sessionMembers(t, sp.PID) {
+	for _, s := range sessionMembers(t, sp.PID()) {
 		if strings.HasPrefix(s.Comm, "python3") {
 			py = s
 		}
 	}
 	if py.PID == 0 {
-		t.Fatalf("no python3 in the session:\n  %s", describe(sessionMembers(t, sp.PID)))
+		t.Fatalf("no python3 in the session:\n  %s", describe(sessionMembers(t, sp.PID())))
 	}
 	cancel(cause)
 
@@ -387,7 +387,7 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 	if !gone(py.Identity()) {
 		t.Fatalf("python3 %d still runs after the cancel", py.PID)
 	}
-	res := h.sendWhenFree(sp.SessionID, "echo after-$((2+3))")
+	res := h.sendWhenFree(sp.ID(), "echo after-$((2+3))")
 	if res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 0 || !hasLine(res.Viewport, "after-5") {
 		t.Fatalf("session unusable after the cancel: %+v", res)
 	}
@@ -399,18 +399,18 @@ func TestSIGTSTPThenClose(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	ctx := testCtx(t)
-	op, err := h.svc.StartSend(ctx, h.owner, sp.SessionID, messages.SendRequest{Text: "sleep 300", Submit: true})
+	op, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 300", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid := foregroundSleep(t, sp.PID)
+	pgid := foregroundSleep(t, sp.PID())
 	var job linux.Stat
-	for _, s := range sessionMembers(t, sp.PID) {
+	for _, s := range sessionMembers(t, sp.PID()) {
 		if s.Comm == "sleep" && s.PGRP == pgid {
 			job = s
 		}
 	}
-	r, err := h.svc.Signal(ctx, h.owner, sp.SessionID, messages.SIGTSTP)
+	r, err := h.svc.Signal(ctx, h.owner, sp.ID(), messages.SIGTSTP)
 	if err != nil || !r.Delivered || r.TargetPgid != pgid {
 		t.Fatalf("SIGTSTP: %+v %v, want delivered to pgid %d", r, err, pgid)
 	}
@@ -425,7 +425,7 @@ func TestSIGTSTPThenClose(t *testing.T) {
 		t.Fatalf("job %d state %c, want stopped (T)", job.PID, s.State)
 	}
 
-	report := h.killSession(sp.SessionID)
+	report := h.killSession(sp.ID())
 	if !slices.Contains(report.Killed, job.PID) {
 		t.Errorf("report.Killed %v misses the stopped job %d", report.Killed, job.PID)
 	}
@@ -442,10 +442,10 @@ func TestCloseTERMIgnoringChildIsBounded(t *testing.T) {
 	grace := messages.Ms(cfg.DisposeGraceMs)
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	h.prompt(sp.SessionID, "(trap '' TERM; sleep 300) &", 0)
+	h.prompt(sp.ID(), "(trap '' TERM; sleep 300) &", 0)
 	var deaf linux.Stat
 	waitFor(t, 10*time.Second, "a sleep that ignores SIGTERM", func() bool {
-		for _, s := range sessionMembers(t, sp.PID) {
+		for _, s := range sessionMembers(t, sp.PID()) {
 			if s.Comm == "sleep" && ignoresSignal(s.PID, syscall.SIGTERM) {
 				deaf = s
 				return true
@@ -455,7 +455,7 @@ func TestCloseTERMIgnoringChildIsBounded(t *testing.T) {
 	})
 
 	start := time.Now()
-	report := h.killSession(sp.SessionID)
+	report := h.killSession(sp.ID())
 	took := time.Since(start)
 	t.Logf("Kill took %v with disposeGraceMs %d", took, cfg.DisposeGraceMs)
 	if took < grace {

@@ -17,13 +17,13 @@ import (
 func TestKillLeavesNothing(t *testing.T) {
 	h := newHarness(t, testConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	shell := stat(t, sp.PID).Identity()
-	h.prompt(sp.SessionID, "sleep 300 &", 0)
-	h.prompt(sp.SessionID, "(trap '' TERM; sleep 300) &", 0)
+	shell := stat(t, sp.PID()).Identity()
+	h.prompt(sp.ID(), "sleep 300 &", 0)
+	h.prompt(sp.ID(), "(trap '' TERM; sleep 300) &", 0)
 
 	var members []linux.Stat
 	waitFor(t, 10*time.Second, "two background sleeps, one ignoring SIGTERM", func() bool {
-		members = sessionMembers(t, sp.PID)
+		members = sessionMembers(t, sp.PID())
 		sleeps, deaf := 0, 0
 		for _, p := range members {
 			if p.Comm == "sleep" {
@@ -36,7 +36,7 @@ func TestKillLeavesNothing(t *testing.T) {
 		return sleeps == 2 && deaf == 1
 	})
 
-	closed, report, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, "")
+	closed, report, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -44,25 +44,25 @@ func TestKillLeavesNothing(t *testing.T) {
 		t.Fatalf("report %+v: want killed pids and no survivors", report)
 	}
 	for _, p := range members {
-		if p.PID != sp.PID && !slices.Contains(report.Killed, p.PID) {
+		if p.PID != sp.PID() && !slices.Contains(report.Killed, p.PID) {
 			t.Errorf("report.Killed %v misses pid %d (%s)", report.Killed, p.PID, p.Comm)
 		}
 		if !gone(p.Identity()) {
 			t.Errorf("pid %d (%s) survived Kill", p.PID, p.Comm)
 		}
 	}
-	if s := sessionMembers(t, sp.PID); len(s) != 0 {
+	if s := sessionMembers(t, sp.PID()); len(s) != 0 {
 		t.Fatalf("the shell's session still has members:\n  %s", describe(s))
 	}
 	if !gone(shell) {
-		t.Fatalf("the shell %d survived Kill", sp.PID)
+		t.Fatalf("the shell %d survived Kill", sp.PID())
 	}
 	if !report.Status.Exited {
 		t.Fatalf("report status %s, want exited", report.Status)
 	}
 	h.waitListEmpty("after Kill")
 	// Kill of a closed session is NO_SESSION, not a second close.
-	if _, _, err := h.svc.Kill(testCtx(t), h.owner, sp.SessionID, ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, _, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("second Kill: %v, want NO_SESSION", err)
 	}
 }

@@ -123,7 +123,7 @@ func (r *argRig) call(t *testing.T, ts *Toolset, name string, raw []byte) Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw = bytes.ReplaceAll(raw, []byte("$SID"), []byte(sp.SessionID))
+	raw = bytes.ReplaceAll(raw, []byte("$SID"), []byte(sp.ID()))
 	res := ts.Call(ctx, owner, name, raw)
 	if ctx.Err() != nil {
 		t.Fatalf("%s(%q) did not return within the deadline", name, raw)

@@ -179,8 +179,8 @@ func (t *Toolset) open(ctx context.Context, owner messages.Owner, a args) (Resul
 		return Result{}, err
 	}
 	return Result{
-		Text:       renderOpen(sp, t.opts.MaxResultBytes),
-		Structured: OpenValue{SessionValue: sessionValue(sp.Snapshot), Motd: sp.Motd},
+		Text:       renderOpen(sp.Info(), t.opts.MaxResultBytes),
+		Structured: OpenValue{SessionValue: sessionValue(sp.Info().Snapshot), Motd: sp.Info().Motd},
 	}, nil
 }
 

@@ -28,10 +28,10 @@ func Example() {
 
 	busy := errors.New("device busy")
 	b.Script(faulty.OpClose, faulty.Fail(busy))
-	_, _, err := svc.Kill(ctx, owner, s.SessionID, "done")
+	_, _, err := svc.Kill(ctx, owner, s.ID(), "done")
 	var ce *messages.CleanupError
 	fmt.Println("first kill:", errors.As(err, &ce), errors.Is(err, busy))
-	closed, _, err := svc.Kill(ctx, owner, s.SessionID, "retry")
+	closed, _, err := svc.Kill(ctx, owner, s.ID(), "retry")
 	fmt.Println("second kill:", closed, err)
 
 	s, _ = svc.Spawn(ctx, owner, messages.SpawnRequest{})
@@ -42,7 +42,7 @@ func Example() {
 		b.Entered(ctx, faulty.OpWrite, 1) // the write is blocked now
 		stop(gaveUp)
 	}()
-	_, err = svc.Send(sendCtx, owner, s.SessionID, messages.SendRequest{Text: "cat big.log", Submit: true})
+	_, err = svc.Send(sendCtx, owner, s.ID(), messages.SendRequest{Text: "cat big.log", Submit: true})
 	fmt.Println("send:", err)
 	// Output:
 	// first kill: true true

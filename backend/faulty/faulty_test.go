@@ -86,7 +86,7 @@ func (r *rig) spawn() (messages.SessionID, *faulty.Session) {
 		r.t.Fatalf("spawn: %v", err)
 	}
 	ss := r.b.Sessions()
-	return res.SessionID, ss[len(ss)-1]
+	return res.ID(), ss[len(ss)-1]
 }
 
 // activity asks the owner through the protocol, which also counts the
@@ -899,7 +899,7 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Send(deadline(t), owner, s.SessionID, messages.SendRequest{Text: "slow", Submit: true})
+	res, err := svc.Send(deadline(t), owner, s.ID(), messages.SendRequest{Text: "slow", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send: %+v, %v", res, err)
 	}

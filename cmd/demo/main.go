@@ -28,7 +28,7 @@ func main() {
 type tour struct {
 	svc   *actors.Service
 	owner messages.Owner
-	id    messages.SessionID
+	sh    *actors.Session
 	step  int
 }
 
@@ -62,9 +62,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	t.id = sp.SessionID
+	t.sh = sp
 	t.header("open a persistent bash session")
-	fmt.Printf("   session %s (pid %d), ready in %s\n   startup output: %q\n", sp.SessionID, sp.PID, ms(time.Since(t0)), sp.Motd)
+	fmt.Printf("   session %s (pid %d), ready in %s\n   startup output: %q\n", sp.ID(), sp.PID(), ms(time.Since(t0)), sp.Info().Motd)
 
 	t.header("state persists across sends: cd and export, then read both back")
 	for _, cmd := range []string{"cd /tmp && mkdir -p ptyactor-demo && cd ptyactor-demo", "export GREETING='hello from ptyactor'", `pwd; echo "$GREETING"`} {
@@ -110,14 +110,14 @@ func run() error {
 	t.header("sleep 30, cancelled: a real SIGINT goes to the foreground group")
 	sctx, scancel := context.WithTimeoutCause(ctx, 300*time.Millisecond, errors.New("demo: caller gave up after 300ms"))
 	start := time.Now()
-	res, err := svc.Send(sctx, owner, t.id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	res, err := t.sh.Send(sctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	scancel()
 	fmt.Printf("   > sleep 30\n   caller's error: %v\n", err)
 	t.result(res, time.Since(start))
 
 	t.header("page back through scrollback (offset counts back from the newest line)")
 	off, count := 0, 6
-	page, err := svc.Read(ctx, owner, t.id, messages.ReadRequest{Offset: &off, Count: &count})
+	page, err := t.sh.Read(ctx, messages.ReadRequest{Offset: &off, Count: &count})
 	if err != nil {
 		return err
 	}
@@ -129,11 +129,11 @@ func run() error {
 
 	t.header("close: the whole process tree is torn down")
 	start = time.Now()
-	closed, report, err := svc.Kill(ctx, owner, t.id, "demo finished")
+	report, err := t.sh.Close(ctx, "demo finished")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   closed=%v killed=%v survivors=%v status=%s in %s\n", closed, report.Killed, report.Survivors, report.Status, ms(time.Since(start)))
+	fmt.Printf("   killed=%v survivors=%v status=%s in %s\n", report.Killed, report.Survivors, report.Status, ms(time.Since(start)))
 
 	t.header("list: nothing left open")
 	list, err := svc.List(ctx, owner)
@@ -182,10 +182,10 @@ func (t *tour) sandboxStep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   session %s (bash pid %d, pid 1 of its own pid namespace), workspace %s\n", sp.SessionID, sp.PID, workspace)
-	main := t.id
-	t.id = sp.SessionID
-	defer func() { t.id = main }()
+	fmt.Printf("   session %s (bash pid %d, pid 1 of its own pid namespace), workspace %s\n", sp.ID(), sp.PID(), workspace)
+	main := t.sh
+	t.sh = sp
+	defer func() { t.sh = main }()
 	for _, cmd := range []string{"pwd; echo kept > notes.txt && cat notes.txt", "echo escaped > /var/tmp/ptyactor-demo.txt", "echo $$; ls /proc | grep -c '^[0-9]'"} {
 		if _, err := t.send(ctx, cmd, true); err != nil {
 			return err
@@ -195,11 +195,11 @@ func (t *tour) sandboxStep(ctx context.Context) error {
 		return errors.New("the sandboxed write outside the workspace reached the host")
 	}
 	fmt.Printf("   the owner's mode cannot change while the session is open:\n   %v\n", policy.SetMode(t.owner, sandbox.DangerFullAccess))
-	closed, report, err := t.svc.Kill(ctx, t.owner, sp.SessionID, "sandbox step done")
+	report, err := sp.Close(ctx, "sandbox step done")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   closed=%v killed=%v survivors=%v; SetMode now: %v\n", closed, report.Killed, report.Survivors, policy.SetMode(t.owner, sandbox.DangerFullAccess))
+	fmt.Printf("   killed=%v survivors=%v; SetMode now: %v\n", report.Killed, report.Survivors, policy.SetMode(t.owner, sandbox.DangerFullAccess))
 	return nil
 }
 
@@ -210,7 +210,7 @@ func (t *tour) header(s string) {
 
 func (t *tour) send(ctx context.Context, text string, submit bool) (messages.SendResult, error) {
 	start := time.Now()
-	res, err := t.svc.Send(ctx, t.owner, t.id, messages.SendRequest{Text: text, Submit: submit})
+	res, err := t.sh.Send(ctx, messages.SendRequest{Text: text, Submit: submit})
 	if err != nil {
 		return res, fmt.Errorf("send %q: %w", text, err)
 	}
