@@ -76,6 +76,12 @@ func loadToken(path string, mkdir bool) (token string, created bool, err error) 
 }
 
 func readToken(path string) (string, error) {
+	// Looked at before opening: opening a FIFO would block.
+	if st, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("HTTP token file: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("HTTP token file %s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("HTTP token file: %w", err)
@@ -297,9 +303,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if reason := g.unauthorized(r); reason != "" {
+	if reason, presented := g.unauthorized(r); reason != "" {
 		challenge := `Bearer realm="ptymcp"`
-		if r.Header.Get("Authorization") != "" {
+		if presented { // RFC 6750 §3.1: an error only for a token presented
 			challenge += `, error="invalid_token"`
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
@@ -309,26 +315,27 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r)
 }
 
-// unauthorized is why r does not carry the token, or "".
-func (g *guard) unauthorized(r *http.Request) string {
+// unauthorized is why r does not carry the token, or ""; presented says
+// whether it carried a bearer token at all.
+func (g *guard) unauthorized(r *http.Request) (reason string, presented bool) {
 	vs := r.Header.Values("Authorization")
 	switch {
 	case len(vs) == 0:
-		return "unauthorized: send Authorization: Bearer <token>, the token from the server's token file"
+		return "unauthorized: send Authorization: Bearer <token>, the token from the server's token file", false
 	case len(vs) > 1:
-		return "unauthorized: more than one Authorization header"
+		return "unauthorized: more than one Authorization header", false
 	}
 	scheme, token, _ := strings.Cut(vs[0], " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return "unauthorized: the Authorization header is not a Bearer token"
+		return "unauthorized: the Authorization header is not a Bearer token", false
 	}
 	// Hashes are compared, so neither the token's bytes nor its length
 	// show in the time taken.
 	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
 	if subtle.ConstantTimeCompare(sum[:], g.tokenSum[:]) != 1 {
-		return "unauthorized: wrong bearer token"
+		return "unauthorized: wrong bearer token", true
 	}
-	return ""
+	return "", true
 }
 
 // refuse answers with status and a one-line reason, and logs it (without

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,7 +147,7 @@ func TestHTTPBearerToken(t *testing.T) {
 		{"prefix", "Bearer " + s.token[:len(s.token)-1], "unauthorized: wrong bearer token", `Bearer realm="ptymcp", error="invalid_token"`},
 		{"longer", "Bearer " + s.token + "x", "unauthorized: wrong bearer token", `Bearer realm="ptymcp", error="invalid_token"`},
 		{"empty bearer", "Bearer", "unauthorized: wrong bearer token", `Bearer realm="ptymcp", error="invalid_token"`},
-		{"basic", "Basic " + s.token, "unauthorized: the Authorization header is not a Bearer token", `Bearer realm="ptymcp", error="invalid_token"`},
+		{"basic", "Basic " + s.token, "unauthorized: the Authorization header is not a Bearer token", `Bearer realm="ptymcp"`},
 	} {
 		var hdr []string
 		if tc.auth != "" {
@@ -411,9 +412,16 @@ func TestLoadToken(t *testing.T) {
 		}
 	}
 
-	// Not a regular file.
+	// Not a regular file (a FIFO is not even opened: that would block).
 	if _, _, err := loadToken(t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
 		t.Fatalf("a directory: %v", err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadToken(fifo, false); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Fatalf("a FIFO: %v", err)
 	}
 	// A missing directory is created (0700) for the default location
 	// only.
