@@ -299,17 +299,39 @@ func vmHWM(t *testing.T, pid int) int64 {
 	return n << 10
 }
 
-// httpServer starts the binary with -http on a free port and returns its
-// endpoint.
-func httpServer(t *testing.T, extra ...string) (string, *exec.Cmd) {
+// httpSrv is the binary serving streamable HTTP.
+type httpSrv struct {
+	url       string // the endpoint, http(s)://ADDR/mcp
+	addr      string // the bound address
+	token     string
+	tokenFile string
+	cmd       *exec.Cmd
+	stderr    *syncBuf
+	tr        *http.Transport // the tests' requests go through it (a TLS test adds its root)
+}
+
+// httpServer starts the binary with -http on a free loopback port and its
+// token file in a temporary directory.
+func httpServer(t *testing.T, extra ...string) *httpSrv {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(append(append([]string{}, fastFlags...), "-http", "127.0.0.1:0"), extra...)...)
+	args := []string{"-http", "127.0.0.1:0", "-http-token-file", filepath.Join(t.TempDir(), "token")}
+	return startHTTP(t, t.TempDir(), append(args, extra...)...)
+}
+
+// startHTTP starts the binary with fastFlags, then args, and its user
+// config directory (XDG_CONFIG_HOME) at configHome, so no test touches
+// the real one; it returns once the server reports its endpoint.
+func startHTTP(t *testing.T, configHome string, args ...string) *httpSrv {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(slices.Clone(fastFlags), args...)...)
 	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+configHome)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &httpSrv{cmd: cmd, stderr: &syncBuf{}, tr: &http.Transport{}}
 	waited := make(chan struct{})
 	var waitErr error
 	go func() { waitErr = cmd.Wait(); _ = pw.Close(); close(waited) }()
@@ -326,15 +348,29 @@ func httpServer(t *testing.T, extra ...string) (string, *exec.Cmd) {
 			<-waited
 			t.Errorf("HTTP server still running 20s after SIGTERM")
 		}
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", tailString(s.stderr.String(), 4000))
+		}
 	})
-	addr := make(chan string, 1)
+	t.Cleanup(s.tr.CloseIdleConnections)
+	type started struct{ url, addr, tokenFile string }
+	up := make(chan started, 1)
 	go func() {
+		var st started
 		sc := bufio.NewScanner(pr)
-		re := regexp.MustCompile(`"addr":"([^"]+)"`)
 		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			_, _ = s.stderr.Write(append(sc.Bytes(), '\n'))
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			if v, ok := m["token_file"].(string); ok {
+				st.tokenFile = v
+			}
+			if v, ok := m["url"].(string); ok {
+				st.url, st.addr = v, m["addr"].(string)
 				select {
-				case addr <- m[1]:
+				case up <- st:
 				default:
 				}
 			}
@@ -342,18 +378,39 @@ func httpServer(t *testing.T, extra ...string) (string, *exec.Cmd) {
 		_, _ = io.Copy(io.Discard, pr)
 	}()
 	select {
-	case a := <-addr:
-		return "http://" + a + "/mcp", cmd
+	case st := <-up:
+		s.url, s.addr, s.tokenFile = st.url, st.addr, st.tokenFile
+	case <-waited:
+		t.Fatalf("the HTTP server exited before serving: %v\n%s", waitErr, s.stderr)
 	case <-time.After(20 * time.Second):
-		t.Fatal("the HTTP server did not report its address")
+		t.Fatalf("the HTTP server did not report its address\n%s", s.stderr)
 	}
-	return "", nil
+	b, err := os.ReadFile(s.tokenFile)
+	if err != nil {
+		t.Fatalf("token file: %v", err)
+	}
+	s.token = strings.TrimSpace(string(b))
+	return s
 }
 
-func httpClient(t *testing.T, endpoint string) *client {
+// bearer adds the token to every request, as an MCP client configured
+// with an Authorization header does.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// httpClient connects an SDK client that sends the server's token.
+func httpClient(t *testing.T, s *httpSrv) *client {
 	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil).
-		Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil).Connect(testCtx(t),
+		&mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{s.token, s.tr}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,8 +422,8 @@ func httpClient(t *testing.T, endpoint string) *client {
 // signal or close the other's sessions (answered like unknown ids). When
 // an HTTP session ends, its processes are gone.
 func TestHTTPIsolation(t *testing.T) {
-	endpoint, _ := httpServer(t)
-	a, b := httpClient(t, endpoint), httpClient(t, endpoint)
+	srv := httpServer(t)
+	a, b := httpClient(t, srv), httpClient(t, srv)
 	ida, idb := a.open(nil), b.open(nil)
 	task := a.ok(tools.TerminalSend, obj{"sessionId": ida, "text": "sleep 1000", "run_in_background": true}).str("taskId")
 	for _, pair := range []struct {
@@ -403,15 +460,17 @@ func TestHTTPIsolation(t *testing.T) {
 	if r := b.send(idb, "echo b-still"); !strings.Contains(r.Text, "b-still\n") {
 		t.Fatalf("b after a left: %q", r.Text)
 	}
-	// A request body over the HTTP limit (4 MiB) is refused; the session
-	// keeps serving. (Sent raw: the SDK client closes itself on a 413.)
+	// A request body over the HTTP limit (4 MiB), with the right token, is
+	// refused; the session keeps serving. (Sent raw: the SDK client closes
+	// itself on a 413.)
 	body, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": 99, "method": "tools/call",
 		"params": obj{"name": tools.TerminalSend, "arguments": obj{"sessionId": idb, "text": strings.Repeat("x", 5<<20)}}})
-	req, _ := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, srv.url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+srv.token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", b.cs.ID())
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Transport: srv.tr}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,10 +486,10 @@ func TestHTTPIsolation(t *testing.T) {
 // A client that vanishes without ending its HTTP session (no DELETE, its
 // connections dropped) loses its terminals when the session times out.
 func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
-	endpoint, _ := httpServer(t, "-http-session-timeout", "500ms")
+	srv := httpServer(t, "-http-session-timeout", "500ms")
 	tr := &http.Transport{}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "0"}, nil).Connect(testCtx(t),
-		&mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: tr}}, nil)
+		&mcp.StreamableClientTransport{Endpoint: srv.url, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: bearer{srv.token, tr}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

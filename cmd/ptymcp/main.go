@@ -3,7 +3,10 @@
 // and verified teardown, for any MCP-capable agent.
 //
 // By default it speaks MCP over stdio (the client starts it); with -http
-// ADDR it serves streamable HTTP on /mcp. Each MCP session (the stdio
+// ADDR it serves streamable HTTP on /mcp, where every request must carry
+// the bearer token from -http-token-file and a browser Origin must be the
+// server's own or allowed by -http-allow-origin; off loopback it needs
+// TLS (-http-tls-cert, -http-tls-key). Each MCP session (the stdio
 // connection, or one HTTP session) is one owner: it sees only its own
 // terminals and tasks, and when it ends, its terminals are closed and their
 // process trees torn down. SIGINT or SIGTERM disposes everything, then the
@@ -12,6 +15,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +48,10 @@ func main() {
 type config struct {
 	httpAddr       string
 	sessionTimeout time.Duration
+	tokenFile      string     // -http-token-file; "" means the default location
+	allowOrigins   originList // -http-allow-origin, canonical
+	tlsCert        string
+	tlsKey         string
 	sandbox        string
 	workspace      string
 	allowNetwork   bool
@@ -66,6 +74,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.httpAddr, "http", "", "serve streamable HTTP on ADDR (path /mcp) instead of stdio")
 	fs.DurationVar(&c.sessionTimeout, "http-session-timeout", 30*time.Minute, "with -http: close (and dispose) an HTTP session idle this long; 0 never")
+	fs.StringVar(&c.tokenFile, "http-token-file", "", "with -http: file holding the bearer token every request must carry; created (mode 0600) with a random token when missing (default: "+tokenFileName+" in the user config directory)")
+	fs.Var(&c.allowOrigins, "http-allow-origin", "with -http: a browser origin (scheme://host[:port]) besides the server's own that may call it, with CORS; repeatable")
+	fs.StringVar(&c.tlsCert, "http-tls-cert", "", "with -http: serve HTTPS with this PEM certificate (chain); needs -http-tls-key; required off loopback")
+	fs.StringVar(&c.tlsKey, "http-tls-key", "", "with -http: the PEM private key of -http-tls-cert")
 	fs.StringVar(&c.sandbox, "sandbox", modeWorkspaceWrite, "sandbox mode: read-only, workspace-write or danger-full-access")
 	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
 	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed terminals use the network")
@@ -115,7 +127,29 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if _, err := zerolog.ParseLevel(c.logLevel); err != nil {
 		return c, fmt.Errorf("-log-level: %w", err)
 	}
+	if c.httpAddr != "" {
+		if err := checkHTTPFlags(c); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
+}
+
+// checkHTTPFlags refuses, before anything listens, an HTTP setup that
+// would send the token in the clear over a network.
+func checkHTTPFlags(c config) error {
+	host, _, err := net.SplitHostPort(c.httpAddr)
+	if err != nil {
+		return fmt.Errorf("-http %q: %w", c.httpAddr, err)
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return errors.New("-http-tls-cert and -http-tls-key go together: give both or neither")
+	}
+	if c.tlsCert == "" && !loopbackHost(host) {
+		return fmt.Errorf("-http %s is not a loopback address: serving off loopback needs TLS (-http-tls-cert and -http-tls-key), "+
+			"or listen on 127.0.0.1 and tunnel to it", c.httpAddr)
+	}
+	return nil
 }
 
 func run(args []string, stderr io.Writer) error {
@@ -129,6 +163,13 @@ func run(args []string, stderr io.Writer) error {
 	lvl, _ := zerolog.ParseLevel(c.logLevel)
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptymcp").Logger()
 	c.tools.Log = log
+	var hc *httpCreds
+	if c.httpAddr != "" {
+		// Before any shell can start: a token or TLS problem ends here.
+		if hc, err = loadHTTPCreds(c, log); err != nil {
+			return err
+		}
+	}
 
 	// The subreaper closes teardown's one escape (a daemon orphaned out of
 	// the shell's session); it exists on Linux only, and elsewhere the
@@ -168,22 +209,72 @@ func run(args []string, stderr io.Writer) error {
 		}
 		return err
 	}
-	return serveHTTP(ctx, c, s, log)
+	return serveHTTP(ctx, c, hc, s, log)
 }
 
-func serveHTTP(ctx context.Context, c config, s *server, log zerolog.Logger) error {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionTimeout}))
+// httpCreds is what the HTTP server proves itself and its callers with.
+type httpCreds struct {
+	token string
+	tls   *tls.Config // nil: plain HTTP (loopback only)
+}
+
+func loadHTTPCreds(c config, log zerolog.Logger) (*httpCreds, error) {
+	path, mkdir := c.tokenFile, false
+	if path == "" {
+		p, err := defaultTokenPath()
+		if err != nil {
+			return nil, err
+		}
+		path, mkdir = p, true
+	}
+	token, created, err := loadToken(path, mkdir)
+	if err != nil {
+		return nil, err
+	}
+	// The path only: the token is never logged.
+	log.Info().Str("token_file", path).Bool("created", created).Msg("HTTP requests need the bearer token in this file")
+	hc := &httpCreds{token: token}
+	if c.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+		if err != nil {
+			return nil, fmt.Errorf("-http-tls-cert/-http-tls-key: %w", err)
+		}
+		hc.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	return hc, nil
+}
+
+func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, log zerolog.Logger) error {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return err
 	}
-	// Tests and wrappers read the bound address from this line.
-	log.Info().Str("addr", ln.Addr().String()).Msg("serving streamable HTTP on /mcp")
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// A name given as loopback (localhost) must have bound loopback too.
+	if ta, ok := ln.Addr().(*net.TCPAddr); hc.tls == nil && (!ok || !ta.IP.IsLoopback()) {
+		_ = ln.Close()
+		return fmt.Errorf("-http %s bound %s, which is not loopback: serving off loopback needs TLS (-http-tls-cert and -http-tls-key)", c.httpAddr, ln.Addr())
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionTimeout})
+	mux := http.NewServeMux()
+	// The guard sits before the SDK handler, which keeps its own Host
+	// check (DNS rebinding) and body limit.
+	mux.Handle("/mcp", newGuard(sdk, hc.token, ln.Addr(), hc.tls != nil, c.allowOrigins, log))
+	scheme := "http"
+	if hc.tls != nil {
+		scheme = "https"
+	}
+	// Tests and wrappers read the bound address (or the URL) from this line.
+	log.Info().Str("addr", ln.Addr().String()).Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Msg("serving streamable HTTP on /mcp")
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: hc.tls}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if hc.tls != nil {
+			errc <- hs.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- hs.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
