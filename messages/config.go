@@ -52,8 +52,10 @@ func DefaultConfig() Config {
 	}
 }
 
-// maxSafeInteger mirrors the original's "positive safe integer" rule.
-const maxSafeInteger = 1<<53 - 1
+// MaxSafeInteger is the largest integer a JSON number (an IEEE double)
+// holds exactly: 2^53-1. Configuration fields and the tools' integer
+// arguments are bounded by it (the original's "safe integer" rule).
+const MaxSafeInteger = 1<<53 - 1
 
 // Validate checks every field: positive (safe) integers, MaxReadBytes not
 // above ScrollbackMaxBytes, HandoffGraceMs not below PollIntervalMs.
@@ -73,7 +75,7 @@ func (c Config) Validate() error {
 		{"disposeGraceMs", c.DisposeGraceMs},
 	}
 	for _, f := range fields {
-		if f.v <= 0 || f.v > maxSafeInteger {
+		if f.v <= 0 || f.v > MaxSafeInteger {
 			return &ConfigError{Field: f.name, Msg: "must be a positive safe integer"}
 		}
 	}

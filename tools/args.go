@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ptyactor/ptyactor/messages"
 )
 
 // ErrInvalidArgument matches every argument-check failure with errors.Is.
@@ -118,7 +120,7 @@ func (a args) integer(name string, def, min int) (int, error) {
 		return 0, bad()
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.Trunc(f) != f || math.Abs(f) > maxSafeInteger || f < float64(min) {
+	if err != nil || math.Trunc(f) != f || math.Abs(f) > messages.MaxSafeInteger || f < float64(min) {
 		return 0, bad()
 	}
 	return int(f), nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
 
@@ -62,7 +63,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
-	if o.MaxResultBytes < MinMaxResultBytes || o.MaxResultBytes > maxSafeInteger {
+	if o.MaxResultBytes < MinMaxResultBytes || o.MaxResultBytes > messages.MaxSafeInteger {
 		return o, &ConfigError{"maxResultBytes", fmt.Sprintf("must be a safe integer of at least %d", MinMaxResultBytes)}
 	}
 	if o.WaitTimeout == 0 {
@@ -85,5 +86,3 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
-
-const maxSafeInteger = 1<<53 - 1
