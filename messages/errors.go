@@ -78,6 +78,10 @@ var (
 	// ErrInvalidArgument wraps every malformed request (empty name, bad paging
 	// values, unknown signal, ...).
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrConfig matches every *ConfigError: an invalid configuration field,
+	// of the runtime (Config.Validate) or of a layer built on it
+	// (tools.Options).
+	ErrConfig = errors.New("invalid configuration")
 	// ErrTransport: the backend failed to write or signal; the send is rejected.
 	ErrTransport = errors.New("PTY transport failure")
 )
@@ -138,11 +142,16 @@ func (e *BackendCleanupError) Error() string {
 
 func (e *BackendCleanupError) Unwrap() []error { return []error{e.SpawnErr, e.CleanupErr} }
 
-// ConfigError reports an invalid configuration field.
+// ConfigError reports an invalid configuration field. It matches ErrConfig
+// and, being a malformed request, wraps ErrInvalidArgument.
 type ConfigError struct {
-	Field string
-	Msg   string
+	Field string // the field's name as the configuration spells it, e.g. "timeoutMs"
+	Msg   string // what is wrong with it, e.g. "must be positive"
 }
 
 func (e *ConfigError) Error() string { return "ptyactor: " + e.Field + " " + e.Msg }
+
+// Is reports whether target is ErrConfig.
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
+
 func (e *ConfigError) Unwrap() error { return ErrInvalidArgument }

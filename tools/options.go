@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -47,24 +46,17 @@ type Options struct {
 	Log zerolog.Logger
 }
 
-// ErrConfig matches every configuration error with errors.Is.
-var ErrConfig = errors.New("tools: invalid configuration")
-
-// ConfigError reports an invalid Options field.
-type ConfigError struct {
-	Field string
-	Msg   string
-}
-
-func (e *ConfigError) Error() string { return "tools: " + e.Field + " " + e.Msg }
-func (e *ConfigError) Unwrap() error { return ErrConfig }
+// ErrConfig is messages.ErrConfig: New reports invalid Options as a
+// *messages.ConfigError, the runtime's configuration error, which matches
+// it (and messages.ErrInvalidArgument) with errors.Is.
+var ErrConfig = messages.ErrConfig
 
 func (o Options) withDefaults() (Options, error) {
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	if o.MaxResultBytes < MinMaxResultBytes || o.MaxResultBytes > messages.MaxSafeInteger {
-		return o, &ConfigError{"maxResultBytes", fmt.Sprintf("must be a safe integer of at least %d", MinMaxResultBytes)}
+		return o, &messages.ConfigError{Field: "maxResultBytes", Msg: fmt.Sprintf("must be a safe integer of at least %d", MinMaxResultBytes)}
 	}
 	if o.WaitTimeout == 0 {
 		o.WaitTimeout = DefaultWaitTimeout
@@ -73,16 +65,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxWaitTimeout = DefaultMaxWaitTimeout
 	}
 	if o.WaitTimeout < 0 || o.MaxWaitTimeout < 0 {
-		return o, &ConfigError{"waitTimeoutMs", "must be positive"}
+		return o, &messages.ConfigError{Field: "waitTimeoutMs", Msg: "must be positive"}
 	}
 	if o.WaitTimeout > o.MaxWaitTimeout {
-		return o, &ConfigError{"waitTimeoutMs", fmt.Sprintf("(%d) must not exceed maxWaitTimeoutMs (%d)", o.WaitTimeout.Milliseconds(), o.MaxWaitTimeout.Milliseconds())}
+		return o, &messages.ConfigError{Field: "waitTimeoutMs", Msg: fmt.Sprintf("(%d) must not exceed maxWaitTimeoutMs (%d)", o.WaitTimeout.Milliseconds(), o.MaxWaitTimeout.Milliseconds())}
 	}
 	if o.MaxTextBytes == 0 {
 		o.MaxTextBytes = DefaultMaxTextBytes
 	}
 	if o.MaxTextBytes < 0 {
-		return o, &ConfigError{"maxTextBytes", "must be positive"}
+		return o, &messages.ConfigError{Field: "maxTextBytes", Msg: "must be positive"}
 	}
 	return o, nil
 }

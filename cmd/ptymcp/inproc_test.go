@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -69,8 +70,10 @@ func sameSet(a, b string) bool {
 func TestOptionsValidation(t *testing.T) {
 	p := newInproc(t, tools.Options{})
 	for _, o := range []tools.Options{{MaxResultBytes: 63}, {MaxResultBytes: -1}, {WaitTimeout: 700 * time.Second}} {
-		if _, err := tools.New(p.svc, o); !errors.Is(err, tools.ErrConfig) {
-			t.Errorf("%+v: err %v, want ErrConfig", o, err)
+		_, err := tools.New(p.svc, o)
+		var ce *messages.ConfigError
+		if !errors.Is(err, tools.ErrConfig) || !errors.As(err, &ce) {
+			t.Errorf("%+v: err %v, want a *messages.ConfigError matching ErrConfig", o, err)
 		}
 	}
 	if _, err := tools.New(p.svc, tools.Options{MaxResultBytes: 64}); err != nil {
