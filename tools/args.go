@@ -3,8 +3,6 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -13,17 +11,11 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// ErrInvalidArgument matches every argument-check failure with errors.Is.
-var ErrInvalidArgument = errors.New("invalid tool argument")
-
-// ArgError is one argument-check failure; its message is what the model
-// reads.
-type ArgError struct{ Msg string }
-
-func (e *ArgError) Error() string { return e.Msg }
-func (e *ArgError) Unwrap() error { return ErrInvalidArgument }
-
-func argErr(format string, a ...any) error { return &ArgError{Msg: fmt.Sprintf(format, a...)} }
+// ErrInvalidArgument is messages.ErrInvalidArgument: every argument-check
+// failure of a tool wraps it, as the runtime's refusals of malformed
+// requests do, so one errors.Is answers for both. The error's message is
+// what the model reads.
+var ErrInvalidArgument = messages.ErrInvalidArgument
 
 // args is a decoded argument object. Every getter checks the JSON type
 // itself: the schema is advice to the model, not a guarantee.
@@ -37,11 +29,11 @@ func parseArgs(raw json.RawMessage, allowed []string) (args, error) {
 		return args{}, nil
 	}
 	if raw[0] != '{' {
-		return nil, argErr("arguments must be a JSON object")
+		return nil, messages.InvalidArgument("arguments must be a JSON object")
 	}
 	var a args
 	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, argErr("arguments are not valid JSON: %v", err)
+		return nil, messages.InvalidArgument("arguments are not valid JSON: %v", err)
 	}
 	var unknown []string
 	for k := range a {
@@ -51,7 +43,7 @@ func parseArgs(raw json.RawMessage, allowed []string) (args, error) {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return nil, argErr("unknown parameter %s (allowed: %s)", strings.Join(unknown, ", "), strings.Join(allowed, ", "))
+		return nil, messages.InvalidArgument("unknown parameter %s (allowed: %s)", strings.Join(unknown, ", "), strings.Join(allowed, ", "))
 	}
 	return a, nil
 }
@@ -65,19 +57,19 @@ func (a args) has(name string) bool {
 func (a args) str(name string, required bool) (string, error) {
 	if !a.has(name) {
 		if required {
-			return "", argErr("%s must be a non-empty string", name)
+			return "", messages.InvalidArgument("%s must be a non-empty string", name)
 		}
 		return "", nil
 	}
 	var s string
 	if err := json.Unmarshal(a[name], &s); err != nil {
 		if required {
-			return "", argErr("%s must be a non-empty string", name)
+			return "", messages.InvalidArgument("%s must be a non-empty string", name)
 		}
-		return "", argErr("%s must be a string", name)
+		return "", messages.InvalidArgument("%s must be a string", name)
 	}
 	if required && s == "" {
-		return "", argErr("%s must be a non-empty string", name)
+		return "", messages.InvalidArgument("%s must be a non-empty string", name)
 	}
 	return s, nil
 }
@@ -85,11 +77,11 @@ func (a args) str(name string, required bool) (string, error) {
 // text returns a required string that may be empty.
 func (a args) text(name string) (string, error) {
 	if !a.has(name) {
-		return "", argErr("%s is required (a string; it may be empty)", name)
+		return "", messages.InvalidArgument("%s is required (a string; it may be empty)", name)
 	}
 	var s string
 	if err := json.Unmarshal(a[name], &s); err != nil {
-		return "", argErr("%s must be a string", name)
+		return "", messages.InvalidArgument("%s must be a string", name)
 	}
 	return s, nil
 }
@@ -100,7 +92,7 @@ func (a args) boolean(name string, def bool) (bool, error) {
 	}
 	var b bool
 	if err := json.Unmarshal(a[name], &b); err != nil {
-		return false, argErr("%s must be a boolean (true or false)", name)
+		return false, messages.InvalidArgument("%s must be a boolean (true or false)", name)
 	}
 	return b, nil
 }
@@ -113,7 +105,7 @@ func (a args) integer(name string, def, min int) (int, error) {
 		return def, nil
 	}
 	bad := func() error {
-		return argErr("%s must be an integer >= %d, got %s", name, min, clip(string(a[name]), 40))
+		return messages.InvalidArgument("%s must be an integer >= %d, got %s", name, min, clip(string(a[name]), 40))
 	}
 	raw := bytes.TrimSpace(a[name])
 	if len(raw) == 0 || !(raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {

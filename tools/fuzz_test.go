@@ -148,8 +148,8 @@ func TestToolArgsRig(t *testing.T) {
 		{rig.plain, TerminalOpen, `{"name":"dev"}`, nil},
 		{rig.plain, TerminalOpen, `{"type":"nosuch"}`, messages.ErrNoBackend},
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1e2}`, nil},
-		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1.5}`, ErrInvalidArgument},
-		{rig.plain, TerminalRead, "{\"sessionId\":\"$SID\",\"count\":\"\xff\"}", ErrInvalidArgument},
+		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1.5}`, messages.ErrInvalidArgument},
+		{rig.plain, TerminalRead, "{\"sessionId\":\"$SID\",\"count\":\"\xff\"}", messages.ErrInvalidArgument},
 		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGINT"}`, nil},
 		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGKILL"}`, messages.ErrRefuseKillShell},
 		{rig.plain, TerminalClose, `{"sessionId":"$SID"}`, nil},
@@ -175,7 +175,7 @@ func TestToolArgsRig(t *testing.T) {
 // with: this package's, or the runtime's.
 func documented(err error) bool {
 	for _, s := range []error{
-		ErrInvalidArgument, ErrUnknownTool, ErrNoAgent, ErrBackgroundDisabled, ErrSendAborted,
+		ErrUnknownTool, ErrNoAgent, ErrBackgroundDisabled, ErrSendAborted,
 		messages.ErrInvalidArgument, messages.ErrNoSession, messages.ErrNoTask, messages.ErrNoBackend,
 		messages.ErrDuplicateName, messages.ErrSendActive, messages.ErrOwnerNotLive, messages.ErrServiceDisposing,
 		messages.ErrSessionClosing, messages.ErrSessionExited, messages.ErrNoForeground, messages.ErrRefuseKillShell,

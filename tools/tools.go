@@ -25,8 +25,8 @@ type Result struct {
 	Err error
 }
 
-// Errors a call can fail with besides the runtime's (messages.Err*) and
-// argument errors (ErrInvalidArgument).
+// Errors a call can fail with besides the runtime's (messages.Err*),
+// argument errors among them (messages.ErrInvalidArgument).
 var (
 	// ErrNoAgent: the call carries no owner.
 	ErrNoAgent = errors.New("terminal tools require an initiating agent")
@@ -157,7 +157,7 @@ func (t *Toolset) open(ctx context.Context, owner messages.Owner, a args) (Resul
 	var err error
 	if a.has("type") {
 		if req.Type, err = a.str("type", true); err != nil {
-			return Result{}, argErr("type must be a non-empty string")
+			return Result{}, messages.InvalidArgument("type must be a non-empty string")
 		}
 	}
 	if req.Name, err = a.str("name", false); err != nil {
@@ -199,7 +199,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		return Result{}, err
 	}
 	if len(text) > t.opts.MaxTextBytes {
-		return Result{}, argErr("text is %d bytes; the limit is %d (send large input in pieces, or write it to a file with another tool)", len(text), t.opts.MaxTextBytes)
+		return Result{}, messages.InvalidArgument("text is %d bytes; the limit is %d (send large input in pieces, or write it to a file with another tool)", len(text), t.opts.MaxTextBytes)
 	}
 	submit, err := a.boolean("submit", true)
 	if err != nil {
@@ -277,11 +277,11 @@ func (t *Toolset) signal(ctx context.Context, owner messages.Owner, a args) (Res
 	}
 	s, err := a.str("signal", true)
 	if err != nil {
-		return Result{}, argErr("signal must be one of %v", messages.Signals)
+		return Result{}, messages.InvalidArgument("signal must be one of %v", messages.Signals)
 	}
 	sig := messages.Signal(s)
 	if !sig.Valid() {
-		return Result{}, argErr("signal must be one of %v, got %q", messages.Signals, clip(s, 40))
+		return Result{}, messages.InvalidArgument("signal must be one of %v, got %q", messages.Signals, clip(s, 40))
 	}
 	r, err := t.svc.Signal(ctx, owner, id, sig)
 	if err != nil {

@@ -66,8 +66,8 @@ func TestArgumentChecks(t *testing.T) {
 	if r := p.srv.tools.Call(testCtx(t), messages.Owner{}, tools.TerminalList, nil); !r.IsError || r.Text != "Error: terminal tools require an initiating agent" || !errors.Is(r.Err, tools.ErrNoAgent) {
 		t.Fatalf("no owner: %+v", r)
 	}
-	// Argument errors are typed for Go callers.
-	if r := p.srv.tools.Call(testCtx(t), messages.NewOwner("x"), tools.TerminalRead, json.RawMessage(`{"sessionId":"a","count":1.5}`)); !errors.Is(r.Err, tools.ErrInvalidArgument) {
+	// Argument errors are typed for Go callers: the runtime's sentinel.
+	if r := p.srv.tools.Call(testCtx(t), messages.NewOwner("x"), tools.TerminalRead, json.RawMessage(`{"sessionId":"a","count":1.5}`)); !errors.Is(r.Err, messages.ErrInvalidArgument) {
 		t.Fatalf("typed argument error: %v", r.Err)
 	}
 	// Offsets written as integral floats are integers.
