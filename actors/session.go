@@ -466,24 +466,12 @@ func (s *sessionActor) snapshot() messages.Snapshot {
 }
 
 func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
-	req := m.Request
-	offset, count := 0, messages.DefaultReadCount
-	if req.Offset != nil {
-		offset = *req.Offset
-	}
-	if req.Count != nil {
-		count = *req.Count
-	}
-	if offset < 0 {
-		ctx.Respond(&ReadReply{Err: messages.InvalidArgument("offset must be an integer >= 0")})
+	offset, count, err := m.Request.Resolve()
+	if err != nil {
+		ctx.Respond(&ReadReply{Err: err})
 		return
 	}
-	if count <= 0 {
-		ctx.Respond(&ReadReply{Err: messages.InvalidArgument("count must be an integer > 0")})
-		return
-	}
-	req.Offset, req.Count = &offset, &count
-	res, err := s.bs.Read(req)
+	res, err := s.bs.Read(messages.ReadRequest{Offset: &offset, Count: &count})
 	ctx.Respond(&ReadReply{Result: res, Err: err})
 }
 

@@ -153,6 +153,29 @@ type ReadRequest struct {
 // DefaultReadCount is the page size when ReadRequest.Count is nil.
 const DefaultReadCount = 500
 
+// Resolve applies the defaults (offset 0, count DefaultReadCount) and
+// checks the range: offset at least 0, count at least 1. Its errors wrap
+// ErrInvalidArgument. It is the one check of a page request: the runtime
+// resolves every Read before the backend sees it, so a layer above checks
+// only its own encoding (a tool, that a JSON number is an integer) and a
+// backend receives both fields set and in range.
+func (r ReadRequest) Resolve() (offset, count int, err error) {
+	offset, count = 0, DefaultReadCount
+	if r.Offset != nil {
+		offset = *r.Offset
+	}
+	if r.Count != nil {
+		count = *r.Count
+	}
+	if offset < 0 {
+		return 0, 0, InvalidArgument("offset must be an integer >= 0, got %d", offset)
+	}
+	if count < 1 {
+		return 0, 0, InvalidArgument("count must be an integer >= 1, got %d", count)
+	}
+	return offset, count, nil
+}
+
 // ReadResult is one page of scrollback.
 type ReadResult struct {
 	Text       string

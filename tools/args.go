@@ -97,25 +97,30 @@ func (a args) boolean(name string, def bool) (bool, error) {
 	return b, nil
 }
 
-// integer returns an integer parameter ≥ min. JSON numbers with a
-// fraction (1.5), strings ("3"), booleans and values beyond 2^53-1 are
-// rejected; 3.0 and 1e2 are integers and accepted.
-func (a args) integer(name string, def, min int) (int, error) {
+// integer returns an integer parameter, or nil when it is absent. JSON
+// numbers with a fraction (1.5), strings ("3"), booleans and values beyond
+// messages.MaxSafeInteger are rejected; 3.0 and 1e2 are integers and
+// accepted. The range is not checked here: it is the rule of whoever owns
+// the value (the runtime's messages.ReadRequest.Resolve for paging, the
+// tool for its own parameters).
+func (a args) integer(name string) (*int, error) {
 	if !a.has(name) {
-		return def, nil
-	}
-	bad := func() error {
-		return messages.InvalidArgument("%s must be an integer >= %d, got %s", name, min, clip(string(a[name]), 40))
+		return nil, nil
 	}
 	raw := bytes.TrimSpace(a[name])
 	if len(raw) == 0 || !(raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
-		return 0, bad()
+		return nil, notInteger(name, raw)
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.Trunc(f) != f || math.Abs(f) > messages.MaxSafeInteger || f < float64(min) {
-		return 0, bad()
+	if err != nil || math.Trunc(f) != f || math.Abs(f) > messages.MaxSafeInteger {
+		return nil, notInteger(name, raw)
 	}
-	return int(f), nil
+	v := int(f)
+	return &v, nil
+}
+
+func notInteger(name string, raw []byte) error {
+	return messages.InvalidArgument("%s must be an integer, got %s", name, clip(string(raw), 40))
 }
 
 // clip bounds s to n bytes plus an ellipsis for a message. s may be raw

@@ -150,6 +150,8 @@ func TestToolArgsRig(t *testing.T) {
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1e2}`, nil},
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1.5}`, messages.ErrInvalidArgument},
 		{rig.plain, TerminalRead, "{\"sessionId\":\"$SID\",\"count\":\"\xff\"}", messages.ErrInvalidArgument},
+		{rig.plain, TerminalRead, `{"sessionId":"$SID","offset":-1}`, messages.ErrInvalidArgument}, // the runtime's range check
+		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":0}`, messages.ErrInvalidArgument},
 		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGINT"}`, nil},
 		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGKILL"}`, messages.ErrRefuseKillShell},
 		{rig.plain, TerminalClose, `{"sessionId":"$SID"}`, nil},
@@ -258,10 +260,7 @@ func (s *echoSession) Signal(sig messages.Signal) (messages.SignalResult, error)
 	}
 	return messages.SignalResult{Delivered: true, TargetPgid: s.PID()}, nil
 }
-func (s *echoSession) Read(req messages.ReadRequest) (messages.ReadResult, error) {
-	if (req.Offset != nil && *req.Offset < 0) || (req.Count != nil && *req.Count <= 0) {
-		return messages.ReadResult{}, messages.InvalidArgument("offset must be >= 0 and count > 0")
-	}
+func (s *echoSession) Read(messages.ReadRequest) (messages.ReadResult, error) {
 	return messages.ReadResult{Text: "$ ", TotalLines: 1, LineEnd: 1}, nil
 }
 func (s *echoSession) Status() messages.SessionStatus {

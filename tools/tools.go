@@ -251,15 +251,16 @@ func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	offset, err := a.integer("offset", 0, 0)
-	if err != nil {
+	// Only the encoding is checked here; the runtime applies the defaults
+	// and the range (messages.ReadRequest.Resolve).
+	var req messages.ReadRequest
+	if req.Offset, err = a.integer("offset"); err != nil {
 		return Result{}, err
 	}
-	count, err := a.integer("count", messages.DefaultReadCount, 1)
-	if err != nil {
+	if req.Count, err = a.integer("count"); err != nil {
 		return Result{}, err
 	}
-	r, err := t.svc.Read(ctx, owner, id, messages.ReadRequest{Offset: &offset, Count: &count})
+	r, err := t.svc.Read(ctx, owner, id, req)
 	if err != nil {
 		return Result{}, err
 	}
@@ -342,11 +343,17 @@ func (t *Toolset) taskOutput(ctx context.Context, owner messages.Owner, a args) 
 	if err != nil {
 		return Result{}, err
 	}
-	ms, err := a.integer("timeout_ms", int(t.opts.WaitTimeout.Milliseconds()), 0)
-	if err != nil {
+	d := t.opts.WaitTimeout
+	ms, err := a.integer("timeout_ms")
+	switch {
+	case err != nil:
 		return Result{}, err
+	case ms != nil && *ms < 0:
+		return Result{}, messages.InvalidArgument("timeout_ms must be an integer >= 0, got %d", *ms)
+	case ms != nil:
+		d = time.Duration(*ms) * time.Millisecond
 	}
-	d := min(time.Duration(ms)*time.Millisecond, t.opts.MaxWaitTimeout)
+	d = min(d, t.opts.MaxWaitTimeout)
 	if !wait {
 		d = 0
 	}
