@@ -482,7 +482,7 @@ func (s *sessionActor) onSignal(ctx actor.Context, m *SignalSession) {
 	)
 	switch {
 	case !m.Signal.Valid():
-		err = messages.InvalidArgument("unsupported signal %q (one of SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP)", m.Signal)
+		_, err = messages.ParseSignal(string(m.Signal)) // the error naming the closed set
 	case s.phase == phaseClosing || s.phase == phaseClosed:
 		err = messages.ErrSessionClosing
 	case s.status.Exited:

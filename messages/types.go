@@ -2,6 +2,7 @@ package messages
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -96,13 +97,18 @@ const (
 var Signals = []Signal{SIGINT, SIGTERM, SIGKILL, SIGTSTP, SIGHUP}
 
 // Valid reports whether s is in the closed set.
-func (s Signal) Valid() bool {
-	for _, v := range Signals {
-		if s == v {
-			return true
-		}
+func (s Signal) Valid() bool { return slices.Contains(Signals, s) }
+
+// ParseSignal returns the signal named name, or an error wrapping
+// ErrInvalidArgument that lists the closed set. It is the one check of a
+// signal's validity: the runtime applies it to every signal request, so a
+// layer above (a tool, a transport) passes names through unchecked.
+func ParseSignal(name string) (Signal, error) {
+	if s := Signal(name); s.Valid() {
+		return s, nil
 	}
-	return false
+	// %.40q: at most 40 runes of a caller's (or a model's) string.
+	return "", InvalidArgument("signal must be one of %v, got %.40q", Signals, name)
 }
 
 // SpawnRequest asks for a new session.

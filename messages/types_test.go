@@ -34,3 +34,21 @@ func TestReadRequestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSignal(t *testing.T) {
+	for _, s := range Signals {
+		if got, err := ParseSignal(string(s)); got != s || err != nil {
+			t.Errorf("ParseSignal(%q) = %q, %v", s, got, err)
+		}
+	}
+	for _, name := range []string{"", "SIGUSR1", "sigint", "SIGINT ", strings.Repeat("X", 1000)} {
+		got, err := ParseSignal(name)
+		if got != "" || !errors.Is(err, ErrInvalidArgument) || Signal(name).Valid() {
+			t.Errorf("ParseSignal(%.20q) = %q, %v; want an ErrInvalidArgument", name, got, err)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "signal must be one of [SIGINT SIGTERM SIGKILL SIGTSTP SIGHUP], got ") || len(msg) > 120 {
+			t.Errorf("ParseSignal(%.20q): message %q", name, msg)
+		}
+	}
+}

@@ -153,6 +153,7 @@ func TestToolArgsRig(t *testing.T) {
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","offset":-1}`, messages.ErrInvalidArgument}, // the runtime's range check
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":0}`, messages.ErrInvalidArgument},
 		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGINT"}`, nil},
+		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGUSR1"}`, messages.ErrInvalidArgument}, // the runtime's closed set
 		{rig.plain, TerminalSignal, `{"sessionId":"$SID","signal":"SIGKILL"}`, messages.ErrRefuseKillShell},
 		{rig.plain, TerminalClose, `{"sessionId":"$SID"}`, nil},
 		{rig.plain, TerminalClose, `{"sessionId":"pty-nope"}`, messages.ErrNoSession},
