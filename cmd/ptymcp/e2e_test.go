@@ -246,7 +246,7 @@ func TestStdioMalformedRequests(t *testing.T) {
 	c, _, _ := stdioServer(t)
 	id := c.open(nil)
 	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": []int{1}}, "text must be a string")
-	c.fails(tools.TerminalRead, obj{"sessionId": id, "count": "10"}, `count must be an integer >= 1, got "10"`)
+	c.fails(tools.TerminalRead, obj{"sessionId": id, "count": "10"}, `count must be an integer, got "10"`)
 	c.fails(tools.TerminalSend, obj{"text": "x"}, "sessionId must be a non-empty string")
 	c.fails(tools.TerminalSignal, obj{"sessionId": id}, "signal must be one of")
 	c.fails(tools.TerminalSend, json.RawMessage(`"just a string"`), "arguments must be a JSON object")
