@@ -13,22 +13,15 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func testConfig() messages.Config {
-	c := messages.DefaultConfig()
-	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
-	c.IdleSilenceMs, c.HandoffGraceMs = 250, 250
-	c.TimeoutMs, c.DisposeGraceMs = 2000, 500
-	return c
-}
-
 func newTestService(t *testing.T, backends ...backend.Backend) (*Service, messages.Owner) {
 	t.Helper()
-	svc, err := NewService(Options{Config: testConfig()})
+	svc, err := NewService(Options{Config: testkit.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,42 +31,35 @@ func newTestService(t *testing.T, backends ...backend.Backend) (*Service, messag
 		}
 	})
 	for _, b := range backends {
-		if _, err := svc.RegisterBackend(ctx(t), b); err != nil {
+		if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
 			t.Fatal(err)
 		}
 	}
-	o, err := svc.NewOwner(ctx(t), "test")
+	o, err := svc.NewOwner(testkit.Ctx(t), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return svc, o
 }
 
-// ctx is a per-call watchdog: no test hangs.
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return c
-}
-
 func TestBackendRegistry(t *testing.T) {
 	svc, _ := newTestService(t, &fakeBackend{typ: "a"}, &fakeBackend{typ: "b"})
-	if _, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: "a"}); !errors.Is(err, messages.ErrDuplicateBackend) {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: "a"}); !errors.Is(err, messages.ErrDuplicateBackend) {
 		t.Fatalf("duplicate: %v", err)
 	}
-	if _, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: ""}); !errors.Is(err, messages.ErrInvalidArgument) {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: ""}); !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("empty type: %v", err)
 	}
-	types, _ := svc.ListBackends(ctx(t))
+	types, _ := svc.ListBackends(testkit.Ctx(t))
 	if strings.Join(types, ",") != "a,b" {
 		t.Fatalf("types %v", types)
 	}
-	unreg, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: "c"})
+	unreg, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	unreg()
-	types, _ = svc.ListBackends(ctx(t))
+	types, _ = svc.ListBackends(testkit.Ctx(t))
 	if strings.Join(types, ",") != "a,b" {
 		t.Fatalf("after unregister %v", types)
 	}
@@ -91,41 +77,41 @@ func TestSpawnCheckOrder(t *testing.T) {
 		t.Fatalf("aborted: got %v, want the exact cause", err)
 	}
 	// Owner-not-live comes before no-backend.
-	if _, err := svc.Spawn(ctx(t), stranger, messages.SpawnRequest{Type: "zzz"}); !errors.Is(err, messages.ErrOwnerNotLive) {
+	if _, err := svc.Spawn(testkit.Ctx(t), stranger, messages.SpawnRequest{Type: "zzz"}); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("owner: %v", err)
 	}
 	// No backend before the name check.
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "zzz", Name: " "}); !errors.Is(err, messages.ErrNoBackend) {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Type: "zzz", Name: " "}); !errors.Is(err, messages.ErrNoBackend) {
 		t.Fatalf("backend: %v", err)
 	}
 	// Two backends: the type is required.
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrNoBackend) {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrNoBackend) {
 		t.Fatalf("no type: %v", err)
 	}
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "a", Name: " "}); !errors.Is(err, messages.ErrInvalidArgument) {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Type: "a", Name: " "}); !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("blank name: %v", err)
 	}
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "a", Name: "x"}); err != nil {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Type: "a", Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Type: "b", Name: "x"}); !errors.Is(err, messages.ErrDuplicateName) {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Type: "b", Name: "x"}); !errors.Is(err, messages.ErrDuplicateName) {
 		t.Fatalf("dup name: %v", err)
 	}
 	// Disposing comes first of all.
-	if err := svc.Shutdown(ctx(t)); err != nil {
+	if err := svc.Shutdown(testkit.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
-	svc, err := NewService(Options{Config: testConfig()})
+	svc, err := NewService(Options{Config: testkit.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, _ := svc.NewOwner(ctx(t), "x")
+	o, _ := svc.NewOwner(testkit.Ctx(t), "x")
 	// Drive the shutdown through the protocol but keep the actor alive to
 	// observe the refusal.
-	if _, err := ask[*DisposeOwnerReply](ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
+	if _, err := ask[*DisposeOwnerReply](testkit.Ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -133,7 +119,7 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 	if _, err := svc.Spawn(cancelled, o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrServiceDisposing) {
 		t.Fatalf("got %v", err)
 	}
-	if err := svc.Shutdown(ctx(t)); err != nil {
+	if err := svc.Shutdown(testkit.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -174,7 +160,7 @@ func TestSpawnCancelKeepsCauseAndRollsBack(t *testing.T) {
 	if closes != 1 {
 		t.Fatalf("rolled back %d times, want 1", closes)
 	}
-	if active, _ := svc.HasOwnerActivity(ctx(t), o); active {
+	if active, _ := svc.HasOwnerActivity(testkit.Ctx(t), o); active {
 		t.Fatal("owner still active after a rolled-back spawn")
 	}
 }
@@ -187,7 +173,7 @@ func TestStartupFailures(t *testing.T) {
 			return s, nil
 		}}
 		svc, o := newTestService(t, b)
-		if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrStartupExited) {
+		if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrStartupExited) {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -197,12 +183,12 @@ func TestStartupFailures(t *testing.T) {
 		}}
 		svc, o := newTestService(t, b)
 		t0 := time.Now()
-		_, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+		_, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 		if !errors.Is(err, messages.ErrStartupTimeout) {
 			t.Fatalf("got %v", err)
 		}
 		// Silence (250ms) must not have published it: only the deadline.
-		if d := time.Since(t0); d < messages.Ms(testConfig().TimeoutMs) {
+		if d := time.Since(t0); d < messages.Ms(testkit.Config().TimeoutMs) {
 			t.Fatalf("rejected after %s, before the deadline", d)
 		}
 	})
@@ -213,7 +199,7 @@ func TestStartupFailures(t *testing.T) {
 			return s, nil
 		}}
 		svc, o := newTestService(t, b)
-		sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+		sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 		if err != nil || sp.Info().Motd != "motd without a marker\n" {
 			t.Fatalf("spawn %+v %v", sp, err)
 		}
@@ -226,15 +212,15 @@ func TestStartupFailures(t *testing.T) {
 			return s, nil
 		}}
 		svc, o := newTestService(t, b)
-		_, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+		_, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 		var bce *messages.BackendCleanupError
 		if !errors.As(err, &bce) || !errors.Is(err, messages.ErrStartupExited) || !errors.Is(err, errInjected) {
 			t.Fatalf("got %v", err)
 		}
-		if active, _ := svc.HasOwnerActivity(ctx(t), o); !active {
+		if active, _ := svc.HasOwnerActivity(testkit.Ctx(t), o); !active {
 			t.Fatal("a retained cleanup failure must keep the owner active")
 		}
-		if err := svc.DisposeOwner(ctx(t), o); !errors.Is(err, errInjected) {
+		if err := svc.DisposeOwner(testkit.Ctx(t), o); !errors.Is(err, errInjected) {
 			t.Fatalf("dispose must report the retained failure, got %v", err)
 		}
 	})
@@ -252,32 +238,32 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 		return s, nil
 	}}
 	svc, o := newTestService(t, b)
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{Name: "one"})
+	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Name: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := svc.NewOwner(ctx(t), "other")
-	if _, err := svc.StartSend(ctx(t), other, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+	other, _ := svc.NewOwner(testkit.Ctx(t), "other")
+	if _, err := svc.StartSend(testkit.Ctx(t), other, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign send: %v", err)
 	}
-	if _, err := svc.Read(ctx(t), other, sp.ID(), messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.Read(testkit.Ctx(t), other, sp.ID(), messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign read: %v", err)
 	}
-	if _, _, err := svc.Kill(ctx(t), other, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, _, err := svc.Kill(testkit.Ctx(t), other, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign kill: %v", err)
 	}
-	if l, _ := svc.List(ctx(t), other); len(l) != 0 {
+	if l, _ := svc.List(testkit.Ctx(t), other); len(l) != 0 {
 		t.Fatalf("foreign list %v", l)
 	}
-	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true})
+	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
+	if _, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("second send: %v", err)
 	}
 	close(release)
-	res, err := op.Result(ctx(t))
+	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 7 {
 		t.Fatalf("result %+v %v", res, err)
 	}
@@ -288,7 +274,7 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 	fs.mu.Lock()
 	fs.onTake = func() { panic("injected panic in send") }
 	fs.mu.Unlock()
-	_, err := svc.Send(ctx(t), o, sp.ID(), messages.SendRequest{Text: "boom", Submit: true})
+	_, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v, want a transport error", err)
 	}
@@ -298,7 +284,7 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 	// The slot frees once the failed send actor stopped.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		res, err := svc.Send(ctx(t), o, sp.ID(), messages.SendRequest{Text: "ok", Submit: true})
+		res, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "ok", Submit: true})
 		if err == nil {
 			if res.WaitReason != messages.WaitStdinRead {
 				t.Fatalf("after panic: %+v", res)
@@ -320,7 +306,7 @@ func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 		return fs, nil
 	}}
 	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 	c, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stop")
 	cancel(cause)
@@ -348,8 +334,8 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 		return fs, nil
 	}}
 	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
+	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +352,7 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
-	if _, err := op.Result(ctx(t)); !errors.Is(err, messages.ErrTransport) {
+	if _, err := op.Result(testkit.Ctx(t)); !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v", err)
 	}
 	if op.Cancel() {
@@ -390,12 +376,12 @@ func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 		return fs, nil
 	}}
 	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "true", Submit: true})
+	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "true", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
 		return len(fs.writes) == 1
@@ -403,7 +389,7 @@ func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
-	res, err := op.Result(ctx(t))
+	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("got %+v, %v", res, err)
 	}
@@ -427,30 +413,30 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 		return fs, nil
 	}}
 	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
-	_, _, err := svc.Kill(ctx(t), o, sp.ID(), "")
+	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	_, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), "")
 	var ce *messages.CleanupError
 	if !errors.As(err, &ce) || len(ce.Survivors) != 1 {
 		t.Fatalf("got %v", err)
 	}
 	// Still listed, sends refused while closing.
-	if l, _ := svc.List(ctx(t), o); len(l) != 1 {
+	if l, _ := svc.List(testkit.Ctx(t), o); len(l) != 1 {
 		t.Fatalf("list after failed close: %v", l)
 	}
-	if _, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
+	if _, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
 		t.Fatalf("send while closing: %v", err)
 	}
 	mu.Lock()
 	fail = false
 	mu.Unlock()
-	closed, _, err := svc.Kill(ctx(t), o, sp.ID(), "")
+	closed, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("retry: %v %v", closed, err)
 	}
-	if l, _ := svc.List(ctx(t), o); len(l) != 0 {
+	if l, _ := svc.List(testkit.Ctx(t), o); len(l) != 0 {
 		t.Fatalf("list after close: %v", l)
 	}
-	if _, _, err := svc.Kill(ctx(t), o, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("kill after close: %v", err)
 	}
 }
@@ -458,7 +444,7 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 // TestMessageDrivenUse drives the runtime with plain actor messages, as an
 // integration without the facade would, and watches lifecycle events.
 func TestMessageDrivenUse(t *testing.T) {
-	svc, err := NewService(Options{Config: testConfig()})
+	svc, err := NewService(Options{Config: testkit.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +492,7 @@ func TestMessageDrivenUse(t *testing.T) {
 	if k.Err != nil || !k.Closed {
 		t.Fatalf("kill %+v", k)
 	}
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(events) >= 3 })
+	testkit.WaitFor(t, 5*time.Second, "three lifecycle events", func() bool { mu.Lock(); defer mu.Unlock(); return len(events) >= 3 })
 	mu.Lock()
 	defer mu.Unlock()
 	if _, ok := events[0].(*EventSessionOpened); !ok {
@@ -527,11 +513,11 @@ func TestDisposeOwnerClosesEverything(t *testing.T) {
 	}}
 	svc, o := newTestService(t, b)
 	for i := 0; i < 5; i++ {
-		if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); err != nil {
+		if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := svc.DisposeOwner(ctx(t), o); err != nil {
+	if err := svc.DisposeOwner(testkit.Ctx(t), o); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -541,27 +527,16 @@ func TestDisposeOwnerClosesEverything(t *testing.T) {
 		}
 	}
 	mu.Unlock()
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("spawn after dispose: %v", err)
 	}
 }
 
 func TestConfigValidationAtStart(t *testing.T) {
-	c := testConfig()
+	c := testkit.Config()
 	c.HandoffGraceMs = c.PollIntervalMs - 1
 	if _, err := NewService(Options{Config: c}); !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("got %v", err)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met before the deadline")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -581,11 +556,11 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 		return nil
 	}
 	fs.mu.Unlock()
-	op, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
 		return len(fs.writes) == 1
@@ -593,12 +568,12 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
-	if _, err := op.Result(ctx(t)); err != nil {
+	if _, err := op.Result(testkit.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	next := make(chan error, 1)
 	go func() {
-		_, err := svc.StartSend(ctx(t), o, sp.ID(), messages.SendRequest{Text: "next", Submit: true})
+		_, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "next", Submit: true})
 		next <- err
 	}()
 	select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // oneSessionBackend spawns fake sessions that print a prompt at once.
@@ -26,7 +27,7 @@ func promptingSession(t *testing.T) (*Service, messages.Owner, *Session, *fakeSe
 	t.Helper()
 	sessions := make(chan *fakeSession, 1)
 	svc, o := newTestService(t, oneSessionBackend(sessions))
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,13 +56,13 @@ func injected(t *testing.T, svc *Service, to *injectPanic, target string) {
 func TestSupervisionServiceResumes(t *testing.T) {
 	sessions := make(chan *fakeSession, 4)
 	svc, o := newTestService(t, oneSessionBackend(sessions))
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := <-sessions
 	injected(t, svc, &injectPanic{}, "service")
-	if res, err := svc.Send(ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
+	if res, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send after the service failed: %+v, %v", res, err)
 	}
 	fs.mu.Lock()
@@ -70,7 +71,7 @@ func TestSupervisionServiceResumes(t *testing.T) {
 	if closes != 0 {
 		t.Fatalf("the service's failure closed a session (%d closes)", closes)
 	}
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); err != nil {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
 		t.Fatalf("spawn after the service failed: %v", err)
 	}
 	<-sessions
@@ -81,33 +82,33 @@ func TestSupervisionServiceResumes(t *testing.T) {
 func TestSupervisionOwnerStops(t *testing.T) {
 	sessions := make(chan *fakeSession, 4)
 	svc, o := newTestService(t, oneSessionBackend(sessions))
-	other, err := svc.NewOwner(ctx(t), "other")
+	other, err := svc.NewOwner(testkit.Ctx(t), "other")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); err != nil {
+	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	victim := <-sessions
-	keep, err := svc.Spawn(ctx(t), other, messages.SpawnRequest{})
+	keep, err := svc.Spawn(testkit.Ctx(t), other, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kept := <-sessions
 	injected(t, svc, &injectPanic{owner: o}, "owner")
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the failed owner's session closed", func() bool {
 		victim.mu.Lock()
 		defer victim.mu.Unlock()
 		return victim.closed
 	})
-	waitFor(t, func() bool {
-		_, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	testkit.WaitFor(t, 5*time.Second, "the failed owner forgotten", func() bool {
+		_, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 		return errors.Is(err, messages.ErrOwnerNotLive)
 	})
-	if l, err := svc.List(ctx(t), o); err != nil || len(l) != 0 {
+	if l, err := svc.List(testkit.Ctx(t), o); err != nil || len(l) != 0 {
 		t.Fatalf("the failed owner lists %+v, %v", l, err)
 	}
-	if res, err := svc.Send(ctx(t), other, keep.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
+	if res, err := svc.Send(testkit.Ctx(t), other, keep.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("another owner's send: %+v, %v", res, err)
 	}
 	kept.mu.Lock()
@@ -121,11 +122,11 @@ func TestSupervisionOwnerStops(t *testing.T) {
 func TestSupervisionTasksResumes(t *testing.T) {
 	svc, o, sp, _ := promptingSession(t)
 	injected(t, svc, &injectPanic{}, "tasks")
-	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x", Submit: true}})
+	id, err := svc.StartTask(testkit.Ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x", Submit: true}})
 	if err != nil {
 		t.Fatalf("task after the registry failed: %v", err)
 	}
-	if _, err := svc.TaskOutput(ctx(t), o, id, 5*time.Second); err != nil {
+	if _, err := svc.TaskOutput(testkit.Ctx(t), o, id, 5*time.Second); err != nil {
 		t.Fatalf("task output: %v", err)
 	}
 }

@@ -7,27 +7,28 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Shutdown right after DisposeOwner returned must not wait for an owner
 // that already stopped (its dispose reply used to overtake its ownerGone).
 func TestShutdownRightAfterDispose(t *testing.T) {
 	for i := 0; i < 100; i++ {
-		svc, err := NewService(Options{Config: testConfig()})
+		svc, err := NewService(Options{Config: testkit.Config()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.RegisterBackend(ctx(t), &fakeBackend{typ: "a"}); err != nil {
+		if _, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: "a"}); err != nil {
 			t.Fatal(err)
 		}
-		o, err := svc.NewOwner(ctx(t), "x")
+		o, err := svc.NewOwner(testkit.Ctx(t), "x")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{}); err != nil {
+		if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.DisposeOwner(ctx(t), o); err != nil {
+		if err := svc.DisposeOwner(testkit.Ctx(t), o); err != nil {
 			t.Fatal(err)
 		}
 		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -43,34 +44,34 @@ func TestShutdownRightAfterDispose(t *testing.T) {
 // after its owner was disposed.
 func TestTaskOwnership(t *testing.T) {
 	svc, o := newTestService(t, &fakeBackend{typ: "a"})
-	sp, err := svc.Spawn(ctx(t), o, messages.SpawnRequest{})
+	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := svc.StartTask(ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x"}, Label: "l"})
+	id, err := svc.StartTask(testkit.Ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x"}, Label: "l"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := svc.NewOwner(ctx(t), "other")
+	other, err := svc.NewOwner(testkit.Ctx(t), "other")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.TaskOutput(ctx(t), other, id, 0); !errors.Is(err, messages.ErrNoTask) {
+	if _, err := svc.TaskOutput(testkit.Ctx(t), other, id, 0); !errors.Is(err, messages.ErrNoTask) {
 		t.Fatalf("other owner's output: %v", err)
 	}
-	if _, _, err := svc.KillTask(ctx(t), other, id); !errors.Is(err, messages.ErrNoTask) {
+	if _, _, err := svc.KillTask(testkit.Ctx(t), other, id); !errors.Is(err, messages.ErrNoTask) {
 		t.Fatalf("other owner's kill: %v", err)
 	}
-	if _, err := svc.StartTask(ctx(t), other, messages.TaskRequest{Session: sp.ID()}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.StartTask(testkit.Ctx(t), other, messages.TaskRequest{Session: sp.ID()}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("other owner's start: %v", err)
 	}
-	if _, err := svc.TaskOutput(ctx(t), o, id, 0); err != nil {
+	if _, err := svc.TaskOutput(testkit.Ctx(t), o, id, 0); err != nil {
 		t.Fatalf("own output: %v", err)
 	}
-	if err := svc.DisposeOwner(ctx(t), o); err != nil {
+	if err := svc.DisposeOwner(testkit.Ctx(t), o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.TaskOutput(ctx(t), o, id, 0); !errors.Is(err, messages.ErrNoTask) {
+	if _, err := svc.TaskOutput(testkit.Ctx(t), o, id, 0); !errors.Is(err, messages.ErrNoTask) {
 		t.Fatalf("after dispose: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // A cancel that lands while the shell starts the command must still stop
@@ -25,18 +26,18 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("PTYACTOR_CANCEL_TRIES")); err == nil && n > 0 {
 		tries = n
 	}
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.TimeoutMs = 5000
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	id := sp.ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	for i := range tries {
 		op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "yes window", Submit: true})
 		if err != nil {
 			t.Fatalf("try %d: StartSend: %v", i, err)
 		}
-		waitFor(t, 10*time.Second, "the command line's echo", func() bool {
+		testkit.WaitFor(t, 10*time.Second, "the command line's echo", func() bool {
 			rd, err := op.ReadOutput(ctx)
 			return err == nil && strings.Contains(rd.Delta, "window")
 		})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Item 18 (configuration): every rule of REFERENCE §b.
@@ -13,7 +14,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := messages.DefaultConfig().Validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
-	if err := testConfig().Validate(); err != nil {
+	if err := testkit.PTYConfig().Validate(); err != nil {
 		t.Fatalf("test timings: %v", err)
 	}
 	fields := []struct {

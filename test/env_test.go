@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Item 2: the shell's environment is the parent's minus secrets (by name and
@@ -38,7 +39,7 @@ func TestSecretsScrubbed(t *testing.T) {
 	for k, v := range secrets {
 		parent = append(parent, k+"="+v)
 	}
-	h := newHarness(t, testConfig(), local.Options{
+	h := newHarness(t, testkit.PTYConfig(), local.Options{
 		ParentEnv: func() []string { return parent },
 		// The trusted map may re-add a scrubbed name.
 		Env: map[string]string{"DB_PASSWORD": "trusted-db-password"},

@@ -11,48 +11,8 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
-
-// testConfig is REFERENCE "Real-PTY test timings" with two deliberate
-// changes for robustness under -race on a loaded machine: the silence tier
-// (2 s) and the deadline (10 s) are long, because a shell command settles on
-// its prompt marker at once and these only decide how long a wrong answer
-// takes to show. Tests that exercise silence or the deadline set their own.
-func testConfig() messages.Config {
-	return messages.Config{
-		ScrollbackLines:    100,
-		ScrollbackMaxBytes: 32768,
-		MaxReadBytes:       16384,
-		PollIntervalMs:     10,
-		ExactProbeAfterMs:  20,
-		IdleSilenceMs:      2000,
-		HandoffGraceMs:     250,
-		TimeoutMs:          10000,
-		DisposeGraceMs:     500,
-	}
-}
-
-// testCtx is the test's watchdog: no call may hang the suite.
-func testCtx(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// waitFor polls cond until it holds, failing the test after timeout. The
-// poll interval is only the granularity of the wait, never a guess at how
-// long something takes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // newService starts a runtime that is shut down when the test ends.
 func newService(t testing.TB, cfg messages.Config) *actors.Service {
@@ -87,10 +47,10 @@ func newHarness(t testing.TB, cfg messages.Config, opts local.Options) *harness 
 	// Registered before the service's cleanup, so it runs after Shutdown.
 	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
 	h.svc = newService(t, cfg)
-	if _, err := h.svc.RegisterBackend(testCtx(t), local.New(h.options(opts))); err != nil {
+	if _, err := h.svc.RegisterBackend(testkit.Ctx(t), local.New(h.options(opts))); err != nil {
 		t.Fatalf("RegisterBackend: %v", err)
 	}
-	o, err := h.svc.NewOwner(testCtx(t), t.Name())
+	o, err := h.svc.NewOwner(testkit.Ctx(t), t.Name())
 	if err != nil {
 		t.Fatalf("NewOwner: %v", err)
 	}
@@ -121,7 +81,7 @@ func (h *harness) checkNoTagged(when string) {
 
 func (h *harness) spawn(req messages.SpawnRequest) *actors.Session {
 	h.t.Helper()
-	sp, err := h.svc.Spawn(testCtx(h.t), h.owner, req)
+	sp, err := h.svc.Spawn(testkit.Ctx(h.t), h.owner, req)
 	if err != nil {
 		h.t.Fatalf("Spawn(%+v): %v", req, err)
 	}
@@ -135,7 +95,7 @@ func (h *harness) spawn(req messages.SpawnRequest) *actors.Session {
 // send submits text and waits for the send to settle.
 func (h *harness) send(id messages.SessionID, text string) messages.SendResult {
 	h.t.Helper()
-	res, err := h.svc.Send(testCtx(h.t), h.owner, id, messages.SendRequest{Text: text, Submit: true})
+	res, err := h.svc.Send(testkit.Ctx(h.t), h.owner, id, messages.SendRequest{Text: text, Submit: true})
 	if err != nil {
 		h.t.Fatalf("Send(%q): %v", text, err)
 	}
@@ -173,8 +133,8 @@ func (h *harness) prompt(id messages.SessionID, text string, want int) messages.
 // that); elsewhere only the eventual state is asserted.
 func (h *harness) waitListEmpty(what string) {
 	h.t.Helper()
-	ctx := testCtx(h.t)
-	waitFor(h.t, 10*time.Second, "an empty List "+what, func() bool {
+	ctx := testkit.Ctx(h.t)
+	testkit.WaitFor(h.t, 10*time.Second, "an empty List "+what, func() bool {
 		l, err := h.svc.List(ctx, h.owner)
 		if err != nil {
 			h.t.Fatalf("List: %v", err)

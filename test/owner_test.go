@@ -11,14 +11,15 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Item 8: another owner cannot touch a session, and cannot even learn that
 // it exists: its refusals read exactly like those for an unknown id.
 func TestOwnerIsolation(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{Name: "mine"})
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	b, err := h.svc.NewOwner(ctx, "intruder")
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +94,8 @@ func TestOwnerIsolation(t *testing.T) {
 
 // Item 9: Spawn checks run in the documented order with the real backend.
 func TestSpawnCheckOrder(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
-	ctx := testCtx(t)
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	ctx := testkit.Ctx(t)
 	stranger := messages.NewOwner("never opened")
 	cause := errors.New("caller aborted before spawning")
 	cancelled, cancel := context.WithCancelCause(context.Background())
@@ -134,8 +135,8 @@ func TestSpawnCheckOrder(t *testing.T) {
 // Kill returns once the session is closed and its record removed: List no
 // longer shows it and its name is free at once.
 func TestKillReleasesRecordBeforeReturning(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
-	ctx := testCtx(t)
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	ctx := testkit.Ctx(t)
 	for i := 0; i < 60; i++ {
 		sp := h.spawn(messages.SpawnRequest{Name: "reused"})
 		closed, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), "")
@@ -154,8 +155,8 @@ func TestKillReleasesRecordBeforeReturning(t *testing.T) {
 // Item 16: disposing an owner closes every busy session and returns only
 // once their processes are gone (five sessions, each running a job).
 func TestDisposeOwnerWithBusySessions(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
-	ctx := testCtx(t)
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	ctx := testkit.Ctx(t)
 	type busy struct {
 		sp    *actors.Session
 		op    *actors.SendOp

@@ -11,6 +11,7 @@ import (
 
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // checker is the binary's leak check (set up in TestMain).
@@ -71,7 +72,7 @@ func stat(t testing.TB, pid int) linux.Stat {
 func foregroundSleep(t testing.TB, shell int) int {
 	t.Helper()
 	var pgid int
-	waitFor(t, 10*time.Second, "a foreground sleep in the shell's terminal", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "a foreground sleep in the shell's terminal", func() bool {
 		sh, err := linux.ReadStat(linux.FS{}, shell)
 		if err != nil || sh.TPGID <= 0 || sh.TPGID == shell {
 			return false

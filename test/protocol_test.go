@@ -11,6 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // ask drives the service with a plain actor request and the reply type the
@@ -80,7 +81,7 @@ func containsString(v reflect.Value, needle string, depth int, seen map[uintptr]
 func TestMessageDriven(t *testing.T) {
 	h := &harness{t: t, tag: randHex(8)}
 	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
-	svc := newService(t, testConfig())
+	svc := newService(t, testkit.PTYConfig())
 	sys, pid := svc.System(), svc.PID()
 
 	var (
@@ -118,7 +119,7 @@ func TestMessageDriven(t *testing.T) {
 	}
 	// Wait for the settlement on the event stream, then collect it: an
 	// AwaitSend racing the settlement is TestAwaitSendRacingSettlementIsAnswered.
-	waitFor(t, 10*time.Second, "EventSendSettled", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "EventSendSettled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, e := range events {
@@ -147,7 +148,7 @@ func TestMessageDriven(t *testing.T) {
 	if k.Err != nil || !k.Closed || len(k.Report.Survivors) != 0 {
 		t.Fatalf("Kill: %+v", k)
 	}
-	waitFor(t, 10*time.Second, "an empty List after Kill", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "an empty List after Kill", func() bool {
 		return len(ask[*actors.ListReply](t, sys, pid, &actors.List{Owner: owner}).Sessions) == 0
 	})
 
@@ -165,7 +166,7 @@ func TestMessageDriven(t *testing.T) {
 		return -1
 	}
 	tClosed := reflect.TypeOf(&actors.EventSessionClosed{})
-	waitFor(t, 10*time.Second, "EventSessionClosed", func() bool { return find(snapshot(), tClosed) >= 0 })
+	testkit.WaitFor(t, 10*time.Second, "EventSessionClosed", func() bool { return find(snapshot(), tClosed) >= 0 })
 	evs := snapshot()
 	iOpen := find(evs, reflect.TypeOf(&actors.EventSessionOpened{}))
 	iSettled := find(evs, reflect.TypeOf(&actors.EventSendSettled{}))

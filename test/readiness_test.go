@@ -20,6 +20,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -28,7 +29,7 @@ import (
 // beyond every bound asserted here, so a send that settles in time settled
 // for the right reason.
 func readinessConfig() messages.Config {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 10000
 	cfg.TimeoutMs = 15000
 	cfg.ScrollbackLines = 20000
@@ -66,7 +67,7 @@ func requireProgram(t *testing.T, name, pkg string) {
 // sendReq sends req as is and waits for it to settle.
 func (h *harness) sendReq(id messages.SessionID, req messages.SendRequest) messages.SendResult {
 	h.t.Helper()
-	res, err := h.svc.Send(testCtx(h.t), h.owner, id, req)
+	res, err := h.svc.Send(testkit.Ctx(h.t), h.owner, id, req)
 	if err != nil {
 		h.t.Fatalf("Send(%q): %v", req.Text, err)
 	}

@@ -27,13 +27,14 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/sandbox"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // sandboxConfig pushes silence (10 s) and the deadline (20 s) far out:
 // every shell command here settles on its prompt marker, and a loaded
 // machine must not turn a slow command into an early inferred_idle.
 func sandboxConfig() messages.Config {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 10000
 	cfg.TimeoutMs = 20000
 	return cfg
@@ -66,7 +67,7 @@ func newSandboxed(t *testing.T, cfg messages.Config, s sandbox.Settings, opts lo
 // namespace of its own. It returns the shell's pid and bwrap's.
 func (h *harness) spawnSandboxed(owner messages.Owner) (*actors.Session, linux.Stat) {
 	h.t.Helper()
-	sp, err := h.svc.Spawn(testCtx(h.t), owner, messages.SpawnRequest{})
+	sp, err := h.svc.Spawn(testkit.Ctx(h.t), owner, messages.SpawnRequest{})
 	if err != nil {
 		h.t.Fatalf("Spawn: %v", err)
 	}
@@ -286,7 +287,7 @@ func TestSandboxNetwork(t *testing.T) {
 	// bash's /dev/tcp: connect, exit 0 on success, 1 on failure.
 	probe := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null", port)
 	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	kill := func(id messages.SessionID) {
 		t.Helper()
 		if _, _, err := h.svc.Kill(ctx, h.owner, id, ""); err != nil {
@@ -300,7 +301,7 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 	full := h.spawn(messages.SpawnRequest{})
 	h.prompt(full.ID(), probe, 0)
-	waitFor(t, 5*time.Second, "the full-access connection", func() bool { return accepted.Load() == 1 })
+	testkit.WaitFor(t, 5*time.Second, "the full-access connection", func() bool { return accepted.Load() == 1 })
 	kill(full.ID())
 
 	// Sandboxed without network: only the sandbox's own loopback exists.
@@ -321,7 +322,7 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 	allowed, _ := h.spawnSandboxed(h.owner)
 	h.prompt(allowed.ID(), probe, 0)
-	waitFor(t, 5*time.Second, "the allowed sandboxed connection", func() bool { return accepted.Load() == 2 })
+	testkit.WaitFor(t, 5*time.Second, "the allowed sandboxed connection", func() bool { return accepted.Load() == 2 })
 	kill(allowed.ID())
 	// The denied attempt made no connection: only the two that succeeded
 	// reached the listener.
@@ -418,7 +419,7 @@ func TestSandboxExactReadiness(t *testing.T) {
 func foregroundIn(t testing.TB, shell, sid int, comm string) int {
 	t.Helper()
 	var pgid int
-	waitFor(t, 10*time.Second, "a foreground "+comm, func() bool {
+	testkit.WaitFor(t, 10*time.Second, "a foreground "+comm, func() bool {
 		sh, err := linux.ReadStat(linux.FS{}, shell)
 		if err != nil || sh.TPGID <= 0 || sh.TPGID == shell {
 			return false
@@ -438,7 +439,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	id := sp.ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 
 	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
@@ -478,7 +479,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	if got := foregroundIn(t, sp.PID(), wrapper.PID, "sleep"); got != pgid {
 		t.Fatalf("fg: foreground group %d, want the stopped job's %d", got, pgid)
 	}
-	waitFor(t, 10*time.Second, "the job to run again", func() bool { return stat(t, pgid).State != 'T' })
+	testkit.WaitFor(t, 10*time.Second, "the job to run again", func() bool { return stat(t, pgid).State != 'T' })
 	if _, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT); err != nil {
 		t.Fatalf("SIGINT after fg: %v", err)
 	}
@@ -506,7 +507,7 @@ func TestSandboxTeardown(t *testing.T) {
 	h.prompt(id, "(setsid sleep 303 &); true", 0)
 
 	var members []linux.Stat
-	waitFor(t, 10*time.Second, "three sleeps, one ignoring SIGTERM, one orphaned daemon", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "three sleeps, one ignoring SIGTERM, one orphaned daemon", func() bool {
 		members = inNamespace(t, ns)
 		sleeps, deaf, daemon := 0, 0, 0
 		for _, p := range members {
@@ -524,7 +525,7 @@ func TestSandboxTeardown(t *testing.T) {
 		return sleeps == 3 && deaf == 1 && daemon == 1
 	})
 
-	closed, report, err := h.svc.Kill(testCtx(t), h.owner, id, "")
+	closed, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, id, "")
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -558,16 +559,16 @@ func TestSandboxShellExitEndsSandbox(t *testing.T) {
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	ns := pidNS(sp.PID())
 	h.prompt(sp.ID(), "nohup sleep 304 >/dev/null 2>&1 &", 0)
-	waitFor(t, 10*time.Second, "the background sleep", func() bool { return len(inNamespace(t, ns)) == 2 })
+	testkit.WaitFor(t, 10*time.Second, "the background sleep", func() bool { return len(inNamespace(t, ns)) == 2 })
 	res := h.send(sp.ID(), "exit 7")
 	if res.WaitReason != messages.WaitSessionExit || res.Status.ExitCode == nil || *res.Status.ExitCode != 7 {
 		t.Fatalf("exit 7: %+v, want session_exit with code 7", res)
 	}
-	waitFor(t, 10*time.Second, "the sandbox's namespace to empty", func() bool { return len(inNamespace(t, ns)) == 0 })
+	testkit.WaitFor(t, 10*time.Second, "the sandbox's namespace to empty", func() bool { return len(inNamespace(t, ns)) == 0 })
 	if !gone(wrapper.Identity()) {
 		t.Fatalf("bwrap %d outlived its shell", wrapper.PID)
 	}
-	if _, _, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), ""); err != nil {
+	if _, _, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), ""); err != nil {
 		t.Fatalf("Kill after exit: %v", err)
 	}
 }
@@ -576,7 +577,7 @@ func TestSandboxModeFence(t *testing.T) {
 	root := t.TempDir()
 	opts := local.Options{}
 	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: root}, opts)
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	a := h.owner
 	b, err := h.svc.NewOwner(ctx, "other")
 	if err != nil {
@@ -661,14 +662,14 @@ func TestSandboxModeFencePendingSpawn(t *testing.T) {
 	// namespace and ignores the hang-up, so the rollback needs SIGKILL.
 	h, p := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()},
 		local.Options{Shell: "/bin/cat", Args: []string{}})
-	ctx, cancel := context.WithCancelCause(testCtx(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	defer cancel(nil)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := h.svc.Spawn(ctx, h.owner, messages.SpawnRequest{})
 		errc <- err
 	}()
-	waitFor(t, 10*time.Second, "the spawn to hold the fence", func() bool { return p.Sessions(h.owner) == 1 })
+	testkit.WaitFor(t, 10*time.Second, "the spawn to hold the fence", func() bool { return p.Sessions(h.owner) == 1 })
 	if err := p.SetMode(h.owner, sandbox.ReadOnly); !errors.Is(err, sandbox.ErrChangeRefused) {
 		t.Fatalf("SetMode during a pending spawn: %v, want refused", err)
 	}
@@ -676,7 +677,7 @@ func TestSandboxModeFencePendingSpawn(t *testing.T) {
 		t.Fatalf("SetMode without effective change during a pending spawn: %v", err)
 	}
 	var cat linux.Stat
-	waitFor(t, 10*time.Second, "the sandboxed cat", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the sandboxed cat", func() bool {
 		for _, s := range tagged(t, h.tag) {
 			if s.Comm == "cat" {
 				cat = s
@@ -719,7 +720,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	if err := os.Remove(root); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{Cwd: "/"})
+	_, err := h.svc.Spawn(testkit.Ctx(t), h.owner, messages.SpawnRequest{Cwd: "/"})
 	if !errors.Is(err, sandbox.ErrInvalid) || !strings.Contains(err.Error(), root) {
 		t.Fatalf("Spawn with the root gone: %v, want sandbox.ErrInvalid naming %s", err, root)
 	}
@@ -742,11 +743,11 @@ func TestSandboxUnavailable(t *testing.T) {
 				t.Fatal(err)
 			}
 			var envBuilt atomic.Bool // the backend builds the child's environment right before it starts a process
-			h := newHarness(t, testConfig(), local.Options{Policy: p, Sandbox: sb, ParentEnv: func() []string {
+			h := newHarness(t, testkit.PTYConfig(), local.Options{Policy: p, Sandbox: sb, ParentEnv: func() []string {
 				envBuilt.Store(true)
 				return os.Environ()
 			}})
-			_, err = h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{})
+			_, err = h.svc.Spawn(testkit.Ctx(t), h.owner, messages.SpawnRequest{})
 			var ue *sandbox.UnavailableError
 			if !errors.Is(err, sandbox.ErrUnavailable) || !errors.As(err, &ue) || ue.Mode != sandbox.ReadOnly {
 				t.Fatalf("Spawn: %v, want *sandbox.UnavailableError for read-only", err)
@@ -780,7 +781,7 @@ func TestSandboxWithSubreaper(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{Subreaper: true})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	h.prompt(sp.ID(), "sleep 305 &", 0)
-	_, report, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), "")
+	_, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), "")
 	if err != nil || len(report.Survivors) != 0 {
 		t.Fatalf("Kill: %+v %v", report, err)
 	}
@@ -830,7 +831,7 @@ func TestSpawnCancelledBeforeTheWrapperReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, sandboxConfig(), local.Options{Policy: p, Sandbox: hangingWrapper{}})
-	ctx, cancel := context.WithCancelCause(testCtx(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	defer cancel(nil)
 	errc := make(chan error, 1)
 	go func() {
@@ -838,7 +839,7 @@ func TestSpawnCancelledBeforeTheWrapperReports(t *testing.T) {
 		errc <- err
 	}()
 	var procs []linux.Stat
-	waitFor(t, 10*time.Second, "the wrapper's two sleeps", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the wrapper's two sleeps", func() bool {
 		procs = procs[:0]
 		for _, s := range tagged(t, h.tag) {
 			if s.Comm == "sleep" {
@@ -871,12 +872,12 @@ func TestSandboxWrapperFailsEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, sandboxConfig(), local.Options{Policy: p, Sandbox: brokenBwrap{sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})}})
-	_, err = h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{})
+	_, err = h.svc.Spawn(testkit.Ctx(t), h.owner, messages.SpawnRequest{})
 	if err == nil || !strings.Contains(err.Error(), "exited before starting the shell") || !strings.Contains(err.Error(), "--no-such-option") {
 		t.Fatalf("Spawn: %v, want bwrap's early exit with its message", err)
 	}
 	if n := p.Sessions(h.owner); n != 0 {
 		t.Fatalf("failed spawn left %d leases", n)
 	}
-	waitFor(t, 10*time.Second, "no process of the failed spawn", func() bool { return len(tagged(t, h.tag)) == 0 })
+	testkit.WaitFor(t, 10*time.Second, "no process of the failed spawn", func() bool { return len(tagged(t, h.tag)) == 0 })
 }

@@ -8,17 +8,18 @@ import (
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Item 6: retained scrollback is bounded in lines and in bytes, and paging
 // follows REFERENCE §c.
 func TestScrollbackBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
-		cfg := testConfig() // ScrollbackLines 100
+		cfg := testkit.PTYConfig() // ScrollbackLines 100
 		h := newHarness(t, cfg, local.Options{})
 		id := h.spawn(messages.SpawnRequest{}).ID()
 		h.prompt(id, "seq 1 1000", 0)
-		page, err := h.svc.Read(testCtx(t), h.owner, id, messages.ReadRequest{})
+		page, err := h.svc.Read(testkit.Ctx(t), h.owner, id, messages.ReadRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestScrollbackBounds(t *testing.T) {
 	})
 
 	t.Run("bytes", func(t *testing.T) {
-		cfg := testConfig()
+		cfg := testkit.PTYConfig()
 		cfg.ScrollbackMaxBytes = 32768
 		cfg.MaxReadBytes = 32768
 		h := newHarness(t, cfg, local.Options{})
@@ -53,7 +54,7 @@ func TestScrollbackBounds(t *testing.T) {
 		if len(res.Viewport) > cfg.MaxReadBytes || !res.Truncated {
 			t.Fatalf("send viewport %d bytes truncated=%v, want at most %d and truncated", len(res.Viewport), res.Truncated, cfg.MaxReadBytes)
 		}
-		ctx := testCtx(t)
+		ctx := testkit.Ctx(t)
 		page, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{})
 		if err != nil {
 			t.Fatal(err)
@@ -83,10 +84,10 @@ func TestScrollbackBounds(t *testing.T) {
 	})
 
 	t.Run("paging", func(t *testing.T) {
-		h := newHarness(t, testConfig(), local.Options{})
+		h := newHarness(t, testkit.PTYConfig(), local.Options{})
 		id := h.spawn(messages.SpawnRequest{}).ID()
 		h.prompt(id, "seq 1 50", 0)
-		ctx := testCtx(t)
+		ctx := testkit.Ctx(t)
 		page, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Offset: intp(1), Count: intp(3)})
 		if err != nil {
 			t.Fatal(err)

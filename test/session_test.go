@@ -11,6 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 func noControlBytes(t *testing.T, what, s string) {
@@ -22,7 +23,7 @@ func noControlBytes(t *testing.T, what, s string) {
 
 // Item 1: the shell keeps its state between sends.
 func TestStatePersistsAcrossSends(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	if !strings.HasSuffix(sp.Info().Motd, local.PromptText) {
 		t.Fatalf("motd %q does not end with the prompt %q", sp.Info().Motd, local.PromptText)
@@ -47,7 +48,7 @@ func TestStatePersistsAcrossSends(t *testing.T) {
 
 // Item 3: the prompt marker carries the last command's exit status.
 func TestExitCodes(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
 	for _, c := range []struct {
 		cmd  string
@@ -70,7 +71,7 @@ func TestExitCodes(t *testing.T) {
 // bash prints a finished background job's notice between the prompt
 // marker and PS1; the marker still settles the send with its status.
 func TestExitCodeSurvivesJobNotices(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
 	notices := 0
 	for range 5 {
@@ -91,7 +92,7 @@ func TestExitCodeSurvivesJobNotices(t *testing.T) {
 // A send of several lines runs to its last line: every line's command
 // prints its own marker, and only the last one settles the send.
 func TestMultiLineSendRunsToTheEnd(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
 	for i := range 10 {
 		res := h.prompt(id, "echo a; (exit 2)\nsleep 0.0$((RANDOM % 3)); echo b; (exit 3)", 3)
@@ -114,7 +115,7 @@ func TestMultiLineSendRunsToTheEnd(t *testing.T) {
 // That marker is not the next send's: the next send settles on its own
 // command's status and output.
 func TestStaleMarkerIsNotCreditedToTheNextSend(t *testing.T) {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 300
 	h := newHarness(t, cfg, local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
@@ -145,7 +146,7 @@ func TestStaleMarkerIsNotCreditedToTheNextSend(t *testing.T) {
 // than after a hand-off grace (set longer than the deadline here, so
 // waiting for it would end in a timeout).
 func TestShellsOwnReadSettlesOnProof(t *testing.T) {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.HandoffGraceMs = 60000
 	cfg.IdleSilenceMs = 60000
 	cfg.TimeoutMs = 20000
@@ -176,7 +177,7 @@ func TestShellsOwnReadSettlesOnProof(t *testing.T) {
 // output; it never settles a send and never reaches the viewport.
 func TestForgedMarkerCannotSettle(t *testing.T) {
 	t.Run("settles only at the real prompt", func(t *testing.T) {
-		cfg := testConfig()
+		cfg := testkit.PTYConfig()
 		cfg.IdleSilenceMs = 3000
 		h := newHarness(t, cfg, local.Options{})
 		id := h.spawn(messages.SpawnRequest{}).ID()
@@ -199,7 +200,7 @@ func TestForgedMarkerCannotSettle(t *testing.T) {
 		}
 	})
 	t.Run("wrong nonce then waiting ends at the deadline", func(t *testing.T) {
-		cfg := testConfig()
+		cfg := testkit.PTYConfig()
 		cfg.IdleSilenceMs = 3000
 		cfg.TimeoutMs = 1500
 		h := newHarness(t, cfg, local.Options{})
@@ -228,9 +229,9 @@ func TestForgedMarkerCannotSettle(t *testing.T) {
 
 // Item 7: one send at a time; a refused send writes nothing.
 func TestSendActive(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 1; echo FIRST-$((2*3))", Submit: true})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +263,7 @@ func TestSendActive(t *testing.T) {
 // Item 10: a caller's cancellation cause comes back unchanged; the command
 // is interrupted by a real SIGINT and the session stays usable.
 func TestSendCancellationKeepsCause(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	myErr := errors.New("caller gave up on sleep 30")
 	ctx, cancel := context.WithTimeoutCause(context.Background(), 300*time.Millisecond, myErr)
@@ -292,10 +293,10 @@ func TestSendCancellationKeepsCause(t *testing.T) {
 // Item 12: the shell's own exit is session_exit with its status; the
 // session then refuses input but can still be read and closed.
 func TestShellExit(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{Name: "exiting"})
 	id := sp.ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	res := h.send(id, "exit 3")
 	if res.WaitReason != messages.WaitSessionExit {
 		t.Fatalf("wait reason %q, want session_exit", res.WaitReason)
@@ -349,7 +350,7 @@ func TestShellExit(t *testing.T) {
 // job: a subshell's background child, re-parented away) is still the
 // session's, and closing the session stops it.
 func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	res := h.send(sp.ID(), "(sleep 300 &); exit 4")
 	if res.WaitReason != messages.WaitSessionExit || res.Status.ExitCode == nil || *res.Status.ExitCode != 4 {
@@ -357,7 +358,7 @@ func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
 	}
 	// The subshell's child may still be a forked bash about to exec sleep.
 	var left []linux.Stat
-	waitFor(t, 10*time.Second, "the left-over child to become sleep", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the left-over child to become sleep", func() bool {
 		left = left[:0]
 		for _, p := range sessionMembers(t, sp.PID()) {
 			if p.Comm == "sleep" {
@@ -366,7 +367,7 @@ func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
 		}
 		return len(left) == 1
 	})
-	closed, report, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), "")
+	closed, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -377,17 +378,17 @@ func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
 
 // Item 13: an interactive REPL inside the shell.
 func TestPythonREPL(t *testing.T) {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 1000
 	h := newHarness(t, cfg, local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	res := h.send(id, "python3 -q")
 	if res.WaitReason == messages.WaitTimeout || res.WaitReason == messages.WaitSessionExit {
 		t.Fatalf("python3 -q: wait reason %q; viewport %q", res.WaitReason, res.Viewport)
 	}
 	// However the start settled, send nothing before the REPL prompts.
-	waitFor(t, 10*time.Second, "the python prompt", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the python prompt", func() bool {
 		p, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Count: intp(1)})
 		return err == nil && p.Text == ">>> "
 	})
@@ -409,10 +410,10 @@ func TestPythonREPL(t *testing.T) {
 
 // Item 14: signals go to the terminal's foreground group, never a guess.
 func TestSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	id := sp.ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 
 	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {

@@ -9,13 +9,14 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // A request about a send that arrives while the send settles must still be
 // answered: AwaitSend (message protocol) right after StartSend of a command
 // that settles at once.
 func TestAwaitSendRacingSettlementIsAnswered(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
 	sys, pid := h.svc.System(), h.svc.PID()
 	for i := 0; i < 400; i++ {
@@ -42,11 +43,11 @@ func TestAwaitSendRacingSettlementIsAnswered(t *testing.T) {
 func TestCancelRacingSettlementReturns(t *testing.T) {
 	// A SIGINT that lands after the command finished may leave the
 	// cancelled send nothing but silence to settle on: keep that short.
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 300
 	h := newHarness(t, cfg, local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	for i := 0; i < 400; i++ {
 		// A cancelled send keeps the slot until its interrupt drained;
 		// StartSend waits for that rather than answering SEND_ACTIVE.
@@ -73,19 +74,19 @@ func TestCancelRacingSettlementReturns(t *testing.T) {
 // abort the list and `sleep 100` starts after it: the runtime must see the
 // new foreground group and interrupt it as well.
 func TestCancelReachingTheShellStillStopsTheJob(t *testing.T) {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 60000 // only the prompt after the job may settle
 	cfg.TimeoutMs = 60000
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	h.send(sp.ID(), "trap 'echo trapped' INT")
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	sop, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "(sleep 1) & wait; sleep 100; echo after-sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var background int
-	waitFor(t, 10*time.Second, "the background sleep", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the background sleep", func() bool {
 		for _, p := range sessionMembers(t, sp.PID()) {
 			if p.Comm == "sleep" && p.PGRP != sp.PID() {
 				background = p.PID

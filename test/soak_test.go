@@ -17,6 +17,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Soak knobs. The default is the short run test/run.sh does under -race;
@@ -111,7 +112,7 @@ func TestSoak(t *testing.T) {
 	seed := uint64(envInt(t, soakSeedVar, time.Now().UnixNano()))
 	t.Logf("%d cycles, %d sessions at a time, seed %d (%s=%d repeats the mix)", cycles, soakWorkers, seed, soakSeedVar, seed)
 
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 1000 // python's start may settle on silence; nothing else does
 	// The subreaper is on, as in cmd/ptymcp: daemons are adopted, and
 	// adopted members that exit are reaped while their session is open.
@@ -163,7 +164,7 @@ func TestSoak(t *testing.T) {
 	// End state. Each wait has a deadline; the last closes may still be
 	// releasing what they held when the last cycle returned.
 	h.waitListEmpty("after the soak")
-	waitFor(t, 10*time.Second, "no process of the soak alive", func() bool { return len(tagged(t, h.tag)) == 0 })
+	testkit.WaitFor(t, 10*time.Second, "no process of the soak alive", func() bool { return len(tagged(t, h.tag)) == 0 })
 	ps, err := checker.Suspects()
 	if err != nil || len(ps) != 0 {
 		t.Fatalf("processes outlived the soak (%v):\n  %s", err, describe(ps))
@@ -171,13 +172,13 @@ func TestSoak(t *testing.T) {
 	// Every actor a cycle started (session, send, probe, reply boxes) has
 	// stopped and left the registry.
 	var actors int
-	waitFor(t, 10*time.Second, "the actor registry back to the baseline", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the actor registry back to the baseline", func() bool {
 		actors, _ = actorsOf(h)
 		return actors == baseActors
 	})
 	const goSlack, fdSlack = 5, 2
 	var end hostState
-	waitFor(t, 10*time.Second, "goroutines and descriptors back to the baseline", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "goroutines and descriptors back to the baseline", func() bool {
 		end = readHostState(t)
 		return end.goroutines <= base.goroutines+goSlack && end.fds <= base.fds+fdSlack
 	})
@@ -225,7 +226,7 @@ func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 // outcome and closes it, checking the close left nothing.
 func soakCycle(t testing.TB, h *harness, i int, k soakKind, r *rand.Rand) {
 	t.Helper()
-	// Not testCtx: its cleanup would keep every cycle's context until the
+	// Not testkit.Ctx: its cleanup would keep every cycle's context until the
 	// test ends, which the heap check would count.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -391,7 +392,7 @@ func (c *soakRun) opCancel(r *rand.Rand) {
 	// itself does not count.
 	if flood {
 		foregroundComm(c.t, c.pid, "yes")
-		waitFor(c.t, 10*time.Second, "the flood's output", func() bool {
+		testkit.WaitFor(c.t, 10*time.Second, "the flood's output", func() bool {
 			rd, err := op.ReadOutput(c.ctx)
 			if err != nil {
 				c.fatalf("ReadOutput: %v", err)
@@ -465,7 +466,7 @@ func (c *soakRun) flood() {
 	if res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 0 || !res.Truncated {
 		c.fatalf("flood settled as %s exit %s truncated %v", res.WaitReason, codeString(res.ExitCode), res.Truncated)
 	}
-	if !strings.Contains(res.Viewport, "soak-flood\n") || len(res.Viewport) > testConfig().MaxReadBytes {
+	if !strings.Contains(res.Viewport, "soak-flood\n") || len(res.Viewport) > testkit.PTYConfig().MaxReadBytes {
 		c.fatalf("flood viewport: %d bytes, tail %q", len(res.Viewport), tailOf(res.Viewport))
 	}
 	c.usable()
@@ -479,7 +480,7 @@ func (c *soakRun) python(r *rand.Rand) {
 		c.fatalf("python3 -q: %s %v; viewport %q", res.WaitReason, err, tailOf(res.Viewport))
 	}
 	// However the start settled, send nothing before the REPL prompts.
-	waitFor(c.t, 10*time.Second, "the python prompt", func() bool {
+	testkit.WaitFor(c.t, 10*time.Second, "the python prompt", func() bool {
 		p, err := c.h.svc.Read(c.ctx, c.h.owner, c.id, messages.ReadRequest{Count: intp(1)})
 		return err == nil && p.Text == ">>> "
 	})
@@ -536,7 +537,7 @@ func (c *soakRun) killMidSend() {
 func (c *soakRun) orphans(r *rand.Rand) {
 	c.t.Helper()
 	c.prompt(fmt.Sprintf("for i in 1 2 3; do ( sleep 0.0%d & ); done; setsid sleep 30 & echo forked-%d", r.IntN(5), c.i), 0, fmt.Sprintf("forked-%d", c.i))
-	waitFor(c.t, 10*time.Second, "the exited orphans reaped", func() bool {
+	testkit.WaitFor(c.t, 10*time.Second, "the exited orphans reaped", func() bool {
 		for _, p := range mustProcs(c.t) {
 			if p.Session == c.pid && p.PID != c.pid {
 				return false // running, or a zombie nobody reaped
@@ -564,7 +565,7 @@ func (c *soakRun) close() {
 // group of shell's terminal.
 func foregroundComm(t testing.TB, shell int, comm string) {
 	t.Helper()
-	waitFor(t, 10*time.Second, "a foreground "+comm+" in the shell's terminal", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "a foreground "+comm+" in the shell's terminal", func() bool {
 		return fgComm(shell, comm)
 	})
 }

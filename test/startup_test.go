@@ -11,6 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // watchTagged records every live process carrying the test's tag until stop
@@ -92,12 +93,12 @@ func requireAllGone(t *testing.T, ps []linux.Stat) {
 // Item 11: a start that never becomes ready is rejected and leaves nothing.
 func TestStartupFailures(t *testing.T) {
 	t.Run("zero-output silence is a timeout, never a session", func(t *testing.T) {
-		cfg := testConfig()
+		cfg := testkit.PTYConfig()
 		cfg.TimeoutMs = 500
 		cfg.IdleSilenceMs, cfg.HandoffGraceMs = 100, 100 // silence long before the deadline
 		h := newHarness(t, cfg, local.Options{Shell: "/bin/sh", Args: []string{"-c", "sleep 30"}})
 		stop := watchTagged(t, h.tag)
-		sp, err := h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{})
+		sp, err := h.svc.Spawn(testkit.Ctx(t), h.owner, messages.SpawnRequest{})
 		seen := stop()
 		if !errors.Is(err, messages.ErrStartupTimeout) {
 			t.Fatalf("Spawn: %+v %v, want ErrStartupTimeout", sp, err)
@@ -107,7 +108,7 @@ func TestStartupFailures(t *testing.T) {
 		}
 		requireAllGone(t, seen)
 		h.checkNoTagged("after the rejected spawn")
-		ctx := testCtx(t)
+		ctx := testkit.Ctx(t)
 		if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 0 {
 			t.Fatalf("a rejected spawn was published: %+v %v", l, err)
 		}
@@ -117,22 +118,22 @@ func TestStartupFailures(t *testing.T) {
 	})
 
 	t.Run("output then silence publishes", func(t *testing.T) {
-		cfg := testConfig()
+		cfg := testkit.PTYConfig()
 		cfg.IdleSilenceMs, cfg.HandoffGraceMs = 100, 100
 		h := newHarness(t, cfg, local.Options{Shell: "/bin/sh", Args: []string{"-c", "echo motd-$((40+2)); sleep 30"}})
 		sp := h.spawn(messages.SpawnRequest{})
 		if !strings.Contains(sp.Info().Motd, "motd-42") {
 			t.Fatalf("motd %q", sp.Info().Motd)
 		}
-		if l, err := h.svc.List(testCtx(t), h.owner); err != nil || len(l) != 1 {
+		if l, err := h.svc.List(testkit.Ctx(t), h.owner); err != nil || len(l) != 1 {
 			t.Fatalf("List: %+v %v", l, err)
 		}
 	})
 
 	t.Run("early exit", func(t *testing.T) {
 		for _, script := range []string{"exit 3", "echo bye; exit 3"} {
-			h := newHarness(t, testConfig(), local.Options{Shell: "/bin/sh", Args: []string{"-c", script}})
-			_, err := h.svc.Spawn(testCtx(t), h.owner, messages.SpawnRequest{})
+			h := newHarness(t, testkit.PTYConfig(), local.Options{Shell: "/bin/sh", Args: []string{"-c", script}})
+			_, err := h.svc.Spawn(testkit.Ctx(t), h.owner, messages.SpawnRequest{})
 			if !errors.Is(err, messages.ErrStartupExited) || !strings.HasPrefix(err.Error(), "PTY shell exited during startup (exited code=3 ") {
 				t.Fatalf("%q: %v, want ErrStartupExited with the exit status", script, err)
 			}
@@ -145,17 +146,17 @@ func TestStartupFailures(t *testing.T) {
 			if errors.As(err, &bce) {
 				t.Errorf("%q: a clean early exit reported a cleanup failure: %v", script, err)
 			}
-			if l, _ := h.svc.List(testCtx(t), h.owner); len(l) != 0 {
+			if l, _ := h.svc.List(testkit.Ctx(t), h.owner); len(l) != 0 {
 				t.Fatalf("%q: published %+v", script, l)
 			}
-			if active, err := h.svc.HasOwnerActivity(testCtx(t), h.owner); err != nil || active {
+			if active, err := h.svc.HasOwnerActivity(testkit.Ctx(t), h.owner); err != nil || active {
 				t.Errorf("%q: owner activity %v %v after a clean early exit", script, active, err)
 			}
 		}
 	})
 
 	t.Run("cancel during startup returns the cause and leaves nothing", func(t *testing.T) {
-		h := newHarness(t, testConfig(), local.Options{Shell: "/bin/sh", Args: []string{"-c", "sleep 30"}})
+		h := newHarness(t, testkit.PTYConfig(), local.Options{Shell: "/bin/sh", Args: []string{"-c", "sleep 30"}})
 		cause := errors.New("caller stopped waiting for the shell")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
@@ -182,7 +183,7 @@ func TestStartupFailures(t *testing.T) {
 		}
 		requireAllGone(t, seen)
 		h.checkNoTagged("after the cancelled spawn")
-		if active, err := h.svc.HasOwnerActivity(testCtx(t), h.owner); err != nil || active {
+		if active, err := h.svc.HasOwnerActivity(testkit.Ctx(t), h.owner); err != nil || active {
 			t.Fatalf("activity after a cancelled spawn: %v %v", active, err)
 		}
 	})

@@ -23,6 +23,7 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/teardown"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +40,7 @@ func cmdline(pid int, argv ...string) bool {
 func waitDaemon(t *testing.T, h *harness, shell int, arg string) linux.Stat {
 	t.Helper()
 	var d linux.Stat
-	waitFor(t, 10*time.Second, "setsid sleep "+arg+" to leave its session and re-parent", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "setsid sleep "+arg+" to leave its session and re-parent", func() bool {
 		for _, s := range tagged(t, h.tag) {
 			if s.Comm != "sleep" || !cmdline(s.PID, "sleep", arg) || s.Session != s.PID {
 				continue
@@ -111,7 +112,7 @@ func stopSibling(t *testing.T, cmd *exec.Cmd) {
 // killSession closes a session and requires a clean close.
 func (h *harness) killSession(id messages.SessionID) messages.CloseReport {
 	h.t.Helper()
-	closed, report, err := h.svc.Kill(testCtx(h.t), h.owner, id, "")
+	closed, report, err := h.svc.Kill(testkit.Ctx(h.t), h.owner, id, "")
 	if err != nil || !closed {
 		h.t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -132,7 +133,7 @@ func reapedOrGone(id linux.Identity) bool {
 // and is still killed when its session closes, and the host reaps it. The
 // host's own child (no tag) is neither signalled nor reaped.
 func TestSubreaperCatchesSetsidDaemon(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{Subreaper: true})
 	sp := h.spawn(messages.SpawnRequest{})
 	shell := stat(t, sp.PID())
 	sibling, siblingID := startSibling(t)
@@ -164,7 +165,7 @@ func TestSubreaperCatchesSetsidDaemon(t *testing.T) {
 // not left a zombie of the host until the close. The host's own children
 // keep their exit statuses for os/exec.
 func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{Subreaper: true})
 	sp := h.spawn(messages.SpawnRequest{})
 	res := h.prompt(sp.ID(), "( sleep 0.5 & echo orphan=$! )", 0)
 	var pid int
@@ -176,7 +177,7 @@ func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	if pid <= 0 {
 		t.Fatalf("no orphan pid in %q", res.Viewport)
 	}
-	waitFor(t, 10*time.Second, "the orphan to re-parent to this process", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the orphan to re-parent to this process", func() bool {
 		s, err := linux.ReadStat(linux.FS{}, pid)
 		return err == nil && s.PPID == os.Getpid() && s.Session == sp.PID()
 	})
@@ -185,7 +186,7 @@ func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	if err := own.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the orphan reaped while its session is open", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the orphan reaped while its session is open", func() bool {
 		_, err := linux.ReadStat(linux.FS{}, pid)
 		return errors.Is(err, linux.ErrNotFound)
 	})
@@ -202,13 +203,13 @@ func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 // else is harmed either: a job of the test's other session and the host's
 // own child outlive the close.
 func TestSetsidDaemonEscapesWithoutSubreaper(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	a := h.spawn(messages.SpawnRequest{Name: "a"})
 	b := h.spawn(messages.SpawnRequest{Name: "b"})
 	sibling, siblingID := startSibling(t)
 	h.prompt(b.ID(), "sleep 300 &", 0)
 	var job linux.Stat
-	waitFor(t, 10*time.Second, "the background sleep of session b", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the background sleep of session b", func() bool {
 		for _, s := range sessionMembers(t, b.PID()) {
 			if s.Comm == "sleep" {
 				job = s
@@ -231,7 +232,7 @@ func TestSetsidDaemonEscapesWithoutSubreaper(t *testing.T) {
 	}
 	// The documented escape is cleaned up by hand, by identity.
 	killAndReap(d.Identity())
-	waitFor(t, 5*time.Second, "the escaped daemon to die", func() bool { return reapedOrGone(d.Identity()) || gone(d.Identity()) })
+	testkit.WaitFor(t, 5*time.Second, "the escaped daemon to die", func() bool { return reapedOrGone(d.Identity()) || gone(d.Identity()) })
 
 	for what, id := range map[string]linux.Identity{"session b's job": job.Identity(), "session b's shell": stat(t, b.PID()).Identity(), "the host's own child": siblingID} {
 		if gone(id) {
@@ -273,7 +274,7 @@ func killAndReap(id linux.Identity) {
 // Two sessions of one subreaper host, each with a setsid daemon: closing
 // one kills its own daemon only; the other lives until its own close.
 func TestSubreaperTwoSessionsKeepTheirDaemons(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{Subreaper: true})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{Subreaper: true})
 	a := h.spawn(messages.SpawnRequest{Name: "a"})
 	b := h.spawn(messages.SpawnRequest{Name: "b"})
 	h.background(a.ID(), "setsid sleep 303 &")
@@ -326,7 +327,7 @@ except KeyboardInterrupt:
 // with a real SIGINT (a written ^C would only queue a byte it never reads),
 // the send settles, and the session stays usable.
 func TestCancelInterruptsRawModeProgram(t *testing.T) {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 10000 // only the cancel may end this send
 	cfg.TimeoutMs = 20000
 	h := newHarness(t, cfg, local.Options{})
@@ -337,7 +338,7 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 	}
 
 	cause := errors.New("caller cancelled the raw-mode program")
-	ctx, cancel := context.WithCancelCause(testCtx(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	defer cancel(nil)
 	type sent struct {
 		res messages.SendResult
@@ -348,8 +349,8 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 		res, err := h.svc.Send(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "python3 " + script, Submit: true})
 		done <- sent{res, err}
 	}()
-	waitFor(t, 10*time.Second, "the program to report raw mode", func() bool {
-		p, err := h.svc.Read(testCtx(t), h.owner, sp.ID(), messages.ReadRequest{})
+	testkit.WaitFor(t, 10*time.Second, "the program to report raw mode", func() bool {
+		p, err := h.svc.Read(testkit.Ctx(t), h.owner, sp.ID(), messages.ReadRequest{})
 		if err != nil {
 			t.Fatalf("Read: %v", err)
 		}
@@ -396,9 +397,9 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 // SIGTSTP stops the foreground job (bash reports it and prompts again); a
 // close still ends the stopped job.
 func TestSIGTSTPThenClose(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
-	ctx := testCtx(t)
+	ctx := testkit.Ctx(t)
 	op, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 300", Submit: true})
 	if err != nil {
 		t.Fatal(err)
@@ -437,14 +438,14 @@ func TestSIGTSTPThenClose(t *testing.T) {
 // A child that ignores SIGTERM costs the close one grace period, then
 // SIGKILL ends it: Kill returns promptly with no survivors.
 func TestCloseTERMIgnoringChildIsBounded(t *testing.T) {
-	cfg := testConfig()
+	cfg := testkit.PTYConfig()
 	cfg.DisposeGraceMs = 300
 	grace := messages.Ms(cfg.DisposeGraceMs)
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	h.prompt(sp.ID(), "(trap '' TERM; sleep 300) &", 0)
 	var deaf linux.Stat
-	waitFor(t, 10*time.Second, "a sleep that ignores SIGTERM", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "a sleep that ignores SIGTERM", func() bool {
 		for _, s := range sessionMembers(t, sp.PID()) {
 			if s.Comm == "sleep" && ignoresSignal(s.PID, syscall.SIGTERM) {
 				deaf = s

@@ -10,19 +10,20 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Item 15: closing a session stops the shell and every job it started,
 // including one that ignores SIGTERM.
 func TestKillLeavesNothing(t *testing.T) {
-	h := newHarness(t, testConfig(), local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	shell := stat(t, sp.PID()).Identity()
 	h.prompt(sp.ID(), "sleep 300 &", 0)
 	h.prompt(sp.ID(), "(trap '' TERM; sleep 300) &", 0)
 
 	var members []linux.Stat
-	waitFor(t, 10*time.Second, "two background sleeps, one ignoring SIGTERM", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "two background sleeps, one ignoring SIGTERM", func() bool {
 		members = sessionMembers(t, sp.PID())
 		sleeps, deaf := 0, 0
 		for _, p := range members {
@@ -36,7 +37,7 @@ func TestKillLeavesNothing(t *testing.T) {
 		return sleeps == 2 && deaf == 1
 	})
 
-	closed, report, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), "")
+	closed, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -62,7 +63,7 @@ func TestKillLeavesNothing(t *testing.T) {
 	}
 	h.waitListEmpty("after Kill")
 	// Kill of a closed session is NO_SESSION, not a second close.
-	if _, _, err := h.svc.Kill(testCtx(t), h.owner, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, _, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("second Kill: %v, want NO_SESSION", err)
 	}
 }

@@ -3,6 +3,7 @@ package faulty_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -12,28 +13,11 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// testConfig keeps every timer short, so a fault that the runtime only
-// survives by its deadline still ends a test in about a second.
-func testConfig() messages.Config {
-	c := messages.DefaultConfig()
-	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
-	c.IdleSilenceMs, c.HandoffGraceMs = 200, 200
-	c.TimeoutMs, c.DisposeGraceMs = 1500, 200
-	return c
-}
-
-// deadline bounds one call: no test can hang, it fails instead.
-func deadline(t *testing.T) context.Context {
-	t.Helper()
-	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return c
-}
 
 // rig is a service with one faulty backend and one owner, and a record of
 // the settlements the service published.
@@ -49,7 +33,7 @@ type rig struct {
 
 func newRig(t *testing.T, b *faulty.Backend) *rig {
 	t.Helper()
-	svc, err := actors.NewService(actors.Options{Config: testConfig()})
+	svc, err := actors.NewService(actors.Options{Config: testkit.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +53,10 @@ func newRig(t *testing.T, b *faulty.Backend) *rig {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	if _, err := svc.RegisterBackend(deadline(t), b); err != nil {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
 		t.Fatal(err)
 	}
-	if r.owner, err = svc.NewOwner(deadline(t), "faulty-test"); err != nil {
+	if r.owner, err = svc.NewOwner(testkit.Ctx(t), "faulty-test"); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -81,7 +65,7 @@ func newRig(t *testing.T, b *faulty.Backend) *rig {
 // spawn starts a session that must come up.
 func (r *rig) spawn() (messages.SessionID, *faulty.Session) {
 	r.t.Helper()
-	res, err := r.svc.Spawn(deadline(r.t), r.owner, messages.SpawnRequest{})
+	res, err := r.svc.Spawn(testkit.Ctx(r.t), r.owner, messages.SpawnRequest{})
 	if err != nil {
 		r.t.Fatalf("spawn: %v", err)
 	}
@@ -104,26 +88,20 @@ func (r *rig) activity() actors.HasOwnerActivityReply {
 // at the deadline): the events are published after the caller is told.
 func (r *rig) settlements(id messages.SessionID, n int) []actors.EventSendSettled {
 	r.t.Helper()
-	ctx := deadline(r.t)
-	for {
+	var got []actors.EventSendSettled
+	testkit.WaitFor(r.t, 10*time.Second, fmt.Sprintf("%d settlements published for %s", n, id), func() bool {
 		r.mu.Lock()
-		got := append([]actors.EventSendSettled(nil), r.settled[id]...)
-		r.mu.Unlock()
-		if len(got) >= n {
-			return got
-		}
-		select {
-		case <-ctx.Done():
-			r.t.Fatalf("%d of %d settlements published for %s", len(got), n, id)
-		case <-time.After(time.Millisecond):
-		}
-	}
+		defer r.mu.Unlock()
+		got = append([]actors.EventSendSettled(nil), r.settled[id]...)
+		return len(got) >= n
+	})
+	return got
 }
 
 // usable proves a session still works: a send settles on its prompt.
 func (r *rig) usable(id messages.SessionID) {
 	r.t.Helper()
-	res, err := r.sendWhenFree(deadline(r.t), id, messages.SendRequest{Text: "echo ok", Submit: true})
+	res, err := r.sendWhenFree(testkit.Ctx(r.t), id, messages.SendRequest{Text: "echo ok", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "echo ok") {
 		r.t.Fatalf("session not usable: %+v, %v", res, err)
 	}
@@ -133,41 +111,27 @@ func (r *rig) usable(id messages.SessionID) {
 // before its write or SIGINT goroutine reported keeps the slot until it
 // does (so no late signal reaches the next send); StartSend waits for that,
 // but a send that has not settled yet (the fault still holds it) answers
-// SEND_ACTIVE. The wait is bounded by the test's deadline, not by ctx,
-// which may be one the test cancels.
-func (r *rig) sendWhenFree(ctx context.Context, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
+// SEND_ACTIVE. The wait is bounded by its own timeout, not by ctx, which
+// may be one the test cancels.
+func (r *rig) sendWhenFree(ctx context.Context, id messages.SessionID, req messages.SendRequest) (res messages.SendResult, err error) {
 	r.t.Helper()
-	limit := deadline(r.t)
-	for {
-		res, err := r.svc.Send(ctx, r.owner, id, req)
-		if !errors.Is(err, messages.ErrSendActive) {
-			return res, err
-		}
-		select {
-		case <-limit.Done():
-			r.t.Fatalf("the send slot of %s stayed taken: %v", id, err)
-		case <-time.After(time.Millisecond):
-		}
-	}
+	testkit.WaitFor(r.t, 10*time.Second, "the send slot of "+string(id)+" to free", func() bool {
+		res, err = r.svc.Send(ctx, r.owner, id, req)
+		return !errors.Is(err, messages.ErrSendActive)
+	})
+	return res, err
 }
 
 // waitIdle waits until the owner has no activity left.
 func (r *rig) waitIdle() {
 	r.t.Helper()
-	ctx := deadline(r.t)
-	for r.activity().Active {
-		select {
-		case <-ctx.Done():
-			r.t.Fatalf("owner still active: %+v", r.activity())
-		case <-time.After(time.Millisecond):
-		}
-	}
+	testkit.WaitFor(r.t, 10*time.Second, "the owner's activity to end", func() bool { return !r.activity().Active })
 }
 
 // closeAll disposes the owner; it must end with no activity left.
 func (r *rig) closeAll() error {
 	r.t.Helper()
-	err := r.svc.DisposeOwner(deadline(r.t), r.owner)
+	err := r.svc.DisposeOwner(testkit.Ctx(r.t), r.owner)
 	return err
 }
 
@@ -177,7 +141,7 @@ func TestSpawnFails(t *testing.T) {
 	b := faulty.New("shell")
 	b.Script(faulty.OpSpawn, faulty.Fail(errInjected))
 	r := newRig(t, b)
-	_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+	_, err := r.svc.Spawn(testkit.Ctx(t), r.owner, messages.SpawnRequest{})
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("spawn: %v, want the backend's error", err)
 	}
@@ -193,9 +157,9 @@ func TestSpawnHangsUntilCancelled(t *testing.T) {
 	b.Script(faulty.OpSpawn, faulty.Hang())
 	r := newRig(t, b)
 	cause := errors.New("caller gave up")
-	ctx, cancel := context.WithCancelCause(deadline(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	go func() {
-		if b.Entered(deadline(t), faulty.OpSpawn, 1) == nil {
+		if b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1) == nil {
 			cancel(cause)
 		}
 	}()
@@ -214,7 +178,7 @@ func TestSpawnExitsBeforeReady(t *testing.T) {
 	b := faulty.New("shell")
 	b.Script(faulty.OpSpawn, faulty.Exit(2))
 	r := newRig(t, b)
-	_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+	_, err := r.svc.Spawn(testkit.Ctx(t), r.owner, messages.SpawnRequest{})
 	if !errors.Is(err, messages.ErrStartupExited) {
 		t.Fatalf("spawn: %v, want ErrStartupExited", err)
 	}
@@ -235,9 +199,9 @@ func TestStartupRollbackFailsThenSucceeds(t *testing.T) {
 	b.Script(faulty.OpClose, faulty.Fail(errInjected))
 	r := newRig(t, b)
 	cause := errors.New("user pressed stop")
-	ctx, cancel := context.WithCancelCause(deadline(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	go func() {
-		if b.Entered(deadline(t), faulty.OpSpawn, 1) == nil {
+		if b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1) == nil {
 			cancel(cause)
 		}
 	}()
@@ -266,7 +230,7 @@ func TestKillFailsThenSucceeds(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpClose, faulty.Fail(errInjected))
-	_, _, err := r.svc.Kill(deadline(t), r.owner, id, "test")
+	_, _, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "test")
 	var ce *messages.CleanupError
 	if !errors.As(err, &ce) || !errors.Is(err, errInjected) || len(ce.Survivors) == 0 {
 		t.Fatalf("kill: %v, want a *CleanupError with survivors", err)
@@ -274,13 +238,13 @@ func TestKillFailsThenSucceeds(t *testing.T) {
 	if a := r.activity(); !a.Active {
 		t.Fatalf("activity: %+v, want the session still active", a)
 	}
-	if list, _ := r.svc.List(deadline(t), r.owner); len(list) != 1 {
+	if list, _ := r.svc.List(testkit.Ctx(t), r.owner); len(list) != 1 {
 		t.Fatalf("list after a failed kill: %v, want the session kept for a retry", list)
 	}
-	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x", Submit: true}); !errors.Is(err, messages.ErrSessionClosing) {
+	if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "x", Submit: true}); !errors.Is(err, messages.ErrSessionClosing) {
 		t.Fatalf("send after a failed kill: %v, want ErrSessionClosing", err)
 	}
-	closed, rep, err := r.svc.Kill(deadline(t), r.owner, id, "retry")
+	closed, rep, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "retry")
 	if err != nil || !closed || len(rep.Killed) == 0 {
 		t.Fatalf("retried kill: closed %v, %+v, %v", closed, rep, err)
 	}
@@ -299,7 +263,7 @@ func TestWriteFails(t *testing.T) {
 			r := newRig(t, b)
 			id, s := r.spawn()
 			s.Script(op, faulty.Fail(errInjected))
-			_, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "lost", Submit: true})
+			_, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "lost", Submit: true})
 			if !errors.Is(err, messages.ErrTransport) || !errors.Is(err, errInjected) {
 				t.Fatalf("send: %v, want ErrTransport wrapping the write error", err)
 			}
@@ -324,9 +288,9 @@ func TestWriteHangsThenCancel(t *testing.T) {
 	id, s := r.spawn()
 	s.Script(faulty.OpWrite, faulty.Hang())
 	cause := errors.New("agent cancelled")
-	ctx, cancel := context.WithCancelCause(deadline(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	go func() {
-		if b.Entered(deadline(t), faulty.OpWrite, 1) == nil {
+		if b.Entered(testkit.Ctx(t), faulty.OpWrite, 1) == nil {
 			cancel(cause)
 		}
 	}()
@@ -335,7 +299,7 @@ func TestWriteHangsThenCancel(t *testing.T) {
 	if !errors.Is(err, cause) {
 		t.Fatalf("send: %v, want the caller's cause", err)
 	}
-	if limit := time.Duration(testConfig().TimeoutMs) * time.Millisecond; time.Since(start) >= limit {
+	if limit := time.Duration(testkit.Config().TimeoutMs) * time.Millisecond; time.Since(start) >= limit {
 		t.Fatalf("the cancelled send took %v: it waited for its deadline", time.Since(start))
 	}
 	// The abandoned write may have reached the program in part, so the
@@ -359,7 +323,7 @@ func TestWriteHangsUntilDeadline(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpWrite, faulty.Hang())
-	res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
+	res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitTimeout {
 		t.Fatalf("send: %+v, %v; want timeout", res, err)
 	}
@@ -377,11 +341,11 @@ func TestSignalFails(t *testing.T) {
 	id, s := r.spawn()
 	// A caller's signal: the error comes back as it is.
 	s.Script(faulty.OpSignal, faulty.Fail(errInjected))
-	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.svc.Signal(deadline(t), r.owner, id, messages.SIGTERM); !errors.Is(err, errInjected) {
+	if _, err := r.svc.Signal(testkit.Ctx(t), r.owner, id, messages.SIGTERM); !errors.Is(err, errInjected) {
 		t.Fatalf("signal: %v", err)
 	}
 	// The runtime's SIGINT on cancel: the send settles with a transport
@@ -390,7 +354,7 @@ func TestSignalFails(t *testing.T) {
 	if !op.Cancel() {
 		t.Fatal("cancel refused before the send settled")
 	}
-	_, err = op.Result(deadline(t))
+	_, err = op.Result(testkit.Ctx(t))
 	if !errors.Is(err, messages.ErrTransport) || !errors.Is(err, errInjected) {
 		t.Fatalf("cancelled send: %v, want ErrTransport wrapping the signal error", err)
 	}
@@ -398,7 +362,7 @@ func TestSignalFails(t *testing.T) {
 		t.Fatal("a settled send accepted a cancel")
 	}
 	// The command still runs; a working SIGINT ends it.
-	if res, err := r.svc.Signal(deadline(t), r.owner, id, messages.SIGINT); err != nil || !res.Delivered {
+	if res, err := r.svc.Signal(testkit.Ctx(t), r.owner, id, messages.SIGINT); err != nil || !res.Delivered {
 		t.Fatalf("signal: %+v, %v", res, err)
 	}
 	r.usable(id)
@@ -414,12 +378,12 @@ func TestBytewiseOutput(t *testing.T) {
 	}))
 	r := newRig(t, b)
 	id, s := r.spawn()
-	whole, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
+	whole, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Script(faulty.OpWrite, faulty.Bytewise())
-	split, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
+	split, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,11 +401,11 @@ func TestExitMidSend(t *testing.T) {
 			r := newRig(t, b)
 			id, s := r.spawn()
 			s.Script(faulty.OpWrite, f)
-			res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "exit 7", Submit: true})
+			res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "exit 7", Submit: true})
 			if err != nil || res.WaitReason != messages.WaitSessionExit || !res.Status.Exited || *res.Status.ExitCode != 7 {
 				t.Fatalf("send: %+v, %v; want session_exit with code 7", res, err)
 			}
-			if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionExited) {
+			if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionExited) {
 				t.Fatalf("send after exit: %v, want ErrSessionExited", err)
 			}
 			if got := r.settlements(id, 1); len(got) != 1 {
@@ -450,21 +414,14 @@ func TestExitMidSend(t *testing.T) {
 			// Output that arrived after the exit is not lost: it reaches
 			// the scrollback (perhaps after the send settled), and reads
 			// still work on an exited session.
-			ctx := deadline(t)
-			for {
+			ctx := testkit.Ctx(t)
+			testkit.WaitFor(t, 10*time.Second, "the late output in the scrollback", func() bool {
 				page, err := r.svc.Read(ctx, r.owner, id, messages.ReadRequest{})
 				if err != nil {
 					t.Fatalf("read: %v", err)
 				}
-				if strings.Contains(page.Text, "exit 7") {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					t.Fatalf("scrollback %q: the late output never arrived", page.Text)
-				case <-time.After(time.Millisecond):
-				}
-			}
+				return strings.Contains(page.Text, "exit 7")
+			})
 			if err := r.closeAll(); err != nil {
 				t.Fatalf("dispose: %v", err)
 			}
@@ -497,7 +454,7 @@ func TestProbeFaults(t *testing.T) {
 			r := newRig(t, b)
 			id, s := r.spawn()
 			s.Script(faulty.OpProbe, tt.faults...)
-			res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
+			res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
 			if err != nil || res.WaitReason != tt.want {
 				t.Fatalf("send: %+v, %v; want %s", res, err, tt.want)
 			}
@@ -527,7 +484,7 @@ func TestTryWritePanics(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
-	_, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true})
+	_, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("send on a session whose backend panicked: %v, want ErrTransport", err)
 	}
@@ -539,7 +496,7 @@ func TestTryWritePanics(t *testing.T) {
 	}
 	id2, _ := r.spawn()
 	r.usable(id2)
-	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("send to the failed session: %v, want ErrNoSession", err)
 	}
 }
@@ -557,14 +514,14 @@ func TestCancelRunningCommand(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	cause := errors.New("agent moved on")
-	ctx, cancel := context.WithCancelCause(deadline(t))
-	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
+	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Output shows the command runs; then the caller gives up.
 	for rd := (messages.SendRead{}); !strings.Contains(rd.Delta, "zzz"); {
-		if rd, err = op.ReadOutput(deadline(t)); err != nil {
+		if rd, err = op.ReadOutput(testkit.Ctx(t)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -572,7 +529,7 @@ func TestCancelRunningCommand(t *testing.T) {
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
-	res, err := op.Result(deadline(t))
+	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead || *res.ExitCode != 130 {
 		t.Fatalf("cancelled send: %+v, %v; want the interrupt's prompt", res, err)
 	}
@@ -580,9 +537,9 @@ func TestCancelRunningCommand(t *testing.T) {
 		t.Fatalf("a settled result must not turn into the context's cause: %v", err)
 	}
 	// Send with a context that ends: the cause comes back with the result.
-	ctx2, cancel2 := context.WithCancelCause(deadline(t))
+	ctx2, cancel2 := context.WithCancelCause(testkit.Ctx(t))
 	go func() {
-		if b.Entered(deadline(t), faulty.OpTryWrite, 2) == nil {
+		if b.Entered(testkit.Ctx(t), faulty.OpTryWrite, 2) == nil {
 			cancel2(cause)
 		}
 	}()
@@ -622,10 +579,10 @@ func TestDisposeReportsCloseFailure(t *testing.T) {
 	if n, _ := s2.Closes(); n < 1 {
 		t.Fatalf("failing session closes %d", n)
 	}
-	if _, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
+	if _, err := r.svc.Spawn(testkit.Ctx(t), r.owner, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("spawn for a disposed owner: %v", err)
 	}
-	r.owner, err = r.svc.NewOwner(deadline(t), "next")
+	r.owner, err = r.svc.NewOwner(testkit.Ctx(t), "next")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -643,13 +600,13 @@ func TestSlowCloseIsJoined(t *testing.T) {
 	s.Script(faulty.OpClose, faulty.HangUntil(release))
 	first := make(chan error, 1)
 	go func() {
-		closed, _, err := r.svc.Kill(deadline(t), r.owner, id, "test")
+		closed, _, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "test")
 		if err == nil && !closed {
 			err = errors.New("the first kill joined")
 		}
 		first <- err
 	}()
-	if err := b.Entered(deadline(t), faulty.OpClose, 1); err != nil {
+	if err := b.Entered(testkit.Ctx(t), faulty.OpClose, 1); err != nil {
 		t.Fatal(err)
 	}
 	// The second kill and then a read travel the same mailboxes (service,
@@ -686,11 +643,11 @@ func TestProbeHangs(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpProbe, faulty.Hang())
-	res, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
+	res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitInferredIdle {
 		t.Fatalf("send: %+v, %v; want inferred_idle", res, err)
 	}
-	if closed, _, err := r.svc.Kill(deadline(t), r.owner, id, "test"); err != nil || !closed {
+	if closed, _, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "test"); err != nil || !closed {
 		t.Fatalf("kill: %v", err)
 	}
 	r.waitIdle()
@@ -732,7 +689,7 @@ func TestTakeOutputPanics(t *testing.T) {
 	}))
 	r := newRig(t, b)
 	id, s := r.spawn()
-	op, err := r.svc.StartSend(deadline(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -744,7 +701,7 @@ func TestTakeOutputPanics(t *testing.T) {
 	if _, err := op.ReadOutput(rctx); !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("read output from a send whose backend panicked: %v, want ErrTransport", err)
 	}
-	if _, err := op.Result(deadline(t)); !errors.Is(err, messages.ErrTransport) {
+	if _, err := op.Result(testkit.Ctx(t)); !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("send: %v, want ErrTransport", err)
 	}
 	r.usable(id)
@@ -762,18 +719,11 @@ func TestOrphanTeardownFailureIsRetained(t *testing.T) {
 	id, s := r.spawn()
 	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
 	s.Script(faulty.OpClose, faulty.Fail(errInjected))
-	if _, err := r.svc.Send(deadline(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true}); !errors.Is(err, messages.ErrTransport) {
+	if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true}); !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("send: %v", err)
 	}
-	ctx := deadline(t)
-	for a := r.activity(); a.Failures != 1; a = r.activity() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("activity %+v: the failed teardown was not retained", a)
-		case <-time.After(time.Millisecond):
-		}
-	}
-	if active, err := r.svc.HasOwnerActivity(deadline(t), r.owner); err != nil || !active {
+	testkit.WaitFor(t, 10*time.Second, "the failed teardown retained as the owner's failure", func() bool { return r.activity().Failures == 1 })
+	if active, err := r.svc.HasOwnerActivity(testkit.Ctx(t), r.owner); err != nil || !active {
 		t.Fatalf("Service.HasOwnerActivity = %v, %v: a retained failure is activity", active, err)
 	}
 	if err := r.closeAll(); !errors.Is(err, errInjected) {
@@ -796,16 +746,16 @@ func TestSpawnHangsThroughDispose(t *testing.T) {
 			r := newRig(t, b)
 			errc := make(chan error, 1)
 			go func() {
-				_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+				_, err := r.svc.Spawn(testkit.Ctx(t), r.owner, messages.SpawnRequest{})
 				errc <- err
 			}()
-			if err := b.Entered(deadline(t), faulty.OpSpawn, 1); err != nil {
+			if err := b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1); err != nil {
 				t.Fatal(err)
 			}
 			want := messages.ErrOwnerNotLive
 			if viaShutdown {
 				want = messages.ErrServiceDisposing
-				if err := r.svc.Shutdown(deadline(t)); err != nil {
+				if err := r.svc.Shutdown(testkit.Ctx(t)); err != nil {
 					t.Fatalf("shutdown: %v", err)
 				}
 			} else if err := r.closeAll(); err != nil {
@@ -829,10 +779,10 @@ func TestDisposeDuringFailingRollback(t *testing.T) {
 	r := newRig(t, b)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := r.svc.Spawn(deadline(t), r.owner, messages.SpawnRequest{})
+		_, err := r.svc.Spawn(testkit.Ctx(t), r.owner, messages.SpawnRequest{})
 		errc <- err
 	}()
-	if err := b.Entered(deadline(t), faulty.OpSpawn, 1); err != nil {
+	if err := b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.closeAll(); !errors.Is(err, errInjected) {
@@ -879,27 +829,27 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 		}
 		return faulty.Echo(line)
 	}))
-	svc, err := actors.NewService(actors.Options{Config: testConfig(), Clock: clock})
+	svc, err := actors.NewService(actors.Options{Config: testkit.Config(), Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := svc.Shutdown(deadline(t)); err != nil {
+		if err := svc.Shutdown(testkit.Ctx(t)); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	if _, err := svc.RegisterBackend(deadline(t), b); err != nil {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
 		t.Fatal(err)
 	}
-	owner, err := svc.NewOwner(deadline(t), "clock")
+	owner, err := svc.NewOwner(testkit.Ctx(t), "clock")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := svc.Spawn(deadline(t), owner, messages.SpawnRequest{})
+	s, err := svc.Spawn(testkit.Ctx(t), owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Send(deadline(t), owner, s.ID(), messages.SendRequest{Text: "slow", Submit: true})
+	res, err := svc.Send(testkit.Ctx(t), owner, s.ID(), messages.SendRequest{Text: "slow", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send: %+v, %v", res, err)
 	}

@@ -3,7 +3,6 @@ package local
 import (
 	"os"
 	"testing"
-	"time"
 
 	"github.com/ptyactor/ptyactor/test/leakcheck"
 )
@@ -22,15 +21,3 @@ func TestMain(m *testing.M) {
 }
 
 func trackShell(pid int) { checker.TrackShell(pid) }
-
-// waitFor polls cond until it holds, failing the test after timeout.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // recorder is a backend.Events that keeps every fact.
@@ -52,22 +53,11 @@ func (r *recorder) exitCount() int {
 	return len(r.exits)
 }
 
-func testConfig() messages.Config {
-	c := messages.DefaultConfig()
-	c.ScrollbackLines, c.ScrollbackMaxBytes, c.MaxReadBytes = 100, 32768, 16384
-	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
-	c.IdleSilenceMs, c.HandoffGraceMs = 2000, 250
-	c.TimeoutMs, c.DisposeGraceMs = 10000, 500
-	return c
-}
-
 // spawn starts a real bash through the backend and closes it when the test
 // ends.
 func spawn(t *testing.T, rec *recorder) backend.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	bs, err := New(Options{}).Spawn(ctx, messages.SpawnSpec{SessionID: "pty-local-test"}, testConfig(), rec)
+	bs, err := New(Options{}).Spawn(testkit.Ctx(t), messages.SpawnSpec{SessionID: "pty-local-test"}, testkit.PTYConfig(), rec)
 	if err != nil {
 		t.Fatalf("Spawn: %v", err)
 	}
@@ -85,7 +75,7 @@ func spawn(t *testing.T, rec *recorder) backend.Session {
 func waitPrompt(t *testing.T, rec *recorder, epoch uint64) backend.PromptFact {
 	t.Helper()
 	var f backend.PromptFact
-	waitFor(t, 10*time.Second, "the prompt marker", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "the prompt marker", func() bool {
 		var ok bool
 		f, ok = rec.prompt(epoch)
 		return ok
@@ -183,7 +173,7 @@ func TestSessionFactsOverRealPTY(t *testing.T) {
 	if rep2, err := bs.Close(ctx, "again"); err != nil || !slices.Equal(rep2.Killed, rep.Killed) {
 		t.Fatalf("second Close %+v %v, want the first report", rep2, err)
 	}
-	waitFor(t, 5*time.Second, "the exit fact", func() bool { return rec.exitCount() >= 1 })
+	testkit.WaitFor(t, 5*time.Second, "the exit fact", func() bool { return rec.exitCount() >= 1 })
 	if n := rec.exitCount(); n != 1 {
 		t.Fatalf("Exited reported %d times", n)
 	}
@@ -228,7 +218,7 @@ func ptr(v int) *int { return &v }
 func foregroundSleep(t *testing.T, bs backend.Session) int {
 	t.Helper()
 	var pgid int
-	waitFor(t, 10*time.Second, "sleep in the foreground", func() bool {
+	testkit.WaitFor(t, 10*time.Second, "sleep in the foreground", func() bool {
 		var err error
 		pgid, err = bs.Foreground()
 		if err != nil || pgid == bs.PID() {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -64,11 +65,11 @@ func TestArgumentChecks(t *testing.T) {
 		c.fails(tc.tool, tc.args, tc.want)
 	}
 	// A call without an owner is refused before anything runs.
-	if r := p.srv.tools.Call(testCtx(t), messages.Owner{}, tools.TerminalList, nil); !r.IsError || r.Text != "Error: terminal tools require an initiating agent" || !errors.Is(r.Err, tools.ErrNoAgent) {
+	if r := p.srv.tools.Call(testkit.Ctx(t), messages.Owner{}, tools.TerminalList, nil); !r.IsError || r.Text != "Error: terminal tools require an initiating agent" || !errors.Is(r.Err, tools.ErrNoAgent) {
 		t.Fatalf("no owner: %+v", r)
 	}
 	// Argument errors are typed for Go callers: the runtime's sentinel.
-	if r := p.srv.tools.Call(testCtx(t), messages.NewOwner("x"), tools.TerminalRead, json.RawMessage(`{"sessionId":"a","count":1.5}`)); !errors.Is(r.Err, messages.ErrInvalidArgument) {
+	if r := p.srv.tools.Call(testkit.Ctx(t), messages.NewOwner("x"), tools.TerminalRead, json.RawMessage(`{"sessionId":"a","count":1.5}`)); !errors.Is(r.Err, messages.ErrInvalidArgument) {
 		t.Fatalf("typed argument error: %v", r.Err)
 	}
 	// Offsets written as integral floats are integers.

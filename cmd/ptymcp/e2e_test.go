@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -95,7 +96,7 @@ func stdioServerArgs(t *testing.T, args ...string) (*client, *exec.Cmd, *syncBuf
 	stderr := &syncBuf{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).
-		Connect(testCtx(t), &mcp.CommandTransport{Command: cmd, TerminateDuration: 20 * time.Second}, nil)
+		Connect(testkit.Ctx(t), &mcp.CommandTransport{Command: cmd, TerminateDuration: 20 * time.Second}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, stderr)
 	}
@@ -231,7 +232,7 @@ func TestSIGTERMDisposesAll(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "server exit", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "server exit", func() bool {
 		for _, p := range append(members, cmd.Process.Pid) {
 			if alive(p) {
 				return false
@@ -409,7 +410,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // httpClient connects an SDK client that sends the server's token.
 func httpClient(t *testing.T, s *httpSrv) *client {
 	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil).Connect(testCtx(t),
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil).Connect(testkit.Ctx(t),
 		&mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{s.token, s.tr}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -449,7 +450,7 @@ func TestHTTPIsolation(t *testing.T) {
 	if err := a.cs.Close(); err != nil { // DELETE: the HTTP session ends
 		t.Logf("close a: %v", err)
 	}
-	waitFor(t, 15*time.Second, "a's processes gone", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "a's processes gone", func() bool {
 		for _, p := range members {
 			if alive(p) {
 				return false
@@ -488,7 +489,7 @@ func TestHTTPIsolation(t *testing.T) {
 func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
 	srv := httpServer(t, "-http-session-timeout", "500ms")
 	tr := &http.Transport{}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "0"}, nil).Connect(testCtx(t),
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "0"}, nil).Connect(testkit.Ctx(t),
 		&mcp.StreamableClientTransport{Endpoint: srv.url, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: bearer{srv.token, tr}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -499,7 +500,7 @@ func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
 	waitForeground(t, c, id, "sleep")
 	members := sessionMembers(sessionPID(t, c, id))
 	tr.CloseIdleConnections() // the client is gone: no more requests, no DELETE
-	waitFor(t, 15*time.Second, "the abandoned session's processes gone", func() bool {
+	testkit.WaitFor(t, 15*time.Second, "the abandoned session's processes gone", func() bool {
 		for _, p := range members {
 			if alive(p) {
 				return false
@@ -536,7 +537,7 @@ func TestStdioClientDiesDuringSend(t *testing.T) {
 		<-exited
 	})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dies", Version: "0"}, nil).
-		Connect(testCtx(t), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+		Connect(testkit.Ctx(t), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +551,7 @@ func TestStdioClientDiesDuringSend(t *testing.T) {
 		defer close(callDone)
 		_, _ = cs.CallTool(callCtx, &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: obj{"sessionId": id, "text": "sleep 1000"}})
 	}()
-	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	testkit.WaitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
 	members := sessionMembers(pid)
 	start := time.Now()
 	_ = stdin.Close() // the client is gone

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -19,7 +20,7 @@ func TestListToolsSchemas(t *testing.T) {
 		if got := c.cs.InitializeResult().Instructions; got != p.srv.tools.Guidance() || !strings.HasPrefix(got, tools.Guidance) || strings.Contains(got, "run_in_background") != !disabled {
 			t.Errorf("disabled=%v: instructions %q", disabled, got)
 		}
-		res, err := c.cs.ListTools(testCtx(t), nil)
+		res, err := c.cs.ListTools(testkit.Ctx(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestLifecycleInMemory(t *testing.T) {
 func waitOutput(t *testing.T, c *client, task, want string) string {
 	t.Helper()
 	var all string
-	waitFor(t, 20*time.Second, "task output "+want, func() bool {
+	testkit.WaitFor(t, 20*time.Second, "task output "+want, func() bool {
 		r := c.ok(tools.TaskOutput, obj{"task_id": task, "wait": false})
 		all += r.str("text")
 		return strings.Contains(all, want)
@@ -178,5 +179,5 @@ func waitForeground(t *testing.T, c *client, id, comm string) {
 			pid = m["pid"].(float64)
 		}
 	}
-	waitFor(t, 20*time.Second, comm+" in the foreground", func() bool { return foregroundComm(int(pid)) == comm })
+	testkit.WaitFor(t, 20*time.Second, comm+" in the foreground", func() bool { return foregroundComm(int(pid)) == comm })
 }

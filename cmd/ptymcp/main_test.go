@@ -13,6 +13,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/rs/zerolog"
 )
@@ -30,37 +31,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testConfig: readiness timings for real PTYs under -race on a shared
-// machine. Shell commands settle on the prompt marker and REPLs on the
-// exact tier, so the silence tier and the deadline only bound how long a
-// wrong answer takes to show.
+// testConfig is testkit.PTYConfig with fastFlags' silence tier (5 s): the
+// foreground "sleep 100" sends here must still be running when a test
+// cancels them, on a loaded machine too.
 func testConfig() messages.Config {
-	c := messages.DefaultConfig()
-	c.ScrollbackLines, c.ScrollbackMaxBytes, c.MaxReadBytes = 2000, 262144, 65536
-	c.PollIntervalMs, c.ExactProbeAfterMs = 10, 20
-	c.IdleSilenceMs, c.HandoffGraceMs = 5000, 250
-	c.TimeoutMs, c.DisposeGraceMs = 10000, 500
+	c := testkit.PTYConfig()
+	c.IdleSilenceMs = 5000
 	return c
-}
-
-func testCtx(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// waitFor polls cond until it holds, failing after timeout; the interval
-// is only the granularity of the wait.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // inproc is a server in this process with one service, reached over the
@@ -84,7 +61,7 @@ func newInproc(t testing.TB, opts tools.Options) *inproc {
 			t.Errorf("Shutdown: %v", err)
 		}
 	})
-	if _, err := svc.RegisterBackend(testCtx(t), local.New(local.Options{})); err != nil {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), local.New(local.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	ts, err := tools.New(svc, opts)
@@ -100,7 +77,7 @@ func newInproc(t testing.TB, opts tools.Options) *inproc {
 func (p *inproc) client() *client {
 	p.t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
-	ctx := testCtx(p.t)
+	ctx := testkit.Ctx(p.t)
 	if _, err := p.srv.mcp.Connect(ctx, st, nil); err != nil {
 		p.t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -139,7 +140,7 @@ func TestOwnerIsolationInMemory(t *testing.T) {
 		t.Fatalf("owners: %d", p.srv.owned())
 	}
 	_ = a.cs.Close()
-	waitFor(t, 20*time.Second, "a's owner disposed", func() bool { return p.srv.owned() == 1 })
+	testkit.WaitFor(t, 20*time.Second, "a's owner disposed", func() bool { return p.srv.owned() == 1 })
 	if alive(pid) || len(sessionMembers(pid)) > 0 {
 		t.Fatalf("a's shell %d or its session members survived: %v", pid, sessionMembers(pid))
 	}
@@ -161,7 +162,7 @@ func TestCancelledSendInterrupts(t *testing.T) {
 		errc <- err
 	}()
 	pid := sessionPID(t, c, id)
-	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	testkit.WaitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call: %v", err)
@@ -169,7 +170,7 @@ func TestCancelledSendInterrupts(t *testing.T) {
 	// Well before the send's 10 s deadline: the cancellation, not the
 	// deadline, ended it, and the shell (not sleep) ran the next command.
 	var r result
-	waitFor(t, 5*time.Second, "the session free again", func() bool {
+	testkit.WaitFor(t, 5*time.Second, "the session free again", func() bool {
 		r = c.call(tools.TerminalSend, obj{"sessionId": id, "text": "echo back"})
 		return !r.IsError
 	})
@@ -179,14 +180,14 @@ func TestCancelledSendInterrupts(t *testing.T) {
 
 	// The same through Toolset.Call: the error says the send was aborted,
 	// after it settled.
-	owner := p.srv.ownerFor(testCtx(t), firstSession(p))
+	owner := p.srv.ownerFor(testkit.Ctx(t), firstSession(p))
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	resc := make(chan tools.Result, 1)
 	go func() {
 		resc <- p.srv.tools.Call(ctx, owner, tools.TerminalSend, mustRaw(obj{"sessionId": id, "text": "sleep 100"}))
 	}()
-	waitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
+	testkit.WaitFor(t, 20*time.Second, "sleep in the foreground", func() bool { return foregroundComm(pid) == "sleep" })
 	start := time.Now()
 	cancel()
 	res := <-resc
