@@ -46,6 +46,7 @@ type Backend struct {
 
 	mu       sync.Mutex
 	queue    map[Op][]Fault
+	holds    map[Op][]<-chan struct{} // see Hold
 	calls    map[Op]int
 	changed  chan struct{} // closed and replaced on every call
 	sessions []*Session
@@ -109,20 +110,35 @@ func (b *Backend) Sessions() []*Session {
 	return append([]*Session(nil), b.sessions...)
 }
 
-// enter counts a call of op and takes the next fault for it: the session's
-// own queue first (s may be nil), then the backend's.
+// enter counts a call of op, waits out a Hold, and takes the next fault
+// for it: the session's own queue first (s may be nil), then the
+// backend's.
 func (b *Backend) enter(s *Session, op Op) (Fault, bool) {
+	if hold := b.count(op); hold != nil {
+		<-hold
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls[op]++
-	close(b.changed)
-	b.changed = make(chan struct{})
 	if s != nil {
 		if f, ok := pop(s.queue, op); ok {
 			return f, true
 		}
 	}
 	return pop(b.queue, op)
+}
+
+// count counts a call of op, waking Entered, and takes the next Hold for
+// it, if any.
+func (b *Backend) count(op Op) (hold <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls[op]++
+	close(b.changed)
+	b.changed = make(chan struct{})
+	if hs := b.holds[op]; len(hs) > 0 {
+		hold, b.holds[op] = hs[0], hs[1:]
+	}
+	return hold
 }
 
 // pending reports whether a fault is queued for op (session first).

@@ -42,8 +42,12 @@
 //
 // Backend.Entered waits until a number of calls of an operation have
 // started, so a test can act (cancel a context, kill the session) while a
-// call is in flight, without sleeping. Session.Writes, Signals and Closes
-// report what reached the fake terminal.
+// call is in flight, without sleeping; Backend.Hold keeps a call in flight
+// until the test releases it. Session.Emit, Finish and Exit act on the
+// terminal from outside any call (output from a background job, the end
+// of a command a Responder left running, the shell's exit).
+// Session.Writes, Signals and Closes report what reached the fake
+// terminal.
 //
 // # Goroutines
 //

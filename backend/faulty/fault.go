@@ -91,9 +91,8 @@ func Fail(err error) Fault { return Fault{kind: kindFail, err: err} }
 // OpWrite, OpClose return an error wrapping context.Cause) or, for a probe
 // (which takes no context: reading /proc can block on a process stuck in
 // the kernel) and for writes, the session is closed (ErrClosed). Nothing of
-// the call takes effect. OpSignal cannot hang: the runtime calls it from
-// the session's mailbox, where the contract requires it to return
-// promptly.
+// the call takes effect. OpSignal cannot hang; Backend.Hold keeps a signal
+// (or any call) in flight without changing its outcome.
 func Hang() Fault { return Fault{kind: kindHang} }
 
 // HangUntil blocks like Hang, but a close of release ends the block and the
