@@ -12,6 +12,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
@@ -42,19 +43,43 @@ func newTestService(t *testing.T, backends ...backend.Backend) (*Service, messag
 	return svc, o
 }
 
+// sleeper is a faulty.Responder: "sleep" runs until a SIGINT (or the test's
+// Finish) ends it; any other line echoes and exits 0.
+func sleeper(line string) faulty.Reply {
+	if line == "sleep" {
+		return faulty.Reply{Running: true}
+	}
+	return faulty.Echo(line)
+}
+
+// promptingSession opens one session on b, whose sessions print a prompt at
+// once; tests script faults on the returned fake afterwards.
+func promptingSession(t *testing.T, b *faulty.Backend) (*Service, messages.Owner, *Session, *faulty.Session) {
+	t.Helper()
+	svc, o := newTestService(t, b)
+	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := b.Sessions()
+	return svc, o, sp, ss[len(ss)-1]
+}
+
+var errInjected = errors.New("injected fault")
+
 func TestBackendRegistry(t *testing.T) {
-	svc, _ := newTestService(t, &fakeBackend{typ: "a"}, &fakeBackend{typ: "b"})
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: "a"}); !errors.Is(err, messages.ErrDuplicateBackend) {
+	svc, _ := newTestService(t, faulty.New("a"), faulty.New("b"))
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), faulty.New("a")); !errors.Is(err, messages.ErrDuplicateBackend) {
 		t.Fatalf("duplicate: %v", err)
 	}
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: ""}); !errors.Is(err, messages.ErrInvalidArgument) {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), faulty.New("")); !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("empty type: %v", err)
 	}
 	types, _ := svc.ListBackends(testkit.Ctx(t))
 	if strings.Join(types, ",") != "a,b" {
 		t.Fatalf("types %v", types)
 	}
-	unreg, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: "c"})
+	unreg, err := svc.RegisterBackend(testkit.Ctx(t), faulty.New("c"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +91,7 @@ func TestBackendRegistry(t *testing.T) {
 }
 
 func TestSpawnCheckOrder(t *testing.T) {
-	svc, o := newTestService(t, &fakeBackend{typ: "a"}, &fakeBackend{typ: "b"})
+	svc, o := newTestService(t, faulty.New("a"), faulty.New("b"))
 	cancelled, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("caller gave up")
 	cancel(cause)
@@ -125,39 +150,23 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 }
 
 func TestSpawnCancelKeepsCauseAndRollsBack(t *testing.T) {
-	var mu sync.Mutex
-	var started []*fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(ctx context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		// Started, but never ready: the startup wait only ends by cancel.
-		s := newFakeSession(ev)
-		mu.Lock()
-		started = append(started, s)
-		mu.Unlock()
-		return s, nil
-	}}
+	b := faulty.New("a")
+	// Started, but never ready: the startup wait only ends by cancel.
+	b.Script(faulty.OpSpawn, faulty.Silent())
 	svc, o := newTestService(t, b)
 	cause := errors.New("user pressed stop")
 	c, cancel := context.WithCancelCause(context.Background())
 	go func() {
-		for {
-			mu.Lock()
-			n := len(started)
-			mu.Unlock()
-			if n > 0 {
-				cancel(cause)
-				return
-			}
-			time.Sleep(time.Millisecond)
+		// A silent spawn starts its session whatever its context says.
+		if b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1) == nil {
+			cancel(cause)
 		}
 	}()
 	_, err := svc.Spawn(c, o, messages.SpawnRequest{})
 	if err != cause {
 		t.Fatalf("got %v, want exact cause", err)
 	}
-	mu.Lock()
-	closes := started[0].closes
-	mu.Unlock()
-	if closes != 1 {
+	if closes, _ := b.Sessions()[0].Closes(); closes != 1 {
 		t.Fatalf("rolled back %d times, want 1", closes)
 	}
 	if active, _ := svc.HasOwnerActivity(testkit.Ctx(t), o); active {
@@ -167,20 +176,16 @@ func TestSpawnCancelKeepsCauseAndRollsBack(t *testing.T) {
 
 func TestStartupFailures(t *testing.T) {
 	t.Run("exit", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-			s := newFakeSession(ev)
-			s.exit(1)
-			return s, nil
-		}}
+		b := faulty.New("a")
+		b.Script(faulty.OpSpawn, faulty.Exit(1))
 		svc, o := newTestService(t, b)
 		if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrStartupExited) {
 			t.Fatalf("got %v", err)
 		}
 	})
 	t.Run("zero-output silence is a timeout", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-			return newFakeSession(ev), nil
-		}}
+		b := faulty.New("a")
+		b.Script(faulty.OpSpawn, faulty.Silent())
 		svc, o := newTestService(t, b)
 		t0 := time.Now()
 		_, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
@@ -193,24 +198,30 @@ func TestStartupFailures(t *testing.T) {
 		}
 	})
 	t.Run("output then silence publishes", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-			s := newFakeSession(ev)
-			s.emit("motd without a marker\n", false, 0)
-			return s, nil
-		}}
+		b := faulty.New("a")
+		b.Script(faulty.OpSpawn, faulty.Silent())
 		svc, o := newTestService(t, b)
-		sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
-		if err != nil || sp.Info().Motd != "motd without a marker\n" {
-			t.Fatalf("spawn %+v %v", sp, err)
+		type spawned struct {
+			sp  *Session
+			err error
+		}
+		done := make(chan spawned, 1)
+		go func() {
+			sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+			done <- spawned{sp, err}
+		}()
+		testkit.WaitFor(t, 5*time.Second, "the silent session started", func() bool { return len(b.Sessions()) == 1 })
+		b.Sessions()[0].Emit("motd without a marker\n")
+		r := <-done
+		if r.err != nil || r.sp.Info().Motd != "motd without a marker\n" {
+			t.Fatalf("spawn %+v %v", r.sp, r.err)
 		}
 	})
 	t.Run("cleanup failure keeps both errors", func(t *testing.T) {
-		b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-			s := newFakeSession(ev)
-			s.onClose = func() error { return errInjected }
-			s.exit(1)
-			return s, nil
-		}}
+		b := faulty.New("a")
+		b.Script(faulty.OpSpawn, faulty.Exit(1))
+		// The startup's rollback fails, and so does the dispose's retry.
+		b.Script(faulty.OpClose, faulty.Fail(errInjected), faulty.Fail(errInjected))
 		svc, o := newTestService(t, b)
 		_, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 		var bce *messages.BackendCleanupError
@@ -227,21 +238,13 @@ func TestStartupFailures(t *testing.T) {
 }
 
 func TestOwnerIsolationAndSendActive(t *testing.T) {
-	release := make(chan struct{})
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		s := newFakeSession(ev)
-		s.onWrite = func(s *fakeSession, p []byte) error {
-			go func() { <-release; s.emit("done\n$ ", true, 7) }()
-			return nil
-		}
-		s.emit("$ ", true, 0)
-		return s, nil
-	}}
+	b := faulty.New("a", faulty.WithResponder(sleeper))
 	svc, o := newTestService(t, b)
 	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Name: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	fs := b.Sessions()[0]
 	other, _ := svc.NewOwner(testkit.Ctx(t), "other")
 	if _, err := svc.StartSend(testkit.Ctx(t), other, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign send: %v", err)
@@ -255,14 +258,15 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 	if l, _ := svc.List(testkit.Ctx(t), other); len(l) != 0 {
 		t.Fatalf("foreign list %v", l)
 	}
-	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true})
+	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("second send: %v", err)
 	}
-	close(release)
+	fs.Emit("done\r\n")
+	fs.Finish(7)
 	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 7 {
 		t.Fatalf("result %+v %v", res, err)
@@ -270,43 +274,26 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 }
 
 func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
-	svc, o, sp, fs := promptingSession(t)
-	fs.mu.Lock()
-	fs.onTake = func() { panic("injected panic in send") }
-	fs.mu.Unlock()
+	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
+	fs.Script(faulty.OpTakeOutput, faulty.Panic("injected panic in send"))
 	_, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v, want a transport error", err)
 	}
-	fs.mu.Lock()
-	fs.onTake = nil
-	fs.mu.Unlock()
 	// The slot frees once the failed send actor stopped.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		res, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "ok", Submit: true})
-		if err == nil {
-			if res.WaitReason != messages.WaitStdinRead {
-				t.Fatalf("after panic: %+v", res)
-			}
-			break
-		}
-		if !errors.Is(err, messages.ErrSendActive) || time.Now().After(deadline) {
-			t.Fatalf("after panic: %v", err)
-		}
-		time.Sleep(time.Millisecond)
+	ctx := testkit.Ctx(t)
+	var res messages.SendResult
+	testkit.WaitFor(t, 5*time.Second, "the send slot freed after the panic", func() bool {
+		res, err = svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "ok", Submit: true})
+		return !errors.Is(err, messages.ErrSendActive)
+	})
+	if err != nil || res.WaitReason != messages.WaitStdinRead {
+		t.Fatalf("after panic: %+v, %v", res, err)
 	}
 }
 
 func TestCancelBeforeWriteNeverWrites(t *testing.T) {
-	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		fs = newFakeSession(ev)
-		fs.emit("$ ", true, 0)
-		return fs, nil
-	}}
-	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
 	c, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stop")
 	cancel(cause)
@@ -314,9 +301,7 @@ func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 	if err != cause {
 		t.Fatalf("got %v, want cause", err)
 	}
-	fs.mu.Lock()
-	writes, sigs := len(fs.writes), len(fs.signals)
-	fs.mu.Unlock()
+	writes, sigs := len(fs.Writes()), len(fs.Signals())
 	// The write may have won the race with the cancel; if it did, a SIGINT
 	// must have followed. If it did not, nothing was written or signalled.
 	if writes == 0 && sigs != 0 || writes == 1 && sigs != 1 {
@@ -325,30 +310,14 @@ func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 }
 
 func TestFailedSignalRejectsSend(t *testing.T) {
-	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		fs = newFakeSession(ev)
-		fs.onWrite = func(*fakeSession, []byte) error { return nil } // runs forever
-		fs.onSignal = func(messages.Signal) error { return errInjected }
-		fs.emit("$ ", true, 0)
-		return fs, nil
-	}}
-	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	svc, o, sp, fs := promptingSession(t, faulty.New("a", faulty.WithResponder(sleeper)))
+	fs.Script(faulty.OpSignal, faulty.Fail(errInjected))
 	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Wait until the write happened, then cancel.
-	for {
-		fs.mu.Lock()
-		n := len(fs.writes)
-		fs.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
@@ -364,31 +333,21 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 // command finished between the write and the signal) is not a transport
 // failure: the shell's prompt settles the send.
 func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
-	var fs *fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		fs = newFakeSession(ev)
-		fs.onWrite = func(*fakeSession, []byte) error { return nil }
-		fs.onSignal = func(messages.Signal) error {
-			go fs.emit("\n$ ", true, 0) // the shell takes the terminal back
-			return fmt.Errorf("%w: group 7430 exited: %w", messages.ErrNoForeground, syscall.ESRCH)
-		}
-		fs.emit("$ ", true, 0)
-		return fs, nil
-	}}
-	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
-	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "true", Submit: true})
+	b := faulty.New("a", faulty.WithResponder(sleeper))
+	svc, o, sp, fs := promptingSession(t, b)
+	fs.Script(faulty.OpSignal, faulty.Fail(fmt.Errorf("%w: group 7430 exited: %w", messages.ErrNoForeground, syscall.ESRCH)))
+	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	testkit.WaitFor(t, 5*time.Second, "the write", func() bool {
-		fs.mu.Lock()
-		defer fs.mu.Unlock()
-		return len(fs.writes) == 1
-	})
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
+	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
+		t.Fatal(err)
+	}
+	fs.Finish(0) // the shell takes the terminal back
 	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("got %+v, %v", res, err)
@@ -396,24 +355,9 @@ func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 }
 
 func TestKillJoinAndRetryAfterFailure(t *testing.T) {
-	var fs *fakeSession
-	fail := true
-	var mu sync.Mutex
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		fs = newFakeSession(ev)
-		fs.onClose = func() error {
-			mu.Lock()
-			defer mu.Unlock()
-			if fail {
-				return &messages.CleanupError{Reason: "test", Survivors: []int{99}}
-			}
-			return nil
-		}
-		fs.emit("$ ", true, 0)
-		return fs, nil
-	}}
-	svc, o := newTestService(t, b)
-	sp, _ := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
+	// The first close leaves the shell behind; the retry succeeds.
+	fs.Script(faulty.OpClose, faulty.Fail(errInjected))
 	_, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), "")
 	var ce *messages.CleanupError
 	if !errors.As(err, &ce) || len(ce.Survivors) != 1 {
@@ -426,9 +370,6 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 	if _, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
 		t.Fatalf("send while closing: %v", err)
 	}
-	mu.Lock()
-	fail = false
-	mu.Unlock()
 	closed, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), "")
 	if err != nil || !closed {
 		t.Fatalf("retry: %v %v", closed, err)
@@ -468,7 +409,7 @@ func TestMessageDrivenUse(t *testing.T) {
 		}
 		return r
 	}
-	if r := req(&RegisterBackend{Backend: &fakeBackend{typ: "shell"}}).(*RegisterBackendReply); r.Err != nil {
+	if r := req(&RegisterBackend{Backend: faulty.New("shell")}).(*RegisterBackendReply); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	o := messages.NewOwner("integration")
@@ -501,16 +442,7 @@ func TestMessageDrivenUse(t *testing.T) {
 }
 
 func TestDisposeOwnerClosesEverything(t *testing.T) {
-	var mu sync.Mutex
-	var sessions []*fakeSession
-	b := &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		s := newFakeSession(ev)
-		s.emit("$ ", true, 0)
-		mu.Lock()
-		sessions = append(sessions, s)
-		mu.Unlock()
-		return s, nil
-	}}
+	b := faulty.New("a")
 	svc, o := newTestService(t, b)
 	for i := 0; i < 5; i++ {
 		if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
@@ -520,13 +452,14 @@ func TestDisposeOwnerClosesEverything(t *testing.T) {
 	if err := svc.DisposeOwner(testkit.Ctx(t), o); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	for _, s := range sessions {
-		if !s.closed {
+	if ss := b.Sessions(); len(ss) != 5 {
+		t.Fatalf("%d sessions started, want 5", len(ss))
+	}
+	for _, s := range b.Sessions() {
+		if _, closed := s.Closes(); !closed {
 			t.Fatal("a session was not closed by dispose")
 		}
 	}
-	mu.Unlock()
 	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("spawn after dispose: %v", err)
 	}
@@ -546,28 +479,26 @@ var _ = actor.NewPID
 // until the signal lands (it must not reach the next send), but the next
 // StartSend waits for that instead of failing with SEND_ACTIVE.
 func TestStartSendWaitsForADrainingSend(t *testing.T) {
+	b := faulty.New("a", faulty.WithResponder(sleeper))
+	svc, o, sp, fs := promptingSession(t, b)
 	release := make(chan struct{})
-	svc, o, sp, fs := promptingSession(t)
-	fs.mu.Lock()
-	fs.onWrite = func(*fakeSession, []byte) error { return nil } // runs until interrupted
-	fs.onSignal = func(messages.Signal) error {
-		go fs.emit("^C\n$ ", true, 130) // the prompt settles the send at once
-		<-release                       // while the signal is still in flight
-		return nil
-	}
-	fs.mu.Unlock()
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+	b.Hold(faulty.OpSignal, release) // the SIGINT stays in flight until release
 	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	testkit.WaitFor(t, 5*time.Second, "the write", func() bool {
-		fs.mu.Lock()
-		defer fs.mu.Unlock()
-		return len(fs.writes) == 1
-	})
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
 	if !op.Cancel() {
 		t.Fatal("cancel refused")
 	}
+	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The prompt settles the send at once, while the signal is in flight.
+	fs.Emit("^C\r\n")
+	fs.Finish(130)
 	if _, err := op.Result(testkit.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +512,7 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 		t.Fatalf("StartSend answered while the SIGINT was in flight: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	close(release)
+	releaseOnce.Do(func() { close(release) })
 	if err := <-next; err != nil {
 		t.Fatalf("StartSend after the drain: %v", err)
 	}

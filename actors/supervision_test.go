@@ -1,38 +1,14 @@
 package actors
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
-
-// oneSessionBackend spawns fake sessions that print a prompt at once.
-func oneSessionBackend(sessions chan<- *fakeSession) *fakeBackend {
-	return &fakeBackend{typ: "a", spawn: func(_ context.Context, _ messages.SpawnSpec, ev backend.Events) (backend.Session, error) {
-		fs := newFakeSession(ev)
-		fs.emit("$ ", true, 0)
-		sessions <- fs
-		return fs, nil
-	}}
-}
-
-// promptingSession opens one session on a backend whose sessions print a
-// prompt at once; tests script faults on the returned fake afterwards.
-func promptingSession(t *testing.T) (*Service, messages.Owner, *Session, *fakeSession) {
-	t.Helper()
-	sessions := make(chan *fakeSession, 1)
-	svc, o := newTestService(t, oneSessionBackend(sessions))
-	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, o, sp, <-sessions
-}
 
 // injected sends an injectPanic and returns the reply, which must be an
 // error wrapping ErrTransport: the failed message's sender is answered.
@@ -54,55 +30,41 @@ func injected(t *testing.T, svc *Service, to *injectPanic, target string) {
 // The service resumes after a failed message: owners, sessions and their
 // processes are untouched, and it keeps serving.
 func TestSupervisionServiceResumes(t *testing.T) {
-	sessions := make(chan *fakeSession, 4)
-	svc, o := newTestService(t, oneSessionBackend(sessions))
-	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := <-sessions
+	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
 	injected(t, svc, &injectPanic{}, "service")
 	if res, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send after the service failed: %+v, %v", res, err)
 	}
-	fs.mu.Lock()
-	closes := fs.closes
-	fs.mu.Unlock()
-	if closes != 0 {
+	if closes, _ := fs.Closes(); closes != 0 {
 		t.Fatalf("the service's failure closed a session (%d closes)", closes)
 	}
 	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
 		t.Fatalf("spawn after the service failed: %v", err)
 	}
-	<-sessions
 }
 
 // A failed owner is stopped: its sessions are torn down, it is forgotten,
 // and other owners are untouched.
 func TestSupervisionOwnerStops(t *testing.T) {
-	sessions := make(chan *fakeSession, 4)
-	svc, o := newTestService(t, oneSessionBackend(sessions))
+	b := faulty.New("a")
+	svc, o, _, victim := promptingSession(t, b)
 	other, err := svc.NewOwner(testkit.Ctx(t), "other")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	victim := <-sessions
 	keep, err := svc.Spawn(testkit.Ctx(t), other, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := <-sessions
+	kept := b.Sessions()[1]
 	injected(t, svc, &injectPanic{owner: o}, "owner")
 	testkit.WaitFor(t, 5*time.Second, "the failed owner's session closed", func() bool {
-		victim.mu.Lock()
-		defer victim.mu.Unlock()
-		return victim.closed
+		_, closed := victim.Closes()
+		return closed
 	})
+	ctx := testkit.Ctx(t)
 	testkit.WaitFor(t, 5*time.Second, "the failed owner forgotten", func() bool {
-		_, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+		_, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 		return errors.Is(err, messages.ErrOwnerNotLive)
 	})
 	if l, err := svc.List(testkit.Ctx(t), o); err != nil || len(l) != 0 {
@@ -111,16 +73,14 @@ func TestSupervisionOwnerStops(t *testing.T) {
 	if res, err := svc.Send(testkit.Ctx(t), other, keep.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("another owner's send: %+v, %v", res, err)
 	}
-	kept.mu.Lock()
-	defer kept.mu.Unlock()
-	if kept.closes != 0 {
+	if closes, _ := kept.Closes(); closes != 0 {
 		t.Fatal("another owner's session was closed")
 	}
 }
 
 // The tasks registry resumes after a failed message and keeps serving.
 func TestSupervisionTasksResumes(t *testing.T) {
-	svc, o, sp, _ := promptingSession(t)
+	svc, o, sp, _ := promptingSession(t, faulty.New("a"))
 	injected(t, svc, &injectPanic{}, "tasks")
 	id, err := svc.StartTask(testkit.Ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x", Submit: true}})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
@@ -18,7 +19,7 @@ func TestShutdownRightAfterDispose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.RegisterBackend(testkit.Ctx(t), &fakeBackend{typ: "a"}); err != nil {
+		if _, err := svc.RegisterBackend(testkit.Ctx(t), faulty.New("a")); err != nil {
 			t.Fatal(err)
 		}
 		o, err := svc.NewOwner(testkit.Ctx(t), "x")
@@ -43,7 +44,7 @@ func TestShutdownRightAfterDispose(t *testing.T) {
 // Task ids are owned: another owner's id is NO_TASK, and so is every id
 // after its owner was disposed.
 func TestTaskOwnership(t *testing.T) {
-	svc, o := newTestService(t, &fakeBackend{typ: "a"})
+	svc, o := newTestService(t, faulty.New("a"))
 	sp, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
