@@ -37,11 +37,10 @@ func (b *Buffer) Write(text []byte) {
 	if len(text) == 0 {
 		return
 	}
-	if len(text) > b.w.limit {
-		// Only a tail of text can survive, and nothing retained before it:
-		// skip straight there instead of buffering what would be dropped.
-		text = text[tailStart(text, b.w.limit):]
-		b.w.head = len(b.w.buf)
+	// Only a tail of a long text can survive, and nothing retained before
+	// it: skip straight there instead of buffering what would be dropped.
+	text, skipped := b.w.fit(text)
+	if skipped {
 		b.breaks.clear()
 		b.dropped = true
 	}

@@ -24,9 +24,8 @@ func (t *Tail) Write(text []byte) {
 	if len(text) == 0 {
 		return
 	}
-	if len(text) > t.w.limit {
-		text = text[tailStart(text, t.w.limit):]
-		t.w.head = len(t.w.buf)
+	text, skipped := t.w.fit(text)
+	if skipped {
 		t.dropped = true
 	}
 	t.w.append(text)

@@ -45,6 +45,18 @@ func (w *window) append(p []byte) (shift int) {
 	return shift
 }
 
+// fit returns what of text an append can keep. Text longer than limit
+// leaves only its longest valid UTF-8 tail of at most limit bytes, and
+// nothing retained before it: fit then drops the retained text (head moves
+// to the end, so the append need not copy it) and reports skipped.
+func (w *window) fit(text []byte) (_ []byte, skipped bool) {
+	if len(text) <= w.limit {
+		return text, false
+	}
+	w.head = len(w.buf)
+	return text[tailStart(text, w.limit):], true
+}
+
 // trim drops the front of the text so that at most limit bytes remain, cut
 // on a character boundary. It reports whether anything was dropped.
 func (w *window) trim() bool {
