@@ -117,13 +117,9 @@ func readOnlyUnderRoot(r Resolution) []string {
 // sandboxCwd returns cwd absolute and free of links, and refuses one the
 // sandbox would hide.
 func sandboxCwd(r Resolution, cwd string) (string, error) {
-	abs, err := filepath.Abs(cwd)
+	real, err := realDir("working directory", cwd)
 	if err != nil {
-		return "", fmt.Errorf("%w: working directory %q: %w", ErrInvalid, cwd, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("%w: working directory %q: %w", ErrInvalid, cwd, err)
+		return "", err
 	}
 	if within(real, r.Root) {
 		return real, nil

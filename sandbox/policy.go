@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/ptyactor/ptyactor/messages"
@@ -91,13 +90,9 @@ func cleanRoot(root string) (string, error) {
 		}
 		root = wd
 	}
-	abs, err := filepath.Abs(root)
+	real, err := realDir("workspace root", root)
 	if err != nil {
-		return "", fmt.Errorf("%w: workspace root %q: %w", ErrInvalid, root, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("%w: workspace root %q: %w", ErrInvalid, root, err)
+		return "", err
 	}
 	fi, err := os.Stat(real)
 	if err != nil {

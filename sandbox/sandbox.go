@@ -87,3 +87,16 @@ func Confine(sb Sandbox, argv []string, r Resolution, cwd string) (*Command, err
 func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator)) || dir == "/"
 }
+
+// realDir returns path absolute and free of symbolic links. Its error wraps
+// ErrInvalid and names path as what (e.g. "workspace root").
+func realDir(what, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %s %q: %w", ErrInvalid, what, path, err)
+	}
+	return abs, nil
+}
