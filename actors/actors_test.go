@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
@@ -472,8 +471,6 @@ func TestConfigValidationAtStart(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
-
-var _ = actor.NewPID
 
 // A send that settled while its SIGINT is still in flight keeps the slot
 // until the signal lands (it must not reach the next send), but the next
