@@ -15,4 +15,11 @@
 // state errors (ErrSessionClosing, ErrSessionExited) and cleanup failures
 // (*CleanupError, *BackendCleanupError) are separate types so callers can tell
 // "you asked for something impossible" from "the runtime failed to clean up".
+//
+// A malformed request wraps ErrInvalidArgument, whichever layer refused it
+// (a tool's argument check, the runtime's); an invalid configuration is a
+// *ConfigError, which matches ErrConfig and wraps ErrInvalidArgument. Each
+// check of a request has one home here, applied by the runtime:
+// ReadRequest.Resolve for paging, ParseSignal for signal names, and
+// Config.Validate.
 package messages
