@@ -61,7 +61,7 @@ func (s *fakeSession) emit(text string, prompt bool, code int) {
 		s.promptOK, s.promptRet = true, code
 	}
 	s.mu.Unlock()
-	s.ev.Output()
+	s.ev.Output(e)
 	if prompt {
 		s.ev.Prompt(backend.PromptFact{Epoch: e, ExitCode: code, ShellForeground: true})
 	}
@@ -82,7 +82,7 @@ func (s *fakeSession) BeginSend() uint64 {
 	s.out, s.promptOK = "", false
 	return s.epoch
 }
-func (s *fakeSession) EndSend() {}
+func (s *fakeSession) EndSend() messages.SendRead { return s.TakeOutput() }
 func (s *fakeSession) RearmPrompt() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

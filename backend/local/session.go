@@ -448,7 +448,7 @@ func (s *session) reportExit() {
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.parser.Feed(p, s)
-	collecting := s.collecting
+	collecting, epoch := s.collecting, s.epoch
 	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
 		s.prompt.reported = true
@@ -460,7 +460,7 @@ func (s *session) consume(p []byte) {
 	// probe, on this goroutine).
 	s.readState.Add(1)
 	if collecting {
-		s.events.Output()
+		s.events.Output(epoch)
 	}
 	if fact != nil {
 		fact.ShellForeground = s.shellForeground()
@@ -503,11 +503,12 @@ func (s *session) RearmPrompt() uint64 {
 	return s.epoch
 }
 
-func (s *session) EndSend() {
+func (s *session) EndSend() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.collecting = false
-	s.tail.Reset()
+	text, dropped := s.tail.Take()
+	return messages.SendRead{Delta: text, Truncated: dropped}
 }
 
 func (s *session) TakeOutput() messages.SendRead {
