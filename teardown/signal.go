@@ -23,22 +23,16 @@ type Signaler interface {
 // signalled even if the pid is recycled in between. Kernels without pidfds
 // fall back to check-then-kill(2), which leaves a narrow reuse window.
 type ProcSignaler struct {
-	// Proc is where start identities are checked; nil means linux.FS{}.
+	// Proc is the procfs start identities are checked in (tests pass
+	// fixture trees). Nil means the host's table, as for Options.Proc.
 	Proc linux.ProcReader
 }
 
 var _ Signaler = ProcSignaler{}
 
-func (p ProcSignaler) proc() linux.ProcReader {
-	if p.Proc == nil {
-		return linux.FS{}
-	}
-	return p.Proc
-}
-
 // check confirms that id.PID still names the process id describes.
 func (p ProcSignaler) check(id linux.Identity) error {
-	s, err := linux.ReadStat(p.proc(), id.PID)
+	s, err := tableFor(p.Proc).stat(id.PID)
 	if errors.Is(err, linux.ErrNotFound) {
 		return fmt.Errorf("%w: pid %d", ErrGone, id.PID)
 	}
