@@ -21,7 +21,9 @@ type Signaler interface {
 // pid, confirms through Proc that the pid still has the expected start time,
 // and signals through the pidfd, so the process checked is the process
 // signalled even if the pid is recycled in between. Kernels without pidfds
-// fall back to check-then-kill(2), which leaves a narrow reuse window.
+// fall back to check-then-kill(2), which leaves a narrow reuse window. macOS
+// has no pidfds: there it always checks (through sysctl kern.proc), then
+// kills, with the same narrow window.
 type ProcSignaler struct {
 	// Proc is the procfs start identities are checked in (tests pass
 	// fixture trees). Nil means the host's table, as for Options.Proc.

@@ -2,6 +2,8 @@ package teardown
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
@@ -21,6 +23,29 @@ type table interface {
 	// hasEnv reports whether pid's environment holds the entry kv
 	// exactly; false when it cannot be read.
 	hasEnv(pid int, kv string) bool
+}
+
+// Identify returns the start identity of process pid, read from the host's
+// process table, in the form Tree and ProcSignaler check: on Linux
+// StartTime counts clock ticks after boot (/proc/<pid>/stat), on macOS
+// microseconds since the Unix epoch (kinfo_proc p_starttime). A zombie
+// still has its identity. A pid that names no process yields an error
+// wrapping ErrGone; on other platforms Identify returns ErrUnsupported.
+func Identify(pid int) (linux.Identity, error) {
+	if !platformSupported {
+		return linux.Identity{}, ErrUnsupported
+	}
+	if err := validPID(pid); err != nil {
+		return linux.Identity{}, err
+	}
+	s, err := hostTable().stat(pid)
+	if errors.Is(err, linux.ErrNotFound) {
+		return linux.Identity{}, fmt.Errorf("%w: %w", ErrGone, err)
+	}
+	if err != nil {
+		return linux.Identity{}, fmt.Errorf("teardown: identify pid %d: %w", pid, err)
+	}
+	return s.Identity(), nil
 }
 
 // tableFor returns the table that Options.Proc or ProcSignaler.Proc names:

@@ -100,8 +100,8 @@ type Report struct {
 // adopted as a child subreaper) are reaped before Tree returns, each with
 // wait4 on its own pid once its start identity is confirmed: never
 // wait4(-1), which would steal exit statuses from os/exec. Reaping needs the
-// real procfs (Options.Proc nil or linux.FS{}); with any other ProcReader
-// nothing is reaped.
+// real procfs (Options.Proc nil or linux.FS{} on Linux); with any other
+// ProcReader, and on macOS, nothing is reaped (nothing is adopted there).
 //
 // Cancelling ctx ends the current wait early: Tree then sends SIGKILL to
 // every member it knows that has not had one (sending a signal does not
