@@ -13,8 +13,9 @@ import (
 // walk and the checks work on: procfs on Linux and in fixtures (procTable),
 // sysctl kern.proc on macOS (kinfoTable).
 type table interface {
-	// list returns every process, sorted by pid. Processes that exit
-	// during the scan are left out; any other failure is an error, so a
+	// list returns every process, zombies included, sorted by pid. A
+	// process reaped during the scan may be missing, or listed as it was
+	// (on macOS with session -1); any other failure is an error, so a
 	// walk never mistakes an unreadable process for an absent one.
 	list() ([]linux.Stat, error)
 	// stat returns pid's entry, or an error wrapping linux.ErrNotFound
