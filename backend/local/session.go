@@ -150,19 +150,20 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	if err := control(master, func(fd int) error { return unix.SetNonblock(fd, true) }); err != nil {
 		return nil, fmt.Errorf("set non-blocking: %w", err)
 	}
-	st, err := linux.ReadStat(linux.FS{}, cmd.Process.Pid)
+	// Through teardown's process table: /proc on Linux, sysctl on macOS.
+	id, err := teardown.Identify(cmd.Process.Pid)
 	if err != nil {
 		return nil, fmt.Errorf("read shell identity: %w", err)
 	}
-	root = st.Identity()
-	shell, err := findShell(ctx, confined, st, master)
+	root = id
+	shell, err := findShell(ctx, confined, root, master)
 	if err != nil {
 		return nil, err
 	}
 	s := &session{
 		cmd:      cmd,
 		master:   master,
-		identity: st.Identity(),
+		identity: root,
 		shell:    shell,
 		wrapped:  confined.Wrapped(),
 		cfg:      cfg,
@@ -228,9 +229,9 @@ func (s *session) PID() int { return s.shell.PID }
 // findShell returns the shell's identity: root's own when confined does not
 // wrap, else the pid the wrapper reports, which must belong to root's
 // POSIX session (the PTY's), or it is not the terminal's shell.
-func findShell(ctx context.Context, confined *sandbox.Command, root linux.Stat, master *os.File) (linux.Identity, error) {
+func findShell(ctx context.Context, confined *sandbox.Command, root linux.Identity, master *os.File) (linux.Identity, error) {
 	if !confined.Wrapped() {
-		return root.Identity(), nil
+		return root, nil
 	}
 	pid, err := confined.Shell(ctx, root.PID)
 	if err != nil {
