@@ -38,7 +38,11 @@ type (
 	spawnCancelled struct{}
 )
 
-// session → owner.
+// session → owner. These reports, and the session requests of routes.go,
+// are the whole contract between an owner and the actor that serves one of
+// its sessions: a proxy for a session whose actor tree runs on another
+// machine serves it by speaking the same (see ARCHITECTURE.md, "Where
+// remote hosts plug in").
 type (
 	sessionStarted struct {
 		id     messages.SessionID
