@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"context"
-
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
@@ -13,7 +11,6 @@ import (
 // service → owner: a spawn that passed the service's checks.
 type ownerSpawn struct {
 	msg     *Spawn
-	ctx     context.Context // the caller's context (never nil)
 	backend backend.Backend
 	id      messages.SessionID
 }
@@ -35,7 +32,9 @@ type (
 		report  messages.CloseReport
 		err     error
 	}
-	spawnCancelled struct{}
+	// cancelSpawn (owner → session): stop the start; the spawn fails with
+	// cause.
+	cancelSpawn struct{ cause error }
 )
 
 // session → owner. These reports, and the session requests of routes.go,

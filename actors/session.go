@@ -27,14 +27,18 @@ const (
 // the status, and the backend session. While starting it is the pending
 // spawn; once its startup settles it becomes the published session.
 type sessionActor struct {
-	id       messages.SessionID
-	owner    messages.Owner
-	spec     messages.SpawnSpec
-	backend  backend.Backend
-	spawnCtx context.Context
-	cfg      messages.Config
-	clock    Clock
-	log      zerolog.Logger
+	id      messages.SessionID
+	owner   messages.Owner
+	spec    messages.SpawnSpec
+	backend backend.Backend
+	// spawnCancel ends the context the backend's Spawn runs under (the
+	// session's own: cancellation reaches it as a cancelSpawn message);
+	// spawnErr is the cause once cancelled.
+	spawnCancel context.CancelCauseFunc
+	spawnErr    error
+	cfg         messages.Config
+	clock       Clock
+	log         zerolog.Logger
 
 	self, ownerPID *actor.PID
 	sys            *actor.ActorSystem
@@ -72,7 +76,6 @@ type sessionActor struct {
 	closeWaiters []closeWaiter
 	startupErr   error // set when the close is the rollback of a failed startup
 	finishing    bool  // the poison pill is on its way
-	stopUnwatch  func() bool
 }
 
 type queuedStart struct {
@@ -112,9 +115,13 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.startBackend()
 	case *backendSpawned:
 		s.onBackendSpawned(ctx, m)
-	case *spawnCancelled:
-		if s.phase == phaseStarting && s.sendPID != nil {
-			ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
+	case *cancelSpawn:
+		if s.phase == phaseStarting && s.spawnErr == nil {
+			s.spawnErr = m.cause
+			s.spawnCancel(m.cause)
+			if s.sendPID != nil {
+				ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
+			}
 		}
 
 	case *factExited:
@@ -179,8 +186,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onCloseDone(ctx, m)
 
 	case *actor.Stopping:
-		if s.stopUnwatch != nil {
-			s.stopUnwatch()
+		if s.spawnCancel != nil {
+			s.spawnCancel(nil)
 		}
 		for _, w := range s.queuedStarts {
 			s.sys.Root.Send(w.sender, &StartSendReply{Err: messages.ErrSessionClosing})
@@ -249,9 +256,10 @@ func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Superviso
 
 func (s *sessionActor) startBackend() {
 	self, sys := s.self, s.sys
-	s.stopUnwatch = context.AfterFunc(s.spawnCtx, func() { sys.Root.Send(self, &spawnCancelled{}) })
+	bctx, cancel := context.WithCancelCause(context.Background())
+	s.spawnCancel = cancel
 	events := &sessionEvents{sys: sys, facts: s.factsPID}
-	spec, cfg, backend, ctx := s.spec, s.cfg, s.backend, s.spawnCtx
+	spec, cfg, backend, ctx := s.spec, s.cfg, s.backend, bctx
 	go func() {
 		bs, err := backend.Spawn(ctx, spec, cfg, events)
 		sys.Root.Send(self, &backendSpawned{bs: bs, err: err})
@@ -273,7 +281,7 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 	// The startup wait is a send with nothing to write: marker, silence
 	// after some output, or the deadline.
 	s.spawnSend(ctx, &sendActor{startup: true}, nil, true)
-	if s.spawnCtx.Err() != nil {
+	if s.spawnErr != nil {
 		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
 	}
 }
@@ -405,8 +413,8 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 	var err error
 	switch {
-	case s.spawnCtx.Err() != nil:
-		err = context.Cause(s.spawnCtx)
+	case s.spawnErr != nil:
+		err = s.spawnErr
 	case m.err != nil:
 		err = m.err
 	case m.result.WaitReason == messages.WaitSessionExit:
@@ -420,9 +428,8 @@ func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 		return
 	}
 	s.phase = phaseReady
-	if s.stopUnwatch != nil {
-		s.stopUnwatch()
-	}
+	// Started: the backend no longer needs its start context.
+	s.spawnCancel(nil)
 	ctx.Send(s.ownerPID, &sessionStarted{id: s.id, result: messages.SpawnResult{
 		Snapshot: s.snapshot(),
 		Motd:     m.result.Viewport,
