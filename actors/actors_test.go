@@ -272,9 +272,11 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 	}
 }
 
+// A backend call that panics on the send actor's goroutine (its inline
+// write) fails that send with a transport error; the session stays usable.
 func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
-	fs.Script(faulty.OpTakeOutput, faulty.Panic("injected panic in send"))
+	fs.Script(faulty.OpTryWrite, faulty.Panic("injected panic in send"))
 	_, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v, want a transport error", err)

@@ -7,8 +7,9 @@
 //	service            backend registry, owner directory, mints SessionIDs
 //	└── owner          sessions, pending spawns, dispose fence, retained failures
 //	    └── session    one per id: the one-send slot, the close fence, status
-//	        ├── probe  the exact tier's /proc observations
-//	        └── send   0 or 1: write, readiness tiers, settle exactly once
+//	        ├── facts  the session's newest facts (output, prompt, exit, looks);
+//	        │          runs the exact tier's looks; sends subscribe to it
+//	        └── send   0 or 1: begin, write, readiness tiers, settle exactly once
 //	tasks              background sends (tasks.go): ids, output cursors, kill
 //
 // A session actor is also the pending spawn: it starts the backend, runs the
@@ -17,9 +18,11 @@
 //
 // # Readiness
 //
-// Backends report facts (output collected, a verified prompt marker, the
-// shell's exit, stdin-wait observations on request); the send actor alone
-// decides why a send settles: stdin_read (verified prompt with the shell in
+// Backends report facts (output collected for an epoch, a verified prompt
+// marker, the shell's exit, stdin-wait observations on request) to the
+// session's facts actor, which keeps the newest of each and passes them to
+// the send that subscribed; the send actor alone decides why a send
+// settles: stdin_read (verified prompt with the shell in
 // the foreground, which alone suffices only for one line written to a shell
 // proven idle, else the exact tier must confirm it; or a kernel-proven wait
 // on the terminal after the input was consumed and all output before it was
@@ -61,13 +64,16 @@
 //     processes); its Stopping handler tears the tree down and reports to
 //     the owner, which counts a failed teardown as retained activity; the
 //     request it was handling is answered by the owner with ErrTransport.
-//     Tests: backend/faulty TestTryWritePanics, TestOrphanTeardownFailureIsRetained.
+//     Tests: backend/faulty TestReadPanics, TestOrphanTeardownFailureIsRetained.
 //   - send (supervised by its session): stopped, never restarted; the send
 //     settles with an error wrapping ErrTransport and the session stays
 //     usable; a read or cancel it was handling is answered by the session.
-//     Tests: TestSendPanicSettlesWithErrorAndSessionStaysUsable,
-//     backend/faulty TestTakeOutputPanics.
-//   - probe: a panic in a prober is recovered and answered as an error
+//     The send's own backend calls (its inline write, its reads of the
+//     output) fail only the send. Tests:
+//     TestSendPanicSettlesWithErrorAndSessionStaysUsable, backend/faulty
+//     TestTakeOutputPanics, TestTryWritePanics.
+//   - facts (supervised by its session): resumed, its newest facts kept.
+//     A panic in a prober is recovered and answered as an error
 //     observation; the send falls back to silence and the deadline for that
 //     look. Looks run in the goroutine that asked (the pump after output, a
 //     timer), except a send's first look, which would run in the caller's

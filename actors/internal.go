@@ -1,9 +1,6 @@
 package actors
 
 import (
-	"context"
-	"sync/atomic"
-
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
@@ -14,7 +11,6 @@ import (
 // service → owner: a spawn that passed the service's checks.
 type ownerSpawn struct {
 	msg     *Spawn
-	ctx     context.Context // the caller's context (never nil)
 	backend backend.Backend
 	id      messages.SessionID
 }
@@ -24,14 +20,6 @@ type ownerShutdown struct{}
 
 // owner → service: the owner finished disposing and is stopping.
 type ownerGone struct{ owner messages.Owner }
-
-// backend → session (through sessionEvents).
-type (
-	factOutput struct{}
-	factPrompt struct{ backend.PromptFact }
-	factExited struct{ status messages.SessionStatus }
-	factSynced struct{ token uint64 }
-)
 
 // session goroutine → session.
 type (
@@ -44,10 +32,16 @@ type (
 		report  messages.CloseReport
 		err     error
 	}
-	spawnCancelled struct{}
+	// cancelSpawn (owner → session): stop the start; the spawn fails with
+	// cause.
+	cancelSpawn struct{ cause error }
 )
 
-// session → owner.
+// session → owner. These reports, and the session requests of routes.go,
+// are the whole contract between an owner and the actor that serves one of
+// its sessions: a proxy for a session whose actor tree runs on another
+// machine serves it by speaking the same (see ARCHITECTURE.md, "Where
+// remote hosts plug in").
 type (
 	sessionStarted struct {
 		id     messages.SessionID
@@ -101,6 +95,9 @@ type sendFinished struct {
 	// taken until the send actor stops, so the next send sees no late
 	// bytes or signals.
 	draining bool
+	// idle: it settled on proof that the program waits for input with
+	// all of it consumed (stdin_read, nothing in flight).
+	idle bool
 }
 
 // send → session: a send that settled while draining has nothing in flight
@@ -108,7 +105,10 @@ type sendFinished struct {
 type sendDrained struct{ ticket uint64 }
 
 // session → send.
-type forceSettle struct{ reason messages.WaitReason }
+type forceSettle struct {
+	reason messages.WaitReason
+	status *messages.SessionStatus // the session's status now, when known
+}
 
 // session → send: the session is closing; readiness stops until the
 // teardown settles the send as session_exit.
@@ -147,35 +147,6 @@ type lookupSession struct {
 }
 
 type lookupReply struct{ pid *actor.PID }
-
-// sessionEvents adapts the backend's fact callbacks to actor messages. It
-// never blocks: Send only enqueues. Output and prompt facts go straight to
-// the current send actor when there is one (the session sets target), which
-// keeps the session's mailbox off the readiness path; exit always goes to
-// the session, which owns the status.
-type sessionEvents struct {
-	sys    *actor.ActorSystem
-	self   *actor.PID
-	target atomic.Pointer[actor.PID]
-}
-
-var _ backend.Events = (*sessionEvents)(nil)
-
-func (e *sessionEvents) to() *actor.PID {
-	if t := e.target.Load(); t != nil {
-		return t
-	}
-	return e.self
-}
-
-func (e *sessionEvents) Output()                         { e.sys.Root.Send(e.to(), factOutputMsg) }
-func (e *sessionEvents) Prompt(f backend.PromptFact)     { e.sys.Root.Send(e.to(), &factPrompt{f}) }
-func (e *sessionEvents) Exited(s messages.SessionStatus) { e.sys.Root.Send(e.self, &factExited{s}) }
-func (e *sessionEvents) Synced(t uint64)                 { e.sys.Root.Send(e.to(), &factSynced{t}) }
-
-// factOutputMsg is shared: it carries no data, and output facts are the
-// runtime's most frequent message.
-var factOutputMsg = &factOutput{}
 
 // props builds the props of every ptyactor actor. They run on protoactor's
 // synchronized dispatcher: a mailbox is processed in the goroutine that

@@ -13,19 +13,23 @@ import (
 // ownerActor holds one owner's sessions and pending spawns, its dispose
 // fence and its retained cleanup failures.
 type ownerActor struct {
-	owner  messages.Owner
-	cfg    messages.Config
-	clock  Clock
-	log    zerolog.Logger
-	parent context.Context // the service's lifetime
-
-	ctx    context.Context // this owner's lifetime: cancelled with the dispose cause
-	cancel context.CancelCauseFunc
+	owner messages.Owner
+	cfg   messages.Config
+	clock Clock
+	log   zerolog.Logger
+	// parent is the service's lifetime: cancelled, with ErrServiceDisposing,
+	// the moment the service starts disposing, before its ownerShutdown
+	// reaches this mailbox (a broadcast no message order can give).
+	parent context.Context
+	// abort is the dispose cause once this owner disposes: pending spawns
+	// are cancelled with it.
+	abort error
 
 	live     bool
 	sessions map[messages.SessionID]*sessionRec
 	order    []messages.SessionID // publication order
 	pending  map[messages.SessionID]*pendingSpawn
+	refs     map[string]messages.SessionID // Spawn.Ref → pending spawn
 	names    map[string]messages.SessionID
 	failures []error // retained cleanup failures, reported by the next dispose
 
@@ -43,21 +47,21 @@ type sessionRec struct {
 }
 
 type pendingSpawn struct {
-	pid       *actor.PID
-	replyTo   *actor.PID
-	callerCtx context.Context
-	name      string
-	stop      func() bool
+	pid     *actor.PID
+	replyTo *actor.PID
+	ref     string
+	name    string
+	// cancelled is the caller's cause, once a CancelSpawn named this spawn.
+	cancelled error
 	rollback  error // set while the published-too-late session is rolled back
 }
 
 func newOwnerActor(owner messages.Owner, parent context.Context, cfg messages.Config, clock Clock, log zerolog.Logger) *ownerActor {
-	ctx, cancel := context.WithCancelCause(parent)
 	return &ownerActor{
-		owner: owner, cfg: cfg, clock: clock, log: log, parent: parent,
-		ctx: ctx, cancel: cancel, live: true,
+		owner: owner, cfg: cfg, clock: clock, log: log, parent: parent, live: true,
 		sessions: map[messages.SessionID]*sessionRec{},
 		pending:  map[messages.SessionID]*pendingSpawn{},
+		refs:     map[string]messages.SessionID{},
 		names:    map[string]messages.SessionID{},
 	}
 }
@@ -66,6 +70,16 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *ownerSpawn:
 		o.onSpawn(ctx, m)
+	case *CancelSpawn:
+		if id, ok := o.refs[m.Ref]; ok {
+			if p := o.pending[id]; p != nil && p.cancelled == nil {
+				p.cancelled = m.Cause
+				if p.cancelled == nil {
+					p.cancelled = context.Canceled
+				}
+				ctx.Send(p.pid, &cancelSpawn{cause: p.cancelled})
+			}
+		}
 	case *sessionStarted:
 		o.onStarted(ctx, m)
 	case *sessionStartFailed:
@@ -135,29 +149,36 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 		}
 		o.names[name] = m.id
 	}
-	sctx, scancel := context.WithCancelCause(m.ctx)
-	stop := context.AfterFunc(o.ctx, func() { scancel(context.Cause(o.ctx)) })
 	spec := messages.SpawnSpec{SpawnRequest: m.msg.Request, SessionID: m.id, Owner: o.owner}
 	spec.Type = m.backend.Type()
+	// The one place a session's actor is made: a placement choice (a
+	// remote host's proxy) plugs in here (ARCHITECTURE.md).
 	sa := &sessionActor{
-		id: m.id, owner: o.owner, spec: spec, backend: m.backend, spawnCtx: sctx,
+		id: m.id, owner: o.owner, spec: spec, backend: m.backend,
 		cfg: o.cfg, clock: o.clock, log: o.log.With().Str("session", string(m.id)).Logger(),
 	}
 	pid := ctx.Spawn(props(sa))
-	o.pending[m.id] = &pendingSpawn{
-		pid: pid, replyTo: ctx.Sender(), callerCtx: m.ctx, name: name,
-		stop: func() bool { scancel(nil); return stop() },
+	p := &pendingSpawn{pid: pid, replyTo: ctx.Sender(), ref: m.msg.Ref, name: name}
+	o.pending[m.id] = p
+	if p.ref != "" {
+		o.refs[p.ref] = m.id
+	}
+	if o.parent.Err() != nil {
+		// The service began disposing while this spawn was on its way.
+		ctx.Send(pid, &cancelSpawn{cause: context.Cause(o.parent)})
 	}
 }
 
 // spawnError picks what a failed spawn returns: the caller's exact cause,
 // else the owner's or service's abort, else the original error.
 func (o *ownerActor) spawnError(p *pendingSpawn, err error) error {
-	if p.callerCtx.Err() != nil {
-		return context.Cause(p.callerCtx)
-	}
-	if o.ctx.Err() != nil {
-		return context.Cause(o.ctx)
+	switch {
+	case p.cancelled != nil:
+		return p.cancelled
+	case o.abort != nil:
+		return o.abort
+	case o.parent.Err() != nil:
+		return context.Cause(o.parent)
 	}
 	return err
 }
@@ -169,8 +190,8 @@ func (o *ownerActor) onStarted(ctx actor.Context, m *sessionStarted) {
 	}
 	var err error
 	switch {
-	case p.callerCtx.Err() != nil:
-		err = context.Cause(p.callerCtx)
+	case p.cancelled != nil:
+		err = p.cancelled
 	case o.parent.Err() != nil:
 		err = context.Cause(o.parent)
 	case !o.live:
@@ -181,7 +202,7 @@ func (o *ownerActor) onStarted(ctx actor.Context, m *sessionStarted) {
 		ctx.Send(p.pid, &closeSession{reason: "PTY spawn rolled back"})
 		return
 	}
-	p.stop()
+	o.forgetRef(p)
 	delete(o.pending, m.id)
 	o.sessions[m.id] = &sessionRec{pid: p.pid, snap: m.result.Snapshot}
 	o.order = append(o.order, m.id)
@@ -222,8 +243,14 @@ func (o *ownerActor) keepHidden(ctx actor.Context, id messages.SessionID, pid *a
 	}
 }
 
+func (o *ownerActor) forgetRef(p *pendingSpawn) {
+	if p.ref != "" && o.refs[p.ref] != "" {
+		delete(o.refs, p.ref)
+	}
+}
+
 func (o *ownerActor) dropPending(id messages.SessionID, p *pendingSpawn) {
-	p.stop()
+	o.forgetRef(p)
 	delete(o.pending, id)
 	if p.name != "" && o.names[p.name] == id {
 		delete(o.names, p.name)
@@ -266,7 +293,7 @@ func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
 		o.keepHidden(ctx, m.id, p.pid)
 		o.failures = append(o.failures, m.err)
 		err := p.rollback
-		if p.callerCtx.Err() == nil {
+		if p.cancelled == nil {
 			err = errors.Join(errors.New("PTY spawn and rollback both failed"), p.rollback, m.err)
 		}
 		ctx.Send(p.replyTo, &SpawnReply{Err: err})
@@ -310,7 +337,12 @@ func (o *ownerActor) dispose(ctx actor.Context, cause error, reason string) {
 		return
 	}
 	o.disposing, o.live, o.disposeReason = true, false, reason
-	o.cancel(cause)
+	o.abort = cause
+	for _, p := range o.pending {
+		if p.cancelled == nil {
+			ctx.Send(p.pid, &cancelSpawn{cause: cause})
+		}
+	}
 	for _, r := range o.sessions {
 		ctx.Send(r.pid, &closeSession{reason: reason})
 	}

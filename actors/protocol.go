@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"context"
-
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -39,13 +37,24 @@ type OpenOwner struct{ Owner messages.Owner }
 type OpenOwnerReply struct{ Err error }
 
 // Spawn starts a session for Owner. Reply: *SpawnReply, after the session is
-// published or the spawn failed and was rolled back. Cancelling Ctx (nil
-// means never) cancels a pending spawn: the reply then carries
-// context.Cause(Ctx) exactly, once the backend has stopped.
+// published or the spawn failed and was rolled back. Ref (optional, unique
+// among the owner's pending spawns) names the spawn for CancelSpawn.
+// Cancelled, when set, refuses the spawn with exactly that error before
+// anything starts (a caller that gave up before sending).
 type Spawn struct {
-	Ctx     context.Context
-	Owner   messages.Owner
-	Request messages.SpawnRequest
+	Owner     messages.Owner
+	Request   messages.SpawnRequest
+	Ref       string
+	Cancelled error
+}
+
+// CancelSpawn cancels a pending spawn: its reply then carries Cause exactly
+// (context.Canceled when nil), once the backend has stopped what it
+// started. A spawn already answered is not affected. No reply.
+type CancelSpawn struct {
+	Owner messages.Owner
+	Ref   string
+	Cause error
 }
 
 // SpawnReply answers Spawn.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -76,6 +77,8 @@ type Service struct {
 	// service and owner hops. The session authorizes every request itself;
 	// a stale entry (the session stopped) is dropped on its dead letter.
 	routes sync.Map // routeKey → *actor.PID
+
+	spawnRefs atomic.Uint64 // names spawns for CancelSpawn
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -170,11 +173,30 @@ func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, e
 // context.Cause(ctx), exactly, returned after the backend stopped what it
 // had started.
 func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.SpawnRequest) (*Session, error) {
-	// The reply is awaited even after ctx ends: the owner answers with the
-	// caller's cause once the rollback finished, so nothing is left behind.
-	r, err := ask[*SpawnReply](context.WithoutCancel(ctx), s.sys, s.pid, &Spawn{Ctx: ctx, Owner: owner, Request: req})
+	// Cancellation travels as a message: when ctx ends, CancelSpawn names
+	// this spawn by its ref. The reply is awaited even after ctx ends: the
+	// owner answers with the caller's cause once the rollback finished, so
+	// nothing is left behind.
+	msg := &Spawn{Owner: owner, Request: req, Ref: fmt.Sprintf("spawn-%d", s.spawnRefs.Add(1))}
+	if ctx.Err() != nil {
+		msg.Cancelled = context.Cause(ctx)
+	}
+	box := newReplyBox(s.sys, 1)
+	defer box.close()
+	s.sys.Root.RequestWithCustomSender(s.pid, msg, box.pid)
+	// Registered after the request went out, so the cancel can never
+	// overtake the spawn it names.
+	stop := context.AfterFunc(ctx, func() {
+		s.sys.Root.Send(s.pid, &CancelSpawn{Owner: owner, Ref: msg.Ref, Cause: context.Cause(ctx)})
+	})
+	defer stop()
+	m, err := box.wait(context.Background())
 	if err != nil {
 		return nil, err
+	}
+	r, ok := m.(*SpawnReply)
+	if !ok {
+		return nil, fmt.Errorf("ptyactor: unexpected reply %T", m)
 	}
 	if r.Err != nil {
 		return nil, r.Err

@@ -62,6 +62,10 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 		ctx.Respond(&OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
 	case *Spawn:
 		s.onSpawn(ctx, m)
+	case *CancelSpawn:
+		if pid := s.owners[m.Owner]; pid != nil {
+			ctx.Forward(pid)
+		}
 	case sessionRequest:
 		o, id := m.target()
 		s.forward(ctx, o, messages.NoSession(id))
@@ -145,17 +149,13 @@ func (s *serviceActor) openOwner(ctx actor.Context, o messages.Owner) error {
 // onSpawn runs the service's share of the spawn checks, in the documented
 // order: disposing, caller aborted, owner live, backend, name.
 func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
-	callerCtx := m.Ctx
-	if callerCtx == nil {
-		callerCtx = context.Background()
-	}
 	fail := func(err error) { ctx.Respond(&SpawnReply{Err: err}) }
 	if s.disposing {
 		fail(messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing"))
 		return
 	}
-	if callerCtx.Err() != nil {
-		fail(context.Cause(callerCtx))
+	if m.Cancelled != nil {
+		fail(m.Cancelled)
 		return
 	}
 	ownerPID := s.owners[m.Owner]
@@ -172,7 +172,7 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 		fail(messages.InvalidArgument("PTY session name must be a non-empty string"))
 		return
 	}
-	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, ctx: callerCtx, backend: backend, id: newSessionID()}, ctx.Sender())
+	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, backend: backend, id: newSessionID()}, ctx.Sender())
 }
 
 func (s *serviceActor) backendFor(typ string) (backend.Backend, error) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -28,14 +27,18 @@ const (
 // the status, and the backend session. While starting it is the pending
 // spawn; once its startup settles it becomes the published session.
 type sessionActor struct {
-	id       messages.SessionID
-	owner    messages.Owner
-	spec     messages.SpawnSpec
-	backend  backend.Backend
-	spawnCtx context.Context
-	cfg      messages.Config
-	clock    Clock
-	log      zerolog.Logger
+	id      messages.SessionID
+	owner   messages.Owner
+	spec    messages.SpawnSpec
+	backend backend.Backend
+	// spawnCancel ends the context the backend's Spawn runs under (the
+	// session's own: cancellation reaches it as a cancelSpawn message);
+	// spawnErr is the cause once cancelled.
+	spawnCancel context.CancelCauseFunc
+	spawnErr    error
+	cfg         messages.Config
+	clock       Clock
+	log         zerolog.Logger
 
 	self, ownerPID *actor.PID
 	sys            *actor.ActorSystem
@@ -44,15 +47,20 @@ type sessionActor struct {
 	phase  sessionPhase
 	status messages.SessionStatus
 
+	// factsPID holds the session's readiness facts and runs the exact
+	// tier's looks; the backend reports to it, sends subscribe to it.
+	factsPID *actor.PID
+
 	// The one-send slot. A send occupies it from reservation until its
 	// actor stops (settled and drained).
-	probePID    *actor.PID // the exact tier's prober, when the backend has one
 	sendPID     *actor.PID
 	sendTicket  uint64
 	sendStartup bool
-	sendFree    *atomic.Bool // set by the send actor once nothing is in flight
-	lastIdle    *atomic.Bool // the newest send's: it settled on proof that the terminal waits idle
-	sendSettled bool         // the current send settled; its write or SIGINT is still in flight
+	sendSettled bool // the current send settled; its write or SIGINT is still in flight
+	// lastIdle: the newest send settled on proof that the program waits
+	// for input with all of it consumed, so the next one is written to an
+	// idle terminal.
+	lastIdle bool
 	// queuedStarts wait for a settled send to drain: the slot is only
 	// technically busy (a late write or signal must not reach the next
 	// send), so a caller is not told SEND_ACTIVE for it.
@@ -67,11 +75,7 @@ type sessionActor struct {
 	closeReason  string
 	closeWaiters []closeWaiter
 	startupErr   error // set when the close is the rollback of a failed startup
-	// early holds facts the backend reported before the startup wait's
-	// send actor existed (the pump starts before Spawn returns).
-	early       []any
-	finishing   bool // the poison pill is on its way
-	stopUnwatch func() bool
+	finishing    bool  // the poison pill is on its way
 }
 
 type queuedStart struct {
@@ -105,21 +109,26 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	switch m := msg.(type) {
 	case *actor.Started:
 		s.self, s.ownerPID, s.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
+		// The facts actor exists before the backend starts: the pump
+		// reports from the first byte, before Spawn returns.
+		s.factsPID = ctx.Spawn(props(&factsActor{}))
 		s.startBackend()
 	case *backendSpawned:
 		s.onBackendSpawned(ctx, m)
-	case *spawnCancelled:
-		if s.phase == phaseStarting && s.sendPID != nil {
-			ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
+	case *cancelSpawn:
+		if s.phase == phaseStarting && s.spawnErr == nil {
+			s.spawnErr = m.cause
+			s.spawnCancel(m.cause)
+			if s.sendPID != nil {
+				ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
+			}
 		}
 
-	case *factOutput, *factPrompt:
-		s.forwardFact(ctx, m)
 	case *factExited:
+		// From the facts actor, which also tells the current send.
 		s.status = m.status
 		ctx.Send(s.ownerPID, &sessionStatusChanged{id: s.id, status: m.status})
 		s.sys.EventStream.Publish(&EventSessionExited{Session: s.id, Status: m.status})
-		s.forwardFact(ctx, m)
 
 	case *StartSend:
 		s.onStartSend(ctx, m, ctx.Sender())
@@ -177,8 +186,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onCloseDone(ctx, m)
 
 	case *actor.Stopping:
-		if s.stopUnwatch != nil {
-			s.stopUnwatch()
+		if s.spawnCancel != nil {
+			s.spawnCancel(nil)
 		}
 		for _, w := range s.queuedStarts {
 			s.sys.Root.Send(w.sender, &StartSendReply{Err: messages.ErrSessionClosing})
@@ -213,12 +222,19 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 // HandleFailure supervises the send child: a panic settles that send with a
 // transport error and stops the child; the session stays usable.
 func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
+	if child.Equal(s.factsPID) {
+		// Its state (the newest facts) stays valid across a failed
+		// message; the send waiting on a look falls back to its timers.
+		s.log.Error().Str("session", string(s.id)).Interface("panic", reason).Msg("facts actor failed; resuming it")
+		sup.ResumeChildren(child)
+		return
+	}
 	s.log.Error().Str("session", string(s.id)).Interface("panic", reason).Msg("send actor failed")
 	sup.StopChildren(child)
 	if s.sendPID != nil && child.Equal(s.sendPID) {
 		// Through the mailbox, so a startup send fails the spawn the usual
 		// way; a duplicate of an already settled ticket is ignored there.
-		s.bs.EndSend()
+		s.endSend()
 		s.sys.Root.Send(s.self, &sendFinished{
 			notify: append([]*actor.PID(nil), s.subscribers...),
 			ticket: s.sendTicket,
@@ -238,22 +254,12 @@ func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Superviso
 	}
 }
 
-// forwardFact hands a backend fact to the current send. During startup,
-// facts that beat the startup send are kept and replayed to it.
-func (s *sessionActor) forwardFact(ctx actor.Context, m any) {
-	switch {
-	case s.sendPID != nil:
-		ctx.Send(s.sendPID, m)
-	case s.phase == phaseStarting && s.last == nil:
-		s.early = append(s.early, m)
-	}
-}
-
 func (s *sessionActor) startBackend() {
 	self, sys := s.self, s.sys
-	s.stopUnwatch = context.AfterFunc(s.spawnCtx, func() { sys.Root.Send(self, &spawnCancelled{}) })
-	s.events = &sessionEvents{sys: sys, self: self}
-	spec, cfg, backend, ctx, events := s.spec, s.cfg, s.backend, s.spawnCtx, s.events
+	bctx, cancel := context.WithCancelCause(context.Background())
+	s.spawnCancel = cancel
+	events := &sessionEvents{sys: sys, facts: s.factsPID}
+	spec, cfg, backend, ctx := s.spec, s.cfg, s.backend, bctx
 	go func() {
 		bs, err := backend.Spawn(ctx, spec, cfg, events)
 		sys.Root.Send(self, &backendSpawned{bs: bs, err: err})
@@ -270,12 +276,12 @@ func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 	}
 	s.bs = m.bs
 	if pr, ok := m.bs.(backend.StdinProber); ok {
-		s.probePID = ctx.Spawn(probeProps(pr))
+		ctx.Send(s.factsPID, &attachProber{prober: pr})
 	}
 	// The startup wait is a send with nothing to write: marker, silence
 	// after some output, or the deadline.
 	s.spawnSend(ctx, &sendActor{startup: true}, nil, true)
-	if s.spawnCtx.Err() != nil {
+	if s.spawnErr != nil {
 		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
 	}
 }
@@ -288,22 +294,18 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 		a.started = s.clock.Now()
 	}
 	a.log = s.log
-	a.probe = s.probePID
-	a.free, a.idle = &atomic.Bool{}, &atomic.Bool{}
-	s.sendTicket, s.sendStartup, s.sendFree, s.lastIdle = a.ticket, startup, a.free, a.idle
+	a.facts, a.ev.status = s.factsPID, s.status
+	_, a.exact = s.bs.(backend.StdinProber)
+	s.sendTicket, s.sendStartup, s.lastIdle = a.ticket, startup, false
 	s.subscribers = nil
 	if notify != nil {
 		s.subscribers = []*actor.PID{notify}
 		a.subscribers = []*actor.PID{notify}
 	}
+	// Its Started runs here, inline (synchronized dispatcher): the send
+	// subscribes to the facts, begins its epoch and writes before the
+	// reservation is answered.
 	s.sendPID = ctx.Spawn(props(a))
-	// Facts the backend reported before this send existed (startup only)
-	// go first, then the backend may address the send directly.
-	for _, f := range s.early {
-		ctx.Send(s.sendPID, f)
-	}
-	s.early = nil
-	s.events.target.Store(s.sendPID)
 	return a.ticket
 }
 
@@ -314,8 +316,7 @@ func (s *sessionActor) releaseSlot(ctx actor.Context) {
 	if s.sendPID != nil {
 		ctx.Poison(s.sendPID)
 	}
-	s.sendPID, s.sendFree, s.subscribers, s.sendSettled = nil, nil, nil, false
-	s.events.target.Store(nil)
+	s.sendPID, s.subscribers, s.sendSettled = nil, nil, false
 }
 
 func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *actor.PID) {
@@ -325,10 +326,6 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 		err = messages.ErrSessionClosing
 	case s.status.Exited:
 		err = messages.ErrSessionExited
-	case s.sendPID != nil && s.sendFree.Load():
-		// The previous send settled with nothing in flight; its report
-		// to this actor may still be queued.
-		s.releaseSlot(ctx)
 	case s.sendPID != nil && s.sendSettled && !s.sendStartup:
 		// Settled, draining its write or interrupt: answer once drained.
 		s.queuedStarts = append(s.queuedStarts, queuedStart{msg: m, sender: sender})
@@ -346,11 +343,10 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	}
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
-	a := &sendActor{req: m.Request, bs: s.bs, started: s.clock.Now()}
+	a := &sendActor{req: m.Request, started: s.clock.Now()}
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle; the input says whether it is one line.
-	a.markerNeedsProof = s.lastIdle == nil || !s.lastIdle.Load() || multiLine(m.Request)
-	a.begin()
+	a.markerNeedsProof = !s.lastIdle || multiLine(m.Request)
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &StartSendReply{Ticket: ticket})
 }
@@ -392,6 +388,9 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	settled := &SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
 	s.last = settled
 	current := s.sendPID != nil && m.ticket == s.sendTicket
+	if current {
+		s.lastIdle = m.idle
+	}
 	for _, p := range m.notify {
 		s.sys.Root.Send(p, settled)
 	}
@@ -414,8 +413,8 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 	var err error
 	switch {
-	case s.spawnCtx.Err() != nil:
-		err = context.Cause(s.spawnCtx)
+	case s.spawnErr != nil:
+		err = s.spawnErr
 	case m.err != nil:
 		err = m.err
 	case m.result.WaitReason == messages.WaitSessionExit:
@@ -429,9 +428,8 @@ func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 		return
 	}
 	s.phase = phaseReady
-	if s.stopUnwatch != nil {
-		s.stopUnwatch()
-	}
+	// Started: the backend no longer needs its start context.
+	s.spawnCancel(nil)
 	ctx.Send(s.ownerPID, &sessionStarted{id: s.id, result: messages.SpawnResult{
 		Snapshot: s.snapshot(),
 		Motd:     m.result.Viewport,
@@ -569,7 +567,8 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 	}
 	s.phase = phaseClosed
 	if s.sendPID != nil && (s.last == nil || s.last.Ticket != s.sendTicket) && !s.sendStartup {
-		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitSessionExit})
+		status := s.status
+		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitSessionExit, status: &status})
 	}
 	if s.startupErr != nil {
 		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: s.startupErr})
@@ -601,4 +600,16 @@ func (s *sessionActor) replyClose(w closeWaiter, closed bool, report messages.Cl
 		return
 	}
 	s.sys.Root.Send(w.pid, &KillReply{Closed: closed, Report: report, Err: err})
+}
+
+// endSend stops the failed send's collection. The backend may be what
+// failed (a panic in the very call the send made at its settlement): a
+// second panic here must not take the session down with its send.
+func (s *sessionActor) endSend() {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Str("session", string(s.id)).Interface("panic", r).Msg("backend EndSend failed")
+		}
+	}()
+	s.bs.EndSend()
 }

@@ -23,9 +23,10 @@ type Backend interface {
 // Events receives a session's facts. Implementations must not block: the
 // backend calls them from its output pump.
 type Events interface {
-	// Output says output for the current send was collected (see TakeOutput).
-	// It is called after each chunk while a send collects, never otherwise.
-	Output()
+	// Output says output for the send of epoch was collected (see
+	// TakeOutput). It is called after each chunk while a send collects,
+	// never otherwise.
+	Output(epoch uint64)
 	// Prompt says a verified prompt marker (right nonce, followed exactly by
 	// the controlled prompt) completed after the write of epoch Epoch.
 	Prompt(PromptFact)
@@ -121,9 +122,10 @@ type Session interface {
 	// A new session collects for epoch 0 (the startup wait) from its first
 	// byte, so the runtime does not call BeginSend for the startup wait.
 	BeginSend() (epoch uint64)
-	// EndSend stops collecting output for the current send; later output
-	// reaches only scrollback.
-	EndSend()
+	// EndSend stops collecting output for the current send and returns
+	// what was collected since the last TakeOutput; later output reaches
+	// only scrollback.
+	EndSend() messages.SendRead
 	// RearmPrompt drops the current prompt evidence and starts a new epoch
 	// for prompt facts, keeping the output collected so far. The runtime
 	// calls it right before interrupting a send, so only a prompt that

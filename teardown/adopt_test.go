@@ -73,7 +73,7 @@ func TestCaptureAdoptsOnlyTaggedOrphans(t *testing.T) {
 		{"root reaped", true, a, []int{f(51), f(11), f(50)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			stats, err := capture(p, root, c.reaped, c.adopt)
+			stats, err := capture(procTable{p}, root, c.reaped, c.adopt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestCaptureAdoptsOnlyTaggedOrphans(t *testing.T) {
 		p, root := adoptFixture()
 		p.set(proc(root.PID, 1, root.PID, 999))
 		p.remove(f(11))
-		stats, err := capture(p, root, true, a)
+		stats, err := capture(procTable{p}, root, true, a)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,9 @@
 package teardown
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
 )
@@ -19,7 +17,7 @@ import (
 // identity; if it does not, it returns an error wrapping ErrRootChanged and no
 // members, because a recycled pid's children and session are not ours.
 func Capture(r linux.ProcReader, root linux.Identity) ([]linux.Identity, error) {
-	stats, err := capture(r, root, false, adoption{})
+	stats, err := capture(procTable{r}, root, false, adoption{})
 	if err != nil {
 		return nil, err
 	}
@@ -40,13 +38,13 @@ type adoption struct {
 // capture is Capture keeping the whole stat of each member, so Tree knows
 // which members are stopped without reading them again. With reaped, root
 // was already reaped by its parent (Options.RootReaped).
-func capture(r linux.ProcReader, root linux.Identity, reaped bool, adopt adoption) ([]linux.Stat, error) {
+func capture(tb table, root linux.Identity, reaped bool, adopt adoption) ([]linux.Stat, error) {
 	if root.PID <= 1 {
 		// pid 1 is init: its "descendants" and session are the whole
 		// system.
 		return nil, fmt.Errorf("teardown: root pid %d: %w", root.PID, ErrInvalidPID)
 	}
-	stats, err := linux.ListStats(r)
+	stats, err := tb.list()
 	if err != nil {
 		return nil, fmt.Errorf("teardown: scan processes: %w", err)
 	}
@@ -54,7 +52,7 @@ func capture(r linux.ProcReader, root linux.Identity, reaped bool, adopt adoptio
 	// identity after every entry was read, every entry that names it as
 	// parent named our root. A pid cannot be reused while any process
 	// still has it as session id, so session members are ours too.
-	err = verifyRoot(r, root)
+	err = verifyRoot(tb, root)
 	w := newWalker(stats)
 	switch {
 	case !reaped && err != nil:
@@ -68,12 +66,12 @@ func capture(r linux.ProcReader, root linux.Identity, reaped bool, adopt adoptio
 	default:
 		w.session(stats, root.PID)
 	}
-	w.adopt(r, stats, root, adopt)
+	w.adopt(tb, stats, root, adopt)
 	return w.ordered(), nil
 }
 
-func verifyRoot(r linux.ProcReader, root linux.Identity) error {
-	s, err := linux.ReadStat(r, root.PID)
+func verifyRoot(tb table, root linux.Identity) error {
+	s, err := tb.stat(root.PID)
 	if errors.Is(err, linux.ErrNotFound) {
 		return fmt.Errorf("%w: pid %d has exited: %w", ErrRootChanged, root.PID, err)
 	}
@@ -154,34 +152,18 @@ func (w *walker) session(stats []linux.Stat, sid int) {
 // before root: daemons that left root's session (setsid) and re-parented to
 // the host as a child subreaper. A child whose environment cannot be read
 // is not taken: only positive proof makes a child of the host a member.
-func (w *walker) adopt(r linux.ProcReader, stats []linux.Stat, root linux.Identity, a adoption) {
+func (w *walker) adopt(tb table, stats []linux.Stat, root linux.Identity, a adoption) {
 	if a.tag == "" || a.host <= 1 {
 		return
 	}
 	for _, s := range stats {
 		if s.PPID != a.host || s.PID == root.PID || w.seen[s.PID] || !s.Alive() ||
-			s.StartTime < root.StartTime || !hasEnv(r, s.PID, a.tag) {
+			s.StartTime < root.StartTime || !tb.hasEnv(s.PID, a.tag) {
 			continue
 		}
 		w.add(s, 1)
 		w.walk(s.PID, 1)
 	}
-}
-
-// hasEnv reports whether pid's environment holds the entry kv exactly. The
-// environment is the one the process was started with (or what it wrote
-// over that block); a zombie's reads as empty.
-func hasEnv(r linux.ProcReader, pid int, kv string) bool {
-	b, err := r.ReadFile(strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for e := range bytes.SplitSeq(b, []byte{0}) {
-		if string(e) == kv {
-			return true
-		}
-	}
-	return false
 }
 
 // ordered returns the walk deepest first, keeping discovery order within a

@@ -28,7 +28,15 @@
 //
 // # Platform support
 //
-// Tree and ProcSignaler need Linux procfs and signals; elsewhere they return
-// ErrUnsupported. Capture and Descendants are pure functions over a
-// linux.ProcReader and work on any platform.
+// Tree, ProcSignaler and Identify read the host's process table: /proc on
+// Linux; on macOS, sysctl kern.proc through probes/darwin, with session ids
+// from getsid(2). A start identity (linux.Identity) holds the process's start
+// in the host's unit: clock ticks after boot on Linux, microseconds since the
+// Unix epoch on macOS, precise enough to tell a recycled pid (ps's lstart has
+// whole seconds). Linux signals through pidfds; macOS, which has none,
+// re-checks the identity right before kill(2), leaving a window of two
+// system calls in which a reaped and reused pid would be hit. Adoption
+// (BecomeSubreaper, Options.AdoptTag) and reaping are Linux-only. Other
+// platforms get ErrUnsupported. Capture and Descendants are pure functions
+// over a linux.ProcReader and work on any platform.
 package teardown

@@ -21,8 +21,9 @@ var (
 	// ErrSurvivors is matched by errors.Is for every *SurvivorsError.
 	ErrSurvivors = errors.New("teardown: processes survived SIGKILL")
 
-	// ErrUnsupported is returned on platforms without Linux procfs and
-	// pidfd-style signalling.
+	// ErrUnsupported is returned on platforms other than Linux and macOS,
+	// whose process tables teardown cannot read, and by the Linux-only
+	// subreaper functions on macOS.
 	ErrUnsupported = errors.New("teardown: unsupported on this platform")
 
 	// ErrInvalidPID reports a pid that must never be signalled: zero or

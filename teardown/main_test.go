@@ -97,7 +97,7 @@ func (c checkProcesses) Run() int {
 	defer tracked.Unlock()
 	var leaked []string
 	for id, what := range tracked.ids {
-		s, err := linux.ReadStat(linux.FS{}, id.PID)
+		s, err := hostTable().stat(id.PID)
 		if errors.Is(err, linux.ErrNotFound) || errors.Is(err, linux.ErrUnsupported) {
 			continue
 		}

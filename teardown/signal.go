@@ -21,24 +21,20 @@ type Signaler interface {
 // pid, confirms through Proc that the pid still has the expected start time,
 // and signals through the pidfd, so the process checked is the process
 // signalled even if the pid is recycled in between. Kernels without pidfds
-// fall back to check-then-kill(2), which leaves a narrow reuse window.
+// fall back to check-then-kill(2), which leaves a narrow reuse window. macOS
+// has no pidfds: there it always checks (through sysctl kern.proc), then
+// kills, with the same narrow window.
 type ProcSignaler struct {
-	// Proc is where start identities are checked; nil means linux.FS{}.
+	// Proc is the procfs start identities are checked in (tests pass
+	// fixture trees). Nil means the host's table, as for Options.Proc.
 	Proc linux.ProcReader
 }
 
 var _ Signaler = ProcSignaler{}
 
-func (p ProcSignaler) proc() linux.ProcReader {
-	if p.Proc == nil {
-		return linux.FS{}
-	}
-	return p.Proc
-}
-
 // check confirms that id.PID still names the process id describes.
 func (p ProcSignaler) check(id linux.Identity) error {
-	s, err := linux.ReadStat(p.proc(), id.PID)
+	s, err := tableFor(p.Proc).stat(id.PID)
 	if errors.Is(err, linux.ErrNotFound) {
 		return fmt.Errorf("%w: pid %d", ErrGone, id.PID)
 	}

@@ -49,22 +49,3 @@ func (p ProcSignaler) Signal(id linux.Identity, sig syscall.Signal) error {
 	}
 	return nil
 }
-
-// kill is the fallback for kernels before 5.3: check, then kill(2). A pid
-// recycled between the two steps would be hit; pidfds exist to close that
-// window, so this path is taken only when they are missing.
-func (p ProcSignaler) kill(id linux.Identity, sig syscall.Signal) error {
-	if err := validPID(id.PID); err != nil {
-		return err
-	}
-	if err := p.check(id); err != nil {
-		return err
-	}
-	if err := unix.Kill(id.PID, sig); err != nil {
-		if errors.Is(err, unix.ESRCH) {
-			return fmt.Errorf("%w: pid %d", ErrGone, id.PID)
-		}
-		return fmt.Errorf("teardown: kill %d %v: %w", id.PID, sig, err)
-	}
-	return nil
-}

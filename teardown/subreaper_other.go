@@ -8,7 +8,8 @@ import linux "github.com/ptyactor/ptyactor/probes/linux"
 // feature.
 func BecomeSubreaper() error { return ErrUnsupported }
 
-// reapChild reaps nothing: Tree never runs here with the real procfs.
+// reapChild reaps nothing: Tree reaps only through the real /proc, which
+// this platform lacks.
 func reapChild(pid int) (bool, error) { return false, ErrUnsupported }
 
 // ReapMembers returns ErrUnsupported: nothing is adopted here.

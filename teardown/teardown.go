@@ -39,7 +39,9 @@ type Options struct {
 	// Zero or negative means DefaultPoll; values above MaxPoll are lowered
 	// to MaxPoll.
 	Poll time.Duration
-	// Proc is where the process table is read; nil means linux.FS{}.
+	// Proc is the procfs the process table is read from (tests pass
+	// fixture trees). Nil means the host's table: /proc (linux.FS{}) on
+	// Linux, sysctl kern.proc on macOS.
 	Proc linux.ProcReader
 	// Signaler delivers signals; nil means ProcSignaler{Proc: Proc}.
 	// Inject one to test faults.
@@ -98,8 +100,8 @@ type Report struct {
 // adopted as a child subreaper) are reaped before Tree returns, each with
 // wait4 on its own pid once its start identity is confirmed: never
 // wait4(-1), which would steal exit statuses from os/exec. Reaping needs the
-// real procfs (Options.Proc nil or linux.FS{}); with any other ProcReader
-// nothing is reaped.
+// real procfs (Options.Proc nil or linux.FS{} on Linux); with any other
+// ProcReader, and on macOS, nothing is reaped (nothing is adopted there).
 //
 // Cancelling ctx ends the current wait early: Tree then sends SIGKILL to
 // every member it knows that has not had one (sending a signal does not
@@ -125,7 +127,7 @@ type run struct {
 	self       int
 	grace      time.Duration
 	poll       time.Duration
-	proc       linux.ProcReader
+	proc       table
 	sig        Signaler
 	clock      func() time.Time
 	log        zerolog.Logger
@@ -145,7 +147,7 @@ func newRun(root linux.Identity, o Options) *run {
 		self:       os.Getpid(),
 		grace:      o.Grace,
 		poll:       o.Poll,
-		proc:       o.Proc,
+		proc:       tableFor(o.Proc),
 		sig:        o.Signaler,
 		clock:      o.Clock,
 		log:        o.Log,
@@ -159,17 +161,12 @@ func newRun(root linux.Identity, o Options) *run {
 		t.poll = DefaultPoll
 	}
 	t.poll = min(t.poll, MaxPoll)
-	if t.proc == nil {
-		t.proc = linux.FS{}
-	}
-	if fs, ok := t.proc.(linux.FS); ok && fs.Root == "" {
-		t.reapable = true
-	}
+	t.reapable = hostProcfs(t.proc)
 	if o.AdoptTag != "" {
 		t.adopt = adoption{host: t.self, tag: o.AdoptTag}
 	}
 	if t.sig == nil {
-		t.sig = ProcSignaler{Proc: t.proc}
+		t.sig = ProcSignaler{Proc: o.Proc}
 	}
 	if t.clock == nil {
 		t.clock = time.Now
@@ -251,7 +248,7 @@ func (t *run) signal(id linux.Identity, sig syscall.Signal) {
 		t.log.Warn().Int("pid", id.PID).Msg("teardown: refusing to signal root, self or invalid pid")
 		return
 	}
-	s, err := linux.ReadStat(t.proc, id.PID)
+	s, err := t.proc.stat(id.PID)
 	switch {
 	case errors.Is(err, linux.ErrNotFound):
 		return
@@ -320,7 +317,7 @@ func (t *run) wait(ctx context.Context, ids []linux.Identity) ([]linux.Identity,
 func (t *run) running(ids []linux.Identity) []linux.Identity {
 	var alive []linux.Identity
 	for _, id := range ids {
-		s, err := linux.ReadStat(t.proc, id.PID)
+		s, err := t.proc.stat(id.PID)
 		switch {
 		case errors.Is(err, linux.ErrNotFound):
 		case err != nil:
@@ -388,7 +385,7 @@ func (t *run) reap() []int {
 	}
 	var reaped []int
 	for _, id := range t.seen {
-		s, err := linux.ReadStat(t.proc, id.PID)
+		s, err := t.proc.stat(id.PID)
 		if err != nil || s.StartTime != id.StartTime || s.PPID != t.self || s.State != 'Z' {
 			continue
 		}

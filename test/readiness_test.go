@@ -1,3 +1,5 @@
+//go:build linux
+
 package test
 
 // Issue 3, "Exact readiness": with the silence tier pushed out to 10 s, a

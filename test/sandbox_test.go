@@ -1,3 +1,5 @@
+//go:build linux
+
 package test
 
 // Issue 5, "Sandbox modes": read-only, workspace-write and

@@ -220,7 +220,7 @@ func (s *echoSession) emit(text string) {
 	s.out.WriteString(text)
 	e := s.epoch
 	s.mu.Unlock()
-	s.ev.Output()
+	s.ev.Output(e)
 	s.ev.Prompt(backend.PromptFact{Epoch: e, ShellForeground: true})
 }
 
@@ -232,7 +232,7 @@ func (s *echoSession) BeginSend() uint64 {
 	s.out.Reset()
 	return s.epoch
 }
-func (s *echoSession) EndSend() {}
+func (s *echoSession) EndSend() messages.SendRead { return s.TakeOutput() }
 func (s *echoSession) RearmPrompt() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

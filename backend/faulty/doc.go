@@ -35,7 +35,7 @@
 //	b.Script(faulty.OpWrite, faulty.Hang())         // the first write blocks until cancelled
 //
 // The operations are the backend calls the runtime makes (OpSpawn, OpWrite,
-// OpTryWrite, OpSignal, OpProbe, OpClose, OpTakeOutput). Which faults make sense for which
+// OpTryWrite, OpSignal, OpProbe, OpClose, OpTakeOutput, OpRead). Which faults make sense for which
 // operation is documented on each constructor; scripting a fault an
 // operation cannot express panics, naming both, so a mistaken script fails
 // loudly instead of testing nothing.

@@ -12,7 +12,7 @@ type Op string
 
 const (
 	OpSpawn    Op = "spawn"    // Backend.Spawn
-	OpTryWrite Op = "trywrite" // the inline write at reservation (backend.TryWriter)
+	OpTryWrite Op = "trywrite" // the send actor's inline write (backend.TryWriter): a panic fails the send
 	OpWrite    Op = "write"    // backend.Session.Write, for input TryWrite left
 	OpSignal   Op = "signal"   // backend.Session.Signal, including the runtime's SIGINT on cancel
 	OpProbe    Op = "probe"    // backend.StdinProber.ProbeStdin, the exact tier
@@ -20,6 +20,9 @@ const (
 	// OpTakeOutput is backend.Session.TakeOutput, which the runtime calls
 	// on the send actor's goroutine: a panic there is a send actor failure.
 	OpTakeOutput Op = "takeoutput"
+	// OpRead is backend.Session.Read, which the runtime calls on the
+	// session actor's goroutine: a panic there is a session actor failure.
+	OpRead Op = "read"
 )
 
 // ErrClosed is returned by a call that was blocked by Hang when its session
@@ -55,6 +58,7 @@ var allowed = map[Op][]kind{
 	OpProbe:      {kindFail, kindHang, kindPanic, kindObserve, kindUnknown},
 	OpClose:      {kindFail, kindHang},
 	OpTakeOutput: {kindPanic},
+	OpRead:       {kindFail, kindPanic},
 }
 
 // Fault is what one scripted call does instead of its normal behaviour.

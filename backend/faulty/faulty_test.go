@@ -476,9 +476,9 @@ func repeat(f faulty.Fault, n int) []faulty.Fault {
 	return out
 }
 
-// A backend call that panics on the session actor's goroutine stops that
-// session; the caller still hears an answer, the tree is torn down, and
-// the owner and service stay usable.
+// The inline write is the send actor's own action: a panic there fails
+// that send with a transport error, and the session stays open and
+// usable, with nothing torn down.
 func TestTryWritePanics(t *testing.T) {
 	b := faulty.New("shell")
 	r := newRig(t, b)
@@ -486,7 +486,25 @@ func TestTryWritePanics(t *testing.T) {
 	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
 	_, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
-		t.Fatalf("send on a session whose backend panicked: %v, want ErrTransport", err)
+		t.Fatalf("send whose inline write panicked: %v, want ErrTransport", err)
+	}
+	r.usable(id)
+	if calls, _ := s.Closes(); calls != 0 {
+		t.Fatalf("closes %d: a failed send must not tear its session down", calls)
+	}
+}
+
+// A backend call that panics on the session actor's goroutine stops that
+// session; the caller still hears an answer, the tree is torn down, and
+// the owner and service stay usable.
+func TestReadPanics(t *testing.T) {
+	b := faulty.New("shell")
+	r := newRig(t, b)
+	id, s := r.spawn()
+	s.Script(faulty.OpRead, faulty.Panic("backend bug"))
+	_, err := r.svc.Read(testkit.Ctx(t), r.owner, id, messages.ReadRequest{})
+	if !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("read on a session whose backend panicked: %v, want ErrTransport", err)
 	}
 	// The teardown runs off the mailbox; the owner counts it as activity
 	// until it finished.
@@ -717,10 +735,10 @@ func TestOrphanTeardownFailureIsRetained(t *testing.T) {
 	b := faulty.New("shell")
 	r := newRig(t, b)
 	id, s := r.spawn()
-	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
+	s.Script(faulty.OpRead, faulty.Panic("backend bug"))
 	s.Script(faulty.OpClose, faulty.Fail(errInjected))
-	if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true}); !errors.Is(err, messages.ErrTransport) {
-		t.Fatalf("send: %v", err)
+	if _, err := r.svc.Read(testkit.Ctx(t), r.owner, id, messages.ReadRequest{}); !errors.Is(err, messages.ErrTransport) {
+		t.Fatalf("read: %v", err)
 	}
 	testkit.WaitFor(t, 10*time.Second, "the failed teardown retained as the owner's failure", func() bool { return r.activity().Failures == 1 })
 	if active, err := r.svc.HasOwnerActivity(testkit.Ctx(t), r.owner); err != nil || !active {

@@ -107,13 +107,13 @@ func (s *Session) emit(text string, bytewise bool) {
 		n := min(step, len(text))
 		s.mu.Lock()
 		s.scroll.WriteString(text[:n])
-		collecting := s.collecting
+		collecting, epoch := s.collecting, s.epoch
 		if collecting {
 			s.out.WriteString(text[:n])
 		}
 		s.mu.Unlock()
 		if collecting {
-			s.ev.Output()
+			s.ev.Output(epoch)
 		}
 		text = text[n:]
 	}
@@ -211,11 +211,13 @@ func (s *Session) BeginSend() uint64 {
 }
 
 // EndSend implements backend.Session.
-func (s *Session) EndSend() {
+func (s *Session) EndSend() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.collecting = false
+	d := s.out.String()
 	s.out.Reset()
+	return messages.SendRead{Delta: d}
 }
 
 // RearmPrompt implements backend.Session.
@@ -363,8 +365,16 @@ func (s *Session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 }
 
 // Read implements backend.Session: the whole scrollback as one
-// page (paging is not what this backend tests).
+// page (paging is not what this backend tests). Scripted faults: Fail,
+// Panic.
 func (s *Session) Read(messages.ReadRequest) (messages.ReadResult, error) {
+	if f, ok := s.b.enter(s, OpRead); ok {
+		f.check(OpRead)
+		if f.kind == kindPanic {
+			panic(f.value)
+		}
+		return messages.ReadResult{}, f.err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	text := s.scroll.String()

@@ -150,19 +150,20 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	if err := control(master, func(fd int) error { return unix.SetNonblock(fd, true) }); err != nil {
 		return nil, fmt.Errorf("set non-blocking: %w", err)
 	}
-	st, err := linux.ReadStat(linux.FS{}, cmd.Process.Pid)
+	// Through teardown's process table: /proc on Linux, sysctl on macOS.
+	id, err := teardown.Identify(cmd.Process.Pid)
 	if err != nil {
 		return nil, fmt.Errorf("read shell identity: %w", err)
 	}
-	root = st.Identity()
-	shell, err := findShell(ctx, confined, st, master)
+	root = id
+	shell, err := findShell(ctx, confined, root, master)
 	if err != nil {
 		return nil, err
 	}
 	s := &session{
 		cmd:      cmd,
 		master:   master,
-		identity: st.Identity(),
+		identity: root,
 		shell:    shell,
 		wrapped:  confined.Wrapped(),
 		cfg:      cfg,
@@ -228,9 +229,9 @@ func (s *session) PID() int { return s.shell.PID }
 // findShell returns the shell's identity: root's own when confined does not
 // wrap, else the pid the wrapper reports, which must belong to root's
 // POSIX session (the PTY's), or it is not the terminal's shell.
-func findShell(ctx context.Context, confined *sandbox.Command, root linux.Stat, master *os.File) (linux.Identity, error) {
+func findShell(ctx context.Context, confined *sandbox.Command, root linux.Identity, master *os.File) (linux.Identity, error) {
 	if !confined.Wrapped() {
-		return root.Identity(), nil
+		return root, nil
 	}
 	pid, err := confined.Shell(ctx, root.PID)
 	if err != nil {
@@ -448,7 +449,7 @@ func (s *session) reportExit() {
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.parser.Feed(p, s)
-	collecting := s.collecting
+	collecting, epoch := s.collecting, s.epoch
 	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
 		s.prompt.reported = true
@@ -460,7 +461,7 @@ func (s *session) consume(p []byte) {
 	// probe, on this goroutine).
 	s.readState.Add(1)
 	if collecting {
-		s.events.Output()
+		s.events.Output(epoch)
 	}
 	if fact != nil {
 		fact.ShellForeground = s.shellForeground()
@@ -503,11 +504,12 @@ func (s *session) RearmPrompt() uint64 {
 	return s.epoch
 }
 
-func (s *session) EndSend() {
+func (s *session) EndSend() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.collecting = false
-	s.tail.Reset()
+	text, dropped := s.tail.Take()
+	return messages.SendRead{Delta: text, Truncated: dropped}
 }
 
 func (s *session) TakeOutput() messages.SendRead {

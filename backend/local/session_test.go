@@ -23,7 +23,7 @@ type recorder struct {
 	exits   []messages.SessionStatus
 }
 
-func (r *recorder) Output() { r.mu.Lock(); r.outputs++; r.mu.Unlock() }
+func (r *recorder) Output(uint64) { r.mu.Lock(); r.outputs++; r.mu.Unlock() }
 func (r *recorder) Prompt(f backend.PromptFact) {
 	r.mu.Lock()
 	r.prompts = append(r.prompts, f)

@@ -14,8 +14,9 @@ import (
 // ErrMalformed reports ps output that does not have the requested layout.
 var ErrMalformed = errors.New("darwin: malformed ps output")
 
-// ErrUnsupported is returned by ExecRunner outside macOS.
-var ErrUnsupported = errors.New("darwin: ps runner is unsupported on this platform")
+// ErrUnsupported is returned by ExecRunner, ReadKinfo and ListKinfo outside
+// macOS.
+var ErrUnsupported = errors.New("darwin: unsupported on this platform")
 
 // Proc is one row of the process table.
 type Proc struct {

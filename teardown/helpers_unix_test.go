@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin
 
 package teardown
 
@@ -102,7 +102,7 @@ func (s *started) readPids(t *testing.T, names ...string) map[string]int {
 
 func identity(t *testing.T, pid int) linux.Identity {
 	t.Helper()
-	s, err := linux.ReadStat(linux.FS{}, pid)
+	s, err := hostTable().stat(pid)
 	if err != nil {
 		t.Fatalf("stat %d: %v", pid, err)
 	}
@@ -111,7 +111,7 @@ func identity(t *testing.T, pid int) linux.Identity {
 
 // quiet reports whether id is gone, reused or a zombie.
 func quiet(id linux.Identity) bool {
-	s, err := linux.ReadStat(linux.FS{}, id.PID)
+	s, err := hostTable().stat(id.PID)
 	if errors.Is(err, linux.ErrNotFound) {
 		return true
 	}
@@ -142,7 +142,7 @@ func testContext(t *testing.T) context.Context {
 
 func stat(t *testing.T, pid int) linux.Stat {
 	t.Helper()
-	s, err := linux.ReadStat(linux.FS{}, pid)
+	s, err := hostTable().stat(pid)
 	if err != nil {
 		t.Fatalf("stat %d: %v", pid, err)
 	}
