@@ -80,14 +80,21 @@ type sendActor struct {
 	clock   Clock
 	log     zerolog.Logger
 	started time.Time
+	// prevIdle: the previous send settled on proof that the terminal
+	// waited with all input consumed.
+	prevIdle bool
 	// markerNeedsProof: a prompt marker alone does not show this send's
-	// input ran to its end, because the input holds more than one line
-	// (each line's command prints its own marker) or the terminal was not
-	// proven idle when it was written (a command left running by an
+	// input ran to its end, because more than one line was written at
+	// once (each line's command prints its own marker) or the terminal was
+	// not proven idle when it was written (a command left running by an
 	// earlier send prints its marker before the shell reads this input).
 	// The marker then settles only with the exact tier's proof that the
 	// shell waits with the input consumed and the output drained.
 	markerNeedsProof bool
+	// lines are the input's lines still to be typed, each with its Enter:
+	// the next is written once the program reading the terminal consumed
+	// the previous one and waits again.
+	lines [][]byte
 
 	self, parent *actor.PID
 	sys          *actor.ActorSystem
@@ -263,10 +270,24 @@ func (a *sendActor) start() {
 		a.requestProbe()
 		return
 	}
+	if lines := typedLines(a.req, a.bs.Enter()); !a.req.Raw && a.exact && len(lines) > 1 {
+		// Typed line by line: only the exact tier can tell when the
+		// reader took a line, so a backend without one gets it all at
+		// once, as does a Raw request.
+		data, a.lines = lines[0], lines[1:]
+		a.markerNeedsProof = !a.prevIdle
+	} else {
+		a.markerNeedsProof = !a.prevIdle || multiLine(a.req)
+	}
+	a.writeChunk(data)
+}
+
+// writeChunk writes data: inline what the terminal accepts now (most input
+// fits its queue), the rest from a goroutine. The write reports with
+// writeDone, inline or from the goroutine.
+func (a *sendActor) writeChunk(data []byte) {
 	a.write = stageInFlight
-	// Most input fits the terminal's queue and is written inline; only a
-	// remainder goes to a blocking writer.
-	if tw, ok := a.bs.(backend.TryWriter); ok && a.gate.CompareAndSwap(gateOpen, gateRunning) {
+	if tw, ok := a.bs.(backend.TryWriter); ok && (a.gate.Load() == gateRunning || a.gate.CompareAndSwap(gateOpen, gateRunning)) {
 		n, err := tw.TryWrite(data)
 		if err != nil || n == len(data) {
 			a.onWriteDone(&writeDone{err: err})
@@ -312,8 +333,73 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 		if a.cancelled && !a.settled() {
 			a.interrupt()
 		}
+		if a.look.off {
+			// No exact tier after all: the rest goes at once.
+			a.advance()
+		}
 		a.probeOnEvent()
 	}
+}
+
+// typing reports whether lines are still to be typed. A cancel ends the
+// typing: the lines left are reported unwritten and never written.
+func (a *sendActor) typing() bool { return len(a.lines) > 0 && !a.cancelled }
+
+// typedLines splits a request's input into the lines a person types: at
+// each \n (a \r\n counts as one), every line ending in the terminal's
+// Enter; text after the last newline is the last line, with an Enter when
+// the request submits.
+func typedLines(req messages.SendRequest, enter []byte) [][]byte {
+	var out [][]byte
+	text := req.Text
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		out = append(out, append([]byte(strings.TrimSuffix(text[:i], "\r")), enter...))
+		text = text[i+1:]
+	}
+	if text != "" || req.Submit {
+		last := []byte(text)
+		if req.Submit {
+			last = append(last, enter...)
+		}
+		out = append(out, last)
+	}
+	return out
+}
+
+// advance types the next line once the reader took the previous one (the
+// caller has the evidence); it reports whether lines were still pending,
+// in which case the send must not settle. Without an exact tier (a look
+// found none) the rest is written at once.
+func (a *sendActor) advance() bool {
+	if !a.typing() {
+		return false
+	}
+	if a.write != stageDone || a.phase != phaseCollecting {
+		return true
+	}
+	data := a.lines[0]
+	a.lines = a.lines[1:]
+	if a.look.off {
+		for _, l := range a.lines {
+			data = append(data, l...)
+		}
+		a.lines, a.markerNeedsProof = nil, true
+	} else if len(a.lines) == 0 {
+		// The last line goes to a reader proven waiting for it: its
+		// prompt settles the send as a single line to an idle shell's.
+		a.markerNeedsProof = false
+	}
+	// Only evidence from after this line counts for what follows.
+	a.epoch = a.bs.RearmPrompt()
+	a.ev.markerSeen, a.ev.reader = false, ""
+	a.ev.lastActivity = a.clock.Now()
+	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless = nil, 0, 0, 0
+	a.writeChunk(data)
+	return true
 }
 
 // cancel requests cancellation. Input that was not yet written never is;
@@ -404,6 +490,10 @@ func (a *sendActor) onPrompt(f backend.PromptFact) {
 	if a.phase != phaseCollecting || f.Epoch != a.epoch {
 		return
 	}
+	if f.ShellForeground && a.advance() {
+		// The shell is back at its prompt: the next line is typed.
+		return
+	}
 	if f.ShellForeground && !a.needsProof() {
 		code := f.ExitCode
 		a.settle(messages.WaitStdinRead, &code, nil)
@@ -452,6 +542,9 @@ func (a *sendActor) onTimer(k timerKind) {
 // handed back, and watches for a job that started after a SIGINT reached
 // the shell.
 func (a *sendActor) onPoll() {
+	if _, ok := a.bs.PromptReady(); ok && a.advance() {
+		return
+	}
 	if code, ok := a.bs.PromptReady(); ok && !a.needsProof() {
 		a.settle(messages.WaitStdinRead, &code, nil)
 		return
@@ -478,9 +571,10 @@ func (a *sendActor) armSilence() {
 	if a.phase != phaseCollecting || a.write == stageInFlight {
 		return
 	}
-	if a.startup && !a.ev.outputSeen {
+	if a.startup && !a.ev.outputSeen || a.typing() {
 		// Zero-output silence never publishes a session; only the
-		// deadline ends a silent startup.
+		// deadline ends a silent startup. Silence before the last line
+		// is typed does not end a send either.
 		return
 	}
 	need := messages.Ms(a.cfg.IdleSilenceMs)
@@ -550,6 +644,11 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		ExitCode:   code,
 		Reader:     a.ev.reader,
 		Elapsed:    a.clock.Now().Sub(a.started),
+		Unwritten:  len(a.lines),
+	}
+	if len(a.lines) > 0 {
+		a.result.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
+		a.lines = nil // never written later
 	}
 	a.err = err
 	if err != nil {
@@ -627,6 +726,9 @@ func (a *sendActor) onProbe(m *probeResult) {
 	}
 	if m.err == nil && !m.obs.Supported {
 		a.look.off = true
+		if a.advance() {
+			return
+		}
 		if code, ok := a.bs.PromptReady(); ok && a.markerNeedsProof {
 			// No proof to be had: the marker is the best evidence left.
 			a.settle(messages.WaitStdinRead, &code, nil)
@@ -654,6 +756,11 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 	if !exactEvidence(obs) {
 		return false
 	}
+	if obs.Shell && a.sigint != sigintInFlight && a.advance() {
+		// The shell reads again (its prompt, a continuation prompt, a
+		// read builtin): the next line is typed.
+		return true
+	}
 	if obs.Shell {
 		// The shell waits with the input consumed and the output drained:
 		// the newest marker, when the prompt completes it, is the last
@@ -673,6 +780,10 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 		}
 	}
 	if obs.EventLoop && !a.loopConfirmed(obs) {
+		return true
+	}
+	if a.advance() {
+		// A program took the line and reads again: the next is typed.
 		return true
 	}
 	a.ev.reader = obs.Reader
@@ -723,7 +834,15 @@ func (a *sendActor) probeOnEvent() {
 	if pgid, err := a.bs.Foreground(); err == nil && pgid == a.bs.PID() {
 		if !a.look.inFlight && !a.look.paced {
 			a.look.paced = true
-			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+			delay := messages.Ms(a.cfg.PollIntervalMs)
+			if a.typing() {
+				// A line is waiting for its turn: a shell that reads
+				// again without a marker (a continuation prompt) or a
+				// program that starts silently must not cost a poll
+				// interval per line.
+				delay = firstProbeDelay
+			}
+			a.arm(timerProbe, delay)
 		}
 		return
 	}

@@ -345,8 +345,8 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	// write: the program may start on its input before the actor exists.
 	a := &sendActor{req: m.Request, started: s.clock.Now()}
 	// The previous send (settled: the slot is free) says whether the
-	// terminal was proven idle; the input says whether it is one line.
-	a.markerNeedsProof = !s.lastIdle || multiLine(m.Request)
+	// terminal was proven idle.
+	a.prevIdle = s.lastIdle
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &StartSendReply{Ticket: ticket})
 }

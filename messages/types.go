@@ -125,11 +125,16 @@ type SpawnSpec struct {
 	Owner     Owner
 }
 
-// SendRequest is input for the foreground program. Text is written as given
-// (UTF-8); with Submit the platform Enter follows.
+// SendRequest is input for the foreground program. Text is typed the way a
+// person types it: line by line (split at \n, \r\n counting as one), each
+// line with the terminal's Enter, each written once the program reading
+// the terminal has consumed the previous one and waits again, so each line
+// reaches whichever program reads next. With Submit the last line gets an
+// Enter too. Raw writes Text (and the Enter) as given, all at once.
 type SendRequest struct {
 	Text   string
 	Submit bool
+	Raw    bool
 }
 
 // SendRead is output produced since the previous ReadOutput call of a send.
@@ -147,6 +152,11 @@ type SendResult struct {
 	ExitCode   *int          // the last command's exit status, when a prompt marker settled the send
 	Reader     string        // command name of the process proven to wait on the terminal, when known
 	Elapsed    time.Duration // from reservation to settlement
+	// Unwritten counts the lines of a line-by-line send that were never
+	// written: the send settled (deadline, cancel, exit) before their turn.
+	// They will never be written. FirstUnwritten is the first of them.
+	Unwritten      int
+	FirstUnwritten string
 }
 
 // ReadRequest pages retained scrollback, counted back from the newest line.

@@ -13,6 +13,7 @@ need=(
   "less less"
   "gdb gdb"
   "bc bc"
+  "ed ed"
   "bwrap bubblewrap"
 )
 missing=()
