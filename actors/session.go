@@ -469,7 +469,7 @@ func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
 		ctx.Respond(&ReadReply{Err: err})
 		return
 	}
-	res, err := s.bs.Read(messages.ReadRequest{Offset: &offset, Count: &count})
+	res, err := s.bs.Read(offset, count)
 	ctx.Respond(&ReadReply{Result: res, Err: err})
 }
 

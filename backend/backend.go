@@ -147,8 +147,10 @@ type Session interface {
 	// Signal resolves the foreground group and signals it; SIGKILL is refused
 	// when that group is the shell's.
 	Signal(sig messages.Signal) (messages.SignalResult, error)
-	// Read pages retained scrollback.
-	Read(req messages.ReadRequest) (messages.ReadResult, error)
+	// Read pages retained scrollback: count lines, offset lines back from
+	// the newest. The runtime passes them resolved and in range
+	// (messages.ReadRequest.Resolve); a backend need not check them again.
+	Read(offset, count int) (messages.ReadResult, error)
 	// Status is the shell's current status.
 	Status() messages.SessionStatus
 	// Close tears the session's process tree down and reports what it

@@ -261,7 +261,7 @@ func (s *echoSession) Signal(sig messages.Signal) (messages.SignalResult, error)
 	}
 	return messages.SignalResult{Delivered: true, TargetPgid: s.PID()}, nil
 }
-func (s *echoSession) Read(messages.ReadRequest) (messages.ReadResult, error) {
+func (s *echoSession) Read(int, int) (messages.ReadResult, error) {
 	return messages.ReadResult{Text: "$ ", TotalLines: 1, LineEnd: 1}, nil
 }
 func (s *echoSession) Status() messages.SessionStatus {

@@ -367,7 +367,7 @@ func (s *Session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 // Read implements backend.Session: the whole scrollback as one
 // page (paging is not what this backend tests). Scripted faults: Fail,
 // Panic.
-func (s *Session) Read(messages.ReadRequest) (messages.ReadResult, error) {
+func (s *Session) Read(int, int) (messages.ReadResult, error) {
 	if f, ok := s.b.enter(s, OpRead); ok {
 		f.check(OpRead)
 		if f.kind == kindPanic {

@@ -650,17 +650,7 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 	return messages.SignalResult{}, err
 }
 
-func (s *session) Read(req messages.ReadRequest) (messages.ReadResult, error) {
-	offset, count := 0, messages.DefaultReadCount
-	if req.Offset != nil {
-		offset = *req.Offset
-	}
-	if req.Count != nil {
-		count = *req.Count
-	}
-	if offset < 0 || count <= 0 {
-		return messages.ReadResult{}, messages.InvalidArgument("offset must be >= 0 and count > 0")
-	}
+func (s *session) Read(offset, count int) (messages.ReadResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.scroll.Page(offset, count), nil
