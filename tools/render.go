@@ -115,6 +115,13 @@ func sendMeta(r messages.SendResult) string {
 	b.WriteString("\n[session: ")
 	b.WriteString(r.Status.String())
 	b.WriteString("]")
+	if r.Unwritten > 0 {
+		b.WriteString("\n[not written: ")
+		b.WriteString(strconv.Itoa(r.Unwritten))
+		b.WriteString(" line(s), from ")
+		b.WriteString(strconv.Quote(clip(r.FirstUnwritten, 80)))
+		b.WriteString("]")
+	}
 	return b.String()
 }
 

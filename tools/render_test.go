@@ -34,6 +34,8 @@ func TestRenderGolden(t *testing.T) {
 			">>> \n[wait: stdin_read]\n[reader: python3]\n[session: running]"},
 		{"send empty exited", renderSend(messages.SendResult{WaitReason: messages.WaitSessionExit, Status: exited}, 1000),
 			"(no new output)\n[wait: session_exit]\n[session: exited code=3 signal=null]"},
+		{"send unwritten", renderSend(messages.SendResult{Viewport: "zzz", WaitReason: messages.WaitTimeout, Status: messages.Running, Unwritten: 2, FirstUnwritten: "echo next"}, 1000),
+			"zzz\n[wait: timeout]\n[session: running]\n[not written: 2 line(s), from \"echo next\"]"},
 		{"send truncated", renderSend(messages.SendResult{Viewport: "x", WaitReason: messages.WaitTimeout, Status: messages.Running, Truncated: true}, 1000),
 			"x\n[wait: timeout]\n[session: running]\n[output truncated]"},
 		{"open", renderOpen(messages.SpawnResult{Snapshot: messages.Snapshot{SessionID: "pty-1", Name: "dev", Type: "shell"}, Motd: "$ "}, 1000),

@@ -103,8 +103,9 @@ func (t *Toolset) definitions() []Definition {
 	sendDesc := "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit."
 	sendProps := schema{
 		"sessionId": strProp(sessionIDDesc),
-		"text":      strProp("UTF-8 text written as given (control characters included). May be empty: with submit it presses Enter only."),
+		"text":      strProp("UTF-8 text, typed as a person types: several lines go one at a time, each once the program reading the terminal took the previous one (so later lines can answer a program the first line starts). Control characters are written as given. May be empty: with submit it presses Enter only."),
 		"submit":    boolProp("Press Enter after the text.", true),
+		"raw":       boolProp("Write all of the text at once instead of line by line.", false),
 	}
 	if bg {
 		sendDesc += " Background mode returns a task id for task_output/task_kill."
@@ -114,16 +115,18 @@ func (t *Toolset) definitions() []Definition {
 	sendOut := schema{
 		"type": "object",
 		"properties": schema{
-			"kind":          schema{"type": "string", "enum": []string{"foreground", "background"}},
-			"sessionId":     schema{"type": "string"},
-			"viewport":      schema{"type": "string"},
-			"waitReason":    schema{"type": "string", "enum": waitReasons},
-			"sessionStatus": statusSchema(),
-			"truncated":     schema{"type": "boolean"},
-			"exitCode":      schema{"type": "integer"},
-			"reader":        schema{"type": "string"},
-			"elapsedMs":     schema{"type": "integer"},
-			"taskId":        schema{"type": "string"},
+			"kind":           schema{"type": "string", "enum": []string{"foreground", "background"}},
+			"sessionId":      schema{"type": "string"},
+			"viewport":       schema{"type": "string"},
+			"waitReason":     schema{"type": "string", "enum": waitReasons},
+			"sessionStatus":  statusSchema(),
+			"truncated":      schema{"type": "boolean"},
+			"exitCode":       schema{"type": "integer"},
+			"reader":         schema{"type": "string"},
+			"elapsedMs":      schema{"type": "integer"},
+			"unwritten":      schema{"type": "integer", "description": "lines of the text never written (the send ended before their turn)"},
+			"firstUnwritten": schema{"type": "string"},
+			"taskId":         schema{"type": "string"},
 		},
 		"required": []string{"kind", "sessionId"},
 	}

@@ -212,7 +212,11 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	req := messages.SendRequest{Text: text, Submit: submit}
+	raw, err := a.boolean("raw", false)
+	if err != nil {
+		return Result{}, err
+	}
+	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw}
 	if bg {
 		label := text
 		if label == "" {
@@ -241,7 +245,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		Structured: ForegroundSendValue{
 			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason),
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
-			ElapsedMs: res.Elapsed.Milliseconds(),
+			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 		},
 	}, nil
 }

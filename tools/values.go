@@ -54,6 +54,10 @@ type ForegroundSendValue struct {
 	ExitCode      *int        `json:"exitCode,omitempty"` // when the prompt marker settled the send
 	Reader        string      `json:"reader,omitempty"`   // the program proven to wait on the terminal
 	ElapsedMs     int64       `json:"elapsedMs"`
+	// Unwritten counts lines of the text never written: the send ended
+	// (deadline, cancel, exit) before their turn; they never will be.
+	Unwritten      int    `json:"unwritten,omitempty"`
+	FirstUnwritten string `json:"firstUnwritten,omitempty"`
 }
 
 // BackgroundSendValue is terminal_send's value with run_in_background.
