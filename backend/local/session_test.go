@@ -205,7 +205,6 @@ func TestWriteCancelLeavesTerminalWritable(t *testing.T) {
 	}
 }
 
-
 // foregroundSleep waits until the terminal's foreground group is a sleep
 // that has really exec'd: between fork and exec the child is still a bash
 // whose handler would swallow a SIGINT.
