@@ -129,6 +129,7 @@ type evidence struct {
 	markerSeen   bool // a verified marker, not yet proven by the exact tier
 	lastActivity time.Time
 	reader       string // the program proven to wait on the terminal
+	secret       bool   // it waits for a secret (echo off, canonical mode)
 	truncated    bool   // an incremental read lost output
 	status       messages.SessionStatus
 }
@@ -395,7 +396,7 @@ func (a *sendActor) advance() bool {
 	}
 	// Only evidence from after this line counts for what follows.
 	a.epoch = a.bs.RearmPrompt()
-	a.ev.markerSeen, a.ev.reader = false, ""
+	a.ev.markerSeen, a.ev.reader, a.ev.secret = false, "", false
 	a.ev.lastActivity = a.clock.Now()
 	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless = nil, 0, 0, 0
 	a.writeChunk(data)
@@ -645,6 +646,9 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		Reader:     a.ev.reader,
 		Elapsed:    a.clock.Now().Sub(a.started),
 		Unwritten:  len(a.lines),
+		// Only a program's (or the shell's read builtin's) proven wait is a
+		// secret prompt; a prompt marker means the shell's line editor.
+		Secret: a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
 	}
 	if len(a.lines) > 0 {
 		a.result.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
@@ -756,6 +760,7 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 	if !exactEvidence(obs) {
 		return false
 	}
+	a.ev.secret = obs.Secret
 	if obs.Shell && a.sigint != sigintInFlight && a.advance() {
 		// The shell reads again (its prompt, a continuation prompt, a
 		// read builtin): the next line is typed.

@@ -69,6 +69,7 @@ type sessionActor struct {
 	events       *sessionEvents
 	nextTicket   uint64
 	last         *SendSettled // the most recent settled send
+	secretPrompt bool         // it settled at a secret prompt, and no send started since
 
 	// Close fence: one attempt at a time; failures are not cached.
 	closeAttempt uint64
@@ -344,6 +345,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
 	a := &sendActor{req: m.Request, started: s.clock.Now()}
+	s.secretPrompt = false
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle.
 	a.prevIdle = s.lastIdle
@@ -387,6 +389,7 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	}
 	settled := &SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
 	s.last = settled
+	s.secretPrompt = m.result.Secret
 	current := s.sendPID != nil && m.ticket == s.sendTicket
 	if current {
 		s.lastIdle = m.idle
@@ -456,7 +459,7 @@ func startupExited(r messages.SendResult) error {
 }
 
 func (s *sessionActor) snapshot() messages.Snapshot {
-	snap := messages.Snapshot{SessionID: s.id, Name: s.spec.Name, Type: s.spec.Type, Status: s.status}
+	snap := messages.Snapshot{SessionID: s.id, Name: s.spec.Name, Type: s.spec.Type, Status: s.status, SecretPrompt: s.secretPrompt}
 	if s.bs != nil {
 		snap.PID = s.bs.PID()
 	}

@@ -106,6 +106,11 @@ type StdinObservation struct {
 	// proves the wait is not the one from before the write: the program's
 	// read returned the input and it blocked again.
 	InputConsumed bool
+	// Secret: with Waiting, the terminal reads in canonical mode with echo
+	// off (ICANON on, ECHO off), as getpass, read -s, sudo, ssh and
+	// openssl set it to read a password. Line editors, REPLs and
+	// full-screen programs run with ICANON off and are never secret.
+	Secret bool
 }
 
 // Session is one live terminal. Methods other than Write, Close and

@@ -157,6 +157,10 @@ type SendResult struct {
 	// They will never be written. FirstUnwritten is the first of them.
 	Unwritten      int
 	FirstUnwritten string
+	// Secret: the program waits for a secret (a password prompt: the
+	// terminal reads a line with echo off). Ask the person; never type a
+	// credential on their behalf.
+	Secret bool
 }
 
 // ReadRequest pages retained scrollback, counted back from the newest line.
@@ -214,6 +218,9 @@ type Snapshot struct {
 	Type      string
 	PID       int
 	Status    SessionStatus
+	// SecretPrompt: the newest send settled at a secret prompt (see
+	// SendResult.Secret) and no send has started since.
+	SecretPrompt bool
 }
 
 // SpawnResult is a snapshot plus the startup output.

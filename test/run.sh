@@ -14,6 +14,8 @@ need=(
   "gdb gdb"
   "bc bc"
   "ed ed"
+  "ssh-keygen openssh-client"
+  "openssl openssl"
   "bwrap bubblewrap"
 )
 missing=()

@@ -178,7 +178,7 @@ func TestToolArgsRig(t *testing.T) {
 // with: this package's, or the runtime's.
 func documented(err error) bool {
 	for _, s := range []error{
-		ErrUnknownTool, ErrNoAgent, ErrBackgroundDisabled, ErrSendAborted,
+		ErrUnknownTool, ErrNoAgent, ErrBackgroundDisabled, ErrSendAborted, ErrSecretPrompt,
 		messages.ErrInvalidArgument, messages.ErrNoSession, messages.ErrNoTask, messages.ErrNoBackend,
 		messages.ErrDuplicateName, messages.ErrSendActive, messages.ErrOwnerNotLive, messages.ErrServiceDisposing,
 		messages.ErrSessionClosing, messages.ErrSessionExited, messages.ErrNoForeground, messages.ErrRefuseKillShell,

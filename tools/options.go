@@ -42,6 +42,10 @@ type Options struct {
 	// cwd, and the base of a relative cwd; empty leaves both to the
 	// backend.
 	DefaultCwd string
+	// RefuseSecretInput refuses terminal_send text while the session's
+	// newest send settled at a secret prompt (a password read with echo
+	// off): the model must ask its user to type the secret instead.
+	RefuseSecretInput bool
 	// Log receives one line per failed call; zero means none.
 	Log zerolog.Logger
 }

@@ -115,6 +115,9 @@ func sendMeta(r messages.SendResult) string {
 	b.WriteString("\n[session: ")
 	b.WriteString(r.Status.String())
 	b.WriteString("]")
+	if r.Secret {
+		b.WriteString("\n[secret prompt: it waits for a password or passphrase with echo off; ask the user to type it, never type a credential yourself]")
+	}
 	if r.Unwritten > 0 {
 		b.WriteString("\n[not written: ")
 		b.WriteString(strconv.Itoa(r.Unwritten))

@@ -126,6 +126,7 @@ func (t *Toolset) definitions() []Definition {
 			"elapsedMs":      schema{"type": "integer"},
 			"unwritten":      schema{"type": "integer", "description": "lines of the text never written (the send ended before their turn)"},
 			"firstUnwritten": schema{"type": "string"},
+			"secret":         schema{"type": "boolean", "description": "the program waits for a password or passphrase (echo off): ask the user to type it"},
 			"taskId":         schema{"type": "string"},
 		},
 		"required": []string{"kind", "sessionId"},

@@ -37,6 +37,9 @@ var (
 	// ErrSendAborted: the caller's context ended during a foreground send;
 	// the send was interrupted and settled first.
 	ErrSendAborted = errors.New("terminal send aborted")
+	// ErrSecretPrompt: text for a session waiting at a secret prompt,
+	// with Options.RefuseSecretInput.
+	ErrSecretPrompt = errors.New("the program is waiting for a secret (a password or passphrase, typed with echo off); this server does not take it from the model: ask the user to type it into the terminal")
 )
 
 // Toolset serves the tools over one Service. It is safe for concurrent use;
@@ -84,7 +87,7 @@ func (t *Toolset) Options() Options { return t.opts }
 func (t *Toolset) Definitions() []Definition { return append([]Definition(nil), t.defs...) }
 
 // Guidance is the short usage text for a system prompt.
-const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned."
+const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned. A result marked secret is a password or passphrase prompt: ask your user to type it themselves; never type a credential."
 
 // backgroundGuidance is added when background sends are enabled.
 const backgroundGuidance = " For long-running commands, send with run_in_background and collect output with task_output; task_kill interrupts it with a real SIGINT."
@@ -216,6 +219,15 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	if t.opts.RefuseSecretInput && text != "" {
+		snap, err := t.svc.Describe(ctx, owner, id)
+		if err != nil {
+			return Result{}, err
+		}
+		if snap.SecretPrompt {
+			return Result{}, ErrSecretPrompt
+		}
+	}
 	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw}
 	if bg {
 		label := text
@@ -246,6 +258,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason),
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
+			Secret: res.Secret,
 		},
 	}, nil
 }

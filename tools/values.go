@@ -58,6 +58,8 @@ type ForegroundSendValue struct {
 	// (deadline, cancel, exit) before their turn; they never will be.
 	Unwritten      int    `json:"unwritten,omitempty"`
 	FirstUnwritten string `json:"firstUnwritten,omitempty"`
+	// Secret: the program waits for a secret (echo off): ask the user.
+	Secret bool `json:"secret,omitempty"`
 }
 
 // BackgroundSendValue is terminal_send's value with run_in_background.

@@ -67,6 +67,9 @@ func (s *session) ProbeStdin() (backend.StdinObservation, error) {
 	} else if err := s.probeGroup(pgid, &obs); err != nil {
 		return backend.StdinObservation{}, err
 	}
+	if obs.Waiting {
+		obs.Secret = s.secretMode()
+	}
 	// Drained before and after the look, with no read completing in
 	// between: the viewport then holds everything written before the wait.
 	seq2, drained2 := s.drained()
@@ -117,6 +120,19 @@ func (s *session) inputConsumed() bool {
 	}
 	readable, err := pollIn(s.slave)
 	return err == nil && !readable
+}
+
+// secretMode reports whether the terminal reads a line with echo off
+// (ICANON on, ECHO off): a password prompt. One ioctl on our handle on the
+// pts; unreadable means no.
+func (s *session) secretMode() bool {
+	s.slaveMu.RLock()
+	defer s.slaveMu.RUnlock()
+	if s.slave < 0 {
+		return false
+	}
+	t, err := unix.IoctlGetTermios(s.slave, unix.TCGETS)
+	return err == nil && t.Lflag&unix.ICANON != 0 && t.Lflag&unix.ECHO == 0
 }
 
 // openSlave opens a second handle on the session's pts for inputConsumed:

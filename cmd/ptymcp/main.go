@@ -89,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.runtime.MaxReadBytes, "max-read-bytes", c.runtime.MaxReadBytes, "per-send output buffer and read page size")
 	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
 	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
+	fs.BoolVar(&c.tools.RefuseSecretInput, "refuse-secret-input", false, "refuse terminal_send text while the terminal waits at a secret prompt (a password read with echo off)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
 	if err := fs.Parse(args); err != nil {
 		return c, err
