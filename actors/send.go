@@ -233,10 +233,11 @@ func (a *sendActor) Receive(ctx actor.Context) {
 	a.maybeDrained(ctx)
 }
 
-func (a *sendActor) input() []byte {
-	data := []byte(a.req.Text)
-	if a.req.Submit {
-		data = append(data, a.bs.Enter()...)
+// input is the request's text and, when it submits, the Enter.
+func input(req messages.SendRequest, enter []byte) []byte {
+	data := []byte(req.Text)
+	if req.Submit {
+		data = append(data, enter...)
 	}
 	return data
 }
@@ -264,23 +265,25 @@ func (a *sendActor) start() {
 	if a.startup {
 		return
 	}
-	data := a.input()
-	if len(data) == 0 {
+	if a.req.Text == "" && !a.req.Submit {
 		// Nothing to write: the send asks whether the program waits.
 		a.write = stageDone
 		a.requestProbe()
 		return
 	}
-	if lines := typedLines(a.req, a.bs.Enter()); !a.req.Raw && a.exact && len(lines) > 1 {
+	enter := a.bs.Enter()
+	if !a.req.Raw && a.exact && strings.Contains(a.req.Text, "\n") {
 		// Typed line by line: only the exact tier can tell when the
 		// reader took a line, so a backend without one gets it all at
 		// once, as does a Raw request.
-		data, a.lines = lines[0], lines[1:]
+		lines := typedLines(a.req, enter)
+		a.lines = lines[1:]
 		a.markerNeedsProof = !a.prevIdle
-	} else {
-		a.markerNeedsProof = !a.prevIdle || multiLine(a.req)
+		a.writeChunk(lines[0])
+		return
 	}
-	a.writeChunk(data)
+	a.markerNeedsProof = !a.prevIdle || multiLine(a.req)
+	a.writeChunk(input(a.req, enter))
 }
 
 // writeChunk writes data: inline what the terminal accepts now (most input
