@@ -636,6 +636,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	if a.settled() {
 		return
 	}
+	closing := a.phase == phaseFrozen
 	a.phase = phaseSettled
 	a.stopTimers()
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
@@ -643,6 +644,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.result = messages.SendResult{
 		Viewport:   out.Delta,
 		WaitReason: reason,
+		Cause:      a.cause(reason, code, err, closing),
 		Status:     a.ev.status,
 		Truncated:  a.ev.truncated || out.Truncated,
 		ExitCode:   code,
@@ -671,6 +673,30 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		a.sys.Root.Send(p, msg)
 	}
 	a.subscribers = nil
+}
+
+// cause names the condition that settled the send. A cancel wins over
+// whatever settled the interrupted command: the caller asked for it.
+func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, closing bool) messages.Cause {
+	switch {
+	case errors.Is(err, messages.ErrAbortedBeforeWrite):
+		return messages.CauseCancelled
+	case err != nil:
+		return messages.CauseFailed
+	case reason == messages.WaitSessionExit && closing:
+		return messages.CauseClosed
+	case reason == messages.WaitSessionExit:
+		return messages.CauseExit
+	case a.cancelled:
+		return messages.CauseCancelled
+	case reason == messages.WaitStdinRead && code != nil:
+		return messages.CausePrompt
+	case reason == messages.WaitStdinRead:
+		return messages.CauseInput
+	case reason == messages.WaitInferredIdle:
+		return messages.CauseSilence
+	}
+	return messages.CauseDeadline
 }
 
 func (a *sendActor) settledMsg() *SendSettled {

@@ -50,6 +50,36 @@ const (
 	WaitSessionExit WaitReason = "session_exit"
 )
 
+// Cause says which condition ended a send. The wait reason keeps the four
+// reasons of the design; the cause tells them apart further, so a result
+// that is not a plain return to the prompt says why.
+type Cause string
+
+const (
+	// CausePrompt: the shell's prompt returned (ExitCode is set).
+	CausePrompt Cause = "prompt"
+	// CauseInput: the program reading the terminal (or the shell, without
+	// a prompt) waits for input.
+	CauseInput Cause = "input"
+	// CauseSilence: no output for the silence threshold; the program may
+	// still be running.
+	CauseSilence Cause = "silence"
+	// CauseDeadline: the send's deadline passed; the program may still be
+	// running.
+	CauseDeadline Cause = "deadline"
+	// CauseCancelled: the caller cancelled: the input was never written,
+	// or the program was interrupted with SIGINT.
+	CauseCancelled Cause = "cancelled"
+	// CauseClosed: the session was closed (a kill, the owner's disposal)
+	// while the send waited.
+	CauseClosed Cause = "closed"
+	// CauseExit: the shell exited (Status has its code or signal).
+	CauseExit Cause = "exit"
+	// CauseFailed: the backend failed to write or signal; the error says
+	// how.
+	CauseFailed Cause = "failed"
+)
+
 // SessionStatus is running, or exited with an exit code and/or a signal.
 type SessionStatus struct {
 	Exited   bool
@@ -147,6 +177,7 @@ type SendRead struct {
 type SendResult struct {
 	Viewport   string        // bounded rendered delta since the write, not yet read
 	WaitReason WaitReason    // why the send returned
+	Cause      Cause         // which condition ended it
 	Status     SessionStatus // the session's status when it settled
 	Truncated  bool          // this send lost output (its buffer overflowed)
 	ExitCode   *int          // the last command's exit status, when a prompt marker settled the send

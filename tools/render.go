@@ -102,6 +102,13 @@ func sendMeta(r messages.SendResult) string {
 	b.WriteString("\n[wait: ")
 	b.WriteString(string(r.WaitReason))
 	b.WriteString("]")
+	if r.Cause != "" && r.Cause != messages.CausePrompt && r.Cause != messages.CauseInput {
+		// The wait reason alone does not say it: a cancel, a close, an
+		// exit, a deadline or silence (the program may still run).
+		b.WriteString("\n[cause: ")
+		b.WriteString(string(r.Cause))
+		b.WriteString("]")
+	}
 	if r.ExitCode != nil {
 		b.WriteString("\n[exit code: ")
 		b.WriteString(strconv.Itoa(*r.ExitCode))

@@ -111,6 +111,8 @@ func (t *Toolset) definitions() []Definition {
 		sendDesc += " Background mode returns a task id for task_output/task_kill."
 		sendProps["run_in_background"] = boolProp("Return a task id at once instead of waiting; collect output with task_output, interrupt with task_kill.", false)
 	}
+	causes := []string{string(messages.CausePrompt), string(messages.CauseInput), string(messages.CauseSilence), string(messages.CauseDeadline),
+		string(messages.CauseCancelled), string(messages.CauseClosed), string(messages.CauseExit), string(messages.CauseFailed)}
 	waitReasons := []string{string(messages.WaitStdinRead), string(messages.WaitInferredIdle), string(messages.WaitTimeout), string(messages.WaitSessionExit)}
 	sendOut := schema{
 		"type": "object",
@@ -119,6 +121,7 @@ func (t *Toolset) definitions() []Definition {
 			"sessionId":      schema{"type": "string"},
 			"viewport":       schema{"type": "string"},
 			"waitReason":     schema{"type": "string", "enum": waitReasons},
+			"cause":          schema{"type": "string", "enum": causes, "description": "which condition ended the send"},
 			"sessionStatus":  statusSchema(),
 			"truncated":      schema{"type": "boolean"},
 			"exitCode":       schema{"type": "integer"},

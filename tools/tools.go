@@ -255,7 +255,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	return Result{
 		Text: renderSend(res, t.opts.MaxResultBytes),
 		Structured: ForegroundSendValue{
-			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason),
+			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason), Cause: string(res.Cause),
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret,

@@ -49,6 +49,7 @@ type ForegroundSendValue struct {
 	SessionID     string      `json:"sessionId"`
 	Viewport      string      `json:"viewport"`
 	WaitReason    string      `json:"waitReason"`
+	Cause         string      `json:"cause,omitempty"` // which condition ended the send
 	SessionStatus StatusValue `json:"sessionStatus"`
 	Truncated     bool        `json:"truncated"`
 	ExitCode      *int        `json:"exitCode,omitempty"` // when the prompt marker settled the send
