@@ -54,6 +54,11 @@ func (h *Session) StartSend(ctx context.Context, req messages.SendRequest) (*Sen
 	return h.svc.StartSend(ctx, h.owner, h.info.SessionID, req)
 }
 
+// Wait waits without writing; see Service.Wait.
+func (h *Session) Wait(ctx context.Context, policy messages.WaitPolicy) (messages.SendResult, error) {
+	return h.svc.Wait(ctx, h.owner, h.info.SessionID, policy)
+}
+
 // Read pages retained scrollback, newest last.
 func (h *Session) Read(ctx context.Context, req messages.ReadRequest) (messages.ReadResult, error) {
 	return h.svc.Read(ctx, h.owner, h.info.SessionID, req)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
@@ -91,6 +93,12 @@ type sendActor struct {
 	// The marker then settles only with the exact tier's proof that the
 	// shell waits with the input consumed and the output drained.
 	markerNeedsProof bool
+	// pattern, when the caller's policy has one, settles the send when new
+	// output matches; kept then holds the output taken to match it (at
+	// most MaxReadBytes, the newest).
+	pattern *regexp.Regexp
+	kept    []byte
+	matched bool
 	// lines are the input's lines still to be typed, each with its Enter:
 	// the next is written once the program reading the terminal consumed
 	// the previous one and waits again.
@@ -173,6 +181,11 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		if !a.settled() && m.epoch >= a.firstEpoch {
 			a.ev.outputSeen = true
 			a.ev.lastActivity = a.clock.Now()
+			if a.pattern != nil && a.phase == phaseCollecting && a.matchPattern() {
+				a.matched = true
+				a.settle(messages.WaitInferredIdle, nil, nil)
+				break
+			}
 			a.armSilence()
 			// Output means the program ran: look again soon, from the
 			// shortest interval.
@@ -254,18 +267,28 @@ func (a *sendActor) start() {
 	// epoch.
 	a.sys.Root.Send(a.facts, &subscribeFacts{pid: a.self})
 	a.ev.lastActivity = a.clock.Now()
-	if !a.startup {
+	switch {
+	case a.startup:
 		// The startup wait uses epoch 0, which a new backend session
-		// collects from its first byte; every later send starts a new one.
+		// collects from its first byte.
+	case a.isWait():
+		// A wait continues the previous send's epoch: a prompt that
+		// returned since it settled still counts.
+		a.epoch = a.bs.Resume()
+	default:
 		a.epoch = a.bs.BeginSend()
 	}
 	a.firstEpoch = a.epoch
-	a.arm(timerDeadline, messages.Ms(a.cfg.TimeoutMs)-a.clock.Now().Sub(a.started))
+	deadline := messages.Ms(a.cfg.TimeoutMs)
+	if a.req.Wait.Timeout > 0 {
+		deadline = a.req.Wait.Timeout
+	}
+	a.arm(timerDeadline, deadline-a.clock.Now().Sub(a.started))
 	a.armSilence()
 	if a.startup {
 		return
 	}
-	if a.req.Text == "" && !a.req.Submit {
+	if a.isWait() {
 		// Nothing to write: the send asks whether the program waits.
 		a.write = stageDone
 		a.requestProbe()
@@ -575,13 +598,16 @@ func (a *sendActor) armSilence() {
 	if a.phase != phaseCollecting || a.write == stageInFlight {
 		return
 	}
-	if a.startup && !a.ev.outputSeen || a.typing() {
+	if a.startup && !a.ev.outputSeen || a.typing() || a.req.Wait.NoSilence {
 		// Zero-output silence never publishes a session; only the
 		// deadline ends a silent startup. Silence before the last line
 		// is typed does not end a send either.
 		return
 	}
 	need := messages.Ms(a.cfg.IdleSilenceMs)
+	if a.req.Wait.Silence > 0 {
+		need = a.req.Wait.Silence
+	}
 	if a.ev.markerSeen {
 		need += messages.Ms(a.cfg.HandoffGraceMs)
 	}
@@ -627,7 +653,40 @@ func (a *sendActor) readOutput() *ReadSendOutputReply {
 	}
 	r := a.bs.TakeOutput()
 	a.ev.truncated = a.ev.truncated || r.Truncated
+	if len(a.kept) > 0 {
+		r.Delta = string(a.kept) + r.Delta
+		a.kept = a.kept[:0]
+	}
 	return &ReadSendOutputReply{Read: r}
+}
+
+// isWait reports whether the send writes nothing: a wait.
+func (a *sendActor) isWait() bool { return a.req.Text == "" && !a.req.Submit }
+
+// patternWindow is how far back before new output a pattern may start:
+// a match that spans reads is found, and a flood is not rescanned whole
+// for every chunk.
+const patternWindow = 4096
+
+// matchPattern takes the new output into kept and reports whether the
+// pattern matches it (with the window before it).
+func (a *sendActor) matchPattern() bool {
+	r := a.bs.TakeOutput()
+	a.ev.truncated = a.ev.truncated || r.Truncated
+	if r.Delta == "" {
+		return false
+	}
+	from := max(len(a.kept)-patternWindow, 0)
+	a.kept = append(a.kept, r.Delta...)
+	if over := len(a.kept) - a.cfg.MaxReadBytes; over > 0 {
+		for over < len(a.kept) && !utf8.RuneStart(a.kept[over]) {
+			over++
+		}
+		a.kept = append(a.kept[:0], a.kept[over:]...)
+		a.ev.truncated = true
+		from = max(from-over, 0)
+	}
+	return a.pattern.Match(a.kept[from:])
 }
 
 // settle fixes the send's outcome once. After it, output reaches only
@@ -641,6 +700,16 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.stopTimers()
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
 	out := a.bs.EndSend()
+	if len(a.kept) > 0 {
+		out.Delta = string(a.kept) + out.Delta
+		if over := len(out.Delta) - a.cfg.MaxReadBytes; over > 0 {
+			for over < len(out.Delta) && !utf8.RuneStart(out.Delta[over]) {
+				over++
+			}
+			out.Delta, out.Truncated = out.Delta[over:], true
+		}
+		a.kept = nil
+	}
 	a.result = messages.SendResult{
 		Viewport:   out.Delta,
 		WaitReason: reason,
@@ -693,6 +762,8 @@ func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, clos
 		return messages.CausePrompt
 	case reason == messages.WaitStdinRead:
 		return messages.CauseInput
+	case a.matched:
+		return messages.CausePattern
 	case reason == messages.WaitInferredIdle:
 		return messages.CauseSilence
 	}

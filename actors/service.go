@@ -394,6 +394,17 @@ func (s *Service) Send(ctx context.Context, owner messages.Owner, id messages.Se
 	return op.res, op.err
 }
 
+// Wait waits on a session without writing: until the program reading the
+// terminal waits for input, the shell's prompt returns (with its exit
+// code), the shell exits, the policy's pattern appears in new output,
+// silence (unless NoSilence), or the deadline, whichever comes first. It
+// holds the session's one send slot like a send, and a prompt that
+// returned since the previous send settled still counts. Cancelling ctx
+// ends the wait (no SIGINT: nothing was written).
+func (s *Service) Wait(ctx context.Context, owner messages.Owner, id messages.SessionID, policy messages.WaitPolicy) (messages.SendResult, error) {
+	return s.Send(ctx, owner, id, messages.SendRequest{Wait: policy})
+}
+
 // Read pages retained scrollback (reads work while a session closes).
 func (s *Service) Read(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.ReadRequest) (messages.ReadResult, error) {
 	r, err := askSession[*ReadReply](ctx, s, owner, id, &Read{Owner: owner, Session: id, Request: req})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -344,7 +345,12 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	}
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
-	a := &sendActor{req: m.Request, started: s.clock.Now()}
+	pattern, perr := compileWait(m.Request.Wait)
+	if perr != nil {
+		ctx.Send(sender, &StartSendReply{Err: perr})
+		return
+	}
+	a := &sendActor{req: m.Request, pattern: pattern, started: s.clock.Now()}
 	s.secretPrompt = false
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle.
@@ -615,4 +621,19 @@ func (s *sessionActor) endSend() {
 		}
 	}()
 	s.bs.EndSend()
+}
+
+// compileWait checks a caller's wait policy and compiles its pattern.
+func compileWait(w messages.WaitPolicy) (*regexp.Regexp, error) {
+	if w.Timeout < 0 || w.Silence < 0 {
+		return nil, messages.InvalidArgument("wait timeout and silence must not be negative")
+	}
+	if w.Pattern == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(w.Pattern)
+	if err != nil {
+		return nil, messages.InvalidArgument("wait pattern: %v", err)
+	}
+	return re, nil
 }

@@ -127,6 +127,11 @@ type Session interface {
 	// A new session collects for epoch 0 (the startup wait) from its first
 	// byte, so the runtime does not call BeginSend for the startup wait.
 	BeginSend() (epoch uint64)
+	// Resume collects output again for the current epoch, keeping its
+	// prompt evidence: a wait (a send that writes nothing) continues where
+	// the previous send left off, so a prompt that completed since it
+	// settled is not lost.
+	Resume() (epoch uint64)
 	// EndSend stops collecting output for the current send and returns
 	// what was collected since the last TakeOutput; later output reaches
 	// only scrollback.

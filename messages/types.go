@@ -58,6 +58,9 @@ type Cause string
 const (
 	// CausePrompt: the shell's prompt returned (ExitCode is set).
 	CausePrompt Cause = "prompt"
+	// CausePattern: new output matched the wait's pattern (wait reason
+	// inferred_idle: the program may still be running).
+	CausePattern Cause = "pattern"
 	// CauseInput: the program reading the terminal (or the shell, without
 	// a prompt) waits for input.
 	CauseInput Cause = "input"
@@ -165,6 +168,27 @@ type SendRequest struct {
 	Text   string
 	Submit bool
 	Raw    bool
+	// Wait bounds this send within the runtime's configuration. A send
+	// with no Text and no Submit writes nothing: it is a wait, which
+	// keeps the evidence since the previous send settled (a prompt that
+	// returned meanwhile settles it at once, with its exit code).
+	Wait WaitPolicy
+}
+
+// WaitPolicy is a caller's choice of when a send or wait returns. Zero
+// fields take the configuration's values.
+type WaitPolicy struct {
+	// Timeout is the deadline (default Config.TimeoutMs).
+	Timeout time.Duration
+	// Silence is the output silence that settles as inferred_idle
+	// (default Config.IdleSilenceMs).
+	Silence time.Duration
+	// NoSilence: silence never settles; only a prompt, a reader's wait,
+	// the shell's exit, the pattern or the deadline do.
+	NoSilence bool
+	// Pattern, a Go regular expression (RE2 syntax), settles the send as
+	// soon as new output matches it (cause pattern).
+	Pattern string
 }
 
 // SendRead is output produced since the previous ReadOutput call of a send.

@@ -233,6 +233,11 @@ func (s *echoSession) BeginSend() uint64 {
 	return s.epoch
 }
 func (s *echoSession) EndSend() messages.SendRead { return s.TakeOutput() }
+func (s *echoSession) Resume() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.epoch
+}
 func (s *echoSession) RearmPrompt() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

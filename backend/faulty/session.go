@@ -210,6 +210,15 @@ func (s *Session) BeginSend() uint64 {
 	return s.epoch
 }
 
+// Resume implements backend.Session.
+func (s *Session) Resume() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out.Reset()
+	s.collecting = true
+	return s.epoch
+}
+
 // EndSend implements backend.Session.
 func (s *Session) EndSend() messages.SendRead {
 	s.mu.Lock()

@@ -496,6 +496,14 @@ func (s *session) BeginSend() uint64 {
 	return s.epoch
 }
 
+func (s *session) Resume() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tail.Reset()
+	s.collecting = true
+	return s.epoch
+}
+
 func (s *session) RearmPrompt() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

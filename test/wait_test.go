@@ -1,0 +1,92 @@
+//go:build linux
+
+package test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
+)
+
+// A command that outlives its send (settled on silence) is waited for
+// instead of polled: the wait returns at its prompt with the exit code,
+// at a program's input wait, at a pattern, at the shell's exit, or at its
+// own deadline, and says which.
+func TestWaitUntilConditions(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sh := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	quick := messages.WaitPolicy{Silence: 100 * time.Millisecond}
+	start := func(text string) {
+		t.Helper()
+		res, err := sh.Send(ctx, messages.SendRequest{Text: text, Submit: true, Wait: quick})
+		if err != nil || res.Cause != messages.CauseSilence {
+			t.Fatalf("%q: %+v %v, want it left running (silence)", text, res, err)
+		}
+	}
+	wait := func(p messages.WaitPolicy, want messages.Cause) messages.SendResult {
+		t.Helper()
+		res, err := sh.Wait(ctx, p)
+		if err != nil || res.Cause != want {
+			t.Fatalf("wait %+v: %+v %v, want cause %s", p, res, err, want)
+		}
+		return res
+	}
+	until := messages.WaitPolicy{NoSilence: true}
+
+	// The prompt, with the build's exit code and its output since the wait.
+	start("echo compiling; sleep 0.5; echo built; (exit 3)")
+	res := wait(until, messages.CausePrompt)
+	if res.ExitCode == nil || *res.ExitCode != 3 || !hasLine(res.Viewport, "built") {
+		t.Fatalf("prompt: %+v", res)
+	}
+
+	// A prompt that returned before the wait began is not lost.
+	start("sleep 0.3; (exit 5)")
+	testkit.WaitFor(t, 10*time.Second, "the prompt after the sleep", func() bool {
+		p, err := sh.Read(ctx, messages.ReadRequest{})
+		return err == nil && strings.HasSuffix(p.Text, "\n"+local.PromptText)
+	})
+	res = wait(until, messages.CausePrompt)
+	if res.ExitCode == nil || *res.ExitCode != 5 {
+		t.Fatalf("earlier prompt: %+v", res)
+	}
+
+	// A program that asks for input after a while.
+	start(`python3 -c 'import time; print("thinking"); time.sleep(0.4); print(input("continue? "))'`)
+	res = wait(until, messages.CauseInput)
+	if res.Reader != "python3" || !strings.Contains(res.Viewport, "continue? ") {
+		t.Fatalf("input: %+v", res)
+	}
+	h.prompt(sh.ID(), "y", 0)
+
+	// A pattern in new output.
+	start("for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.15; done")
+	res = wait(messages.WaitPolicy{NoSilence: true, Pattern: `tick [4-6]`}, messages.CausePattern)
+	if res.WaitReason != messages.WaitInferredIdle || !strings.Contains(res.Viewport, "tick 4") {
+		t.Fatalf("pattern: %+v", res)
+	}
+	wait(until, messages.CausePrompt)
+
+	// Its own deadline, while the command still runs.
+	start("echo long; sleep 2")
+	wait(messages.WaitPolicy{NoSilence: true, Timeout: 200 * time.Millisecond}, messages.CauseDeadline)
+	wait(until, messages.CausePrompt)
+
+	// A bad pattern is refused before anything waits.
+	if _, err := sh.Wait(ctx, messages.WaitPolicy{Pattern: "("}); !errors.Is(err, messages.ErrInvalidArgument) {
+		t.Fatalf("bad pattern: %v", err)
+	}
+
+	// The shell's exit.
+	start("sleep 0.3; exit 4")
+	res = wait(until, messages.CauseExit)
+	if res.Status.ExitCode == nil || *res.Status.ExitCode != 4 {
+		t.Fatalf("exit: %+v", res)
+	}
+}
