@@ -3,6 +3,7 @@
 package test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
+	"github.com/ptyactor/ptyactor/tools"
 )
 
 // A command that outlives its send (settled on silence) is waited for
@@ -88,5 +90,47 @@ func TestWaitUntilConditions(t *testing.T) {
 	res = wait(until, messages.CauseExit)
 	if res.Status.ExitCode == nil || *res.Status.ExitCode != 4 {
 		t.Fatalf("exit: %+v", res)
+	}
+}
+
+// The workflow terminal_wait exists for, over the tools an agent calls: a
+// build that outlives its send and ends in a y/n prompt takes three calls
+// (send, wait, answer) instead of a poll loop.
+func TestToolWaitBuildThenPrompt(t *testing.T) {
+	cfg := testkit.PTYConfig()
+	cfg.IdleSilenceMs = 500
+	h := newHarness(t, cfg, local.Options{})
+	ts, err := tools.New(h.svc, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := h.spawn(messages.SpawnRequest{}).ID()
+	calls := 0
+	call := func(name string, args map[string]any) tools.ForegroundSendValue {
+		t.Helper()
+		calls++
+		args["sessionId"] = id
+		raw, _ := json.Marshal(args)
+		r := ts.Call(testkit.Ctx(t), h.owner, name, raw)
+		v, ok := r.Structured.(tools.ForegroundSendValue)
+		if r.IsError || !ok {
+			t.Fatalf("%s %v: %+v", name, args, r)
+		}
+		return v
+	}
+	v := call(tools.TerminalSend, map[string]any{"text": "echo building; sleep 1.5; read -r -p 'deploy? [y/n] ' a; echo answered $a"})
+	if v.Cause != string(messages.CauseSilence) {
+		t.Fatalf("send: %+v, want it to return while the build runs", v)
+	}
+	v = call(tools.TerminalWait, map[string]any{"timeout_ms": 20000})
+	if v.Cause != string(messages.CauseInput) || !strings.Contains(v.Viewport, "deploy? [y/n] ") {
+		t.Fatalf("wait: %+v, want the y/n prompt", v)
+	}
+	v = call(tools.TerminalSend, map[string]any{"text": "y"})
+	if v.Cause != string(messages.CausePrompt) || v.ExitCode == nil || *v.ExitCode != 0 || !strings.Contains(v.Viewport, "answered y") {
+		t.Fatalf("answer: %+v", v)
+	}
+	if calls != 3 {
+		t.Fatalf("%d calls", calls)
 	}
 }

@@ -18,6 +18,7 @@ type Definition struct {
 const (
 	TerminalOpen   = "terminal_open"
 	TerminalSend   = "terminal_send"
+	TerminalWait   = "terminal_wait"
 	TerminalRead   = "terminal_read"
 	TerminalSignal = "terminal_signal"
 	TerminalClose  = "terminal_close"
@@ -101,17 +102,24 @@ func taskSchema() schema {
 func (t *Toolset) definitions() []Definition {
 	bg := !t.opts.DisableRunInBackground
 	sendDesc := "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit."
+	maxWaitMs := int(t.opts.MaxWaitTimeout.Milliseconds())
 	sendProps := schema{
 		"sessionId": strProp(sessionIDDesc),
 		"text":      strProp("UTF-8 text, typed as a person types: several lines go one at a time, each once the program reading the terminal took the previous one (so later lines can answer a program the first line starts). Control characters are written as given. May be empty: with submit it presses Enter only."),
 		"submit":    boolProp("Press Enter after the text.", true),
 		"raw":       boolProp("Write all of the text at once instead of line by line.", false),
+		"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
+			"description": "How long this send may wait at most, in milliseconds (default: the server's send timeout)."},
+		"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
+			"description": "Return after this much output silence (inferred_idle) instead of the server's default."},
+		"until": schema{"type": "string", "enum": []string{"ready", "prompt"}, "default": "ready",
+			"description": "ready: return at the first of prompt, input wait, silence, exit, timeout. prompt: ignore silence; return at the shell's prompt, a program's input wait, exit or timeout."},
 	}
 	if bg {
 		sendDesc += " Background mode returns a task id for task_output/task_kill."
 		sendProps["run_in_background"] = boolProp("Return a task id at once instead of waiting; collect output with task_output, interrupt with task_kill.", false)
 	}
-	causes := []string{string(messages.CausePrompt), string(messages.CauseInput), string(messages.CauseSilence), string(messages.CauseDeadline),
+	causes := []string{string(messages.CausePrompt), string(messages.CauseInput), string(messages.CausePattern), string(messages.CauseSilence), string(messages.CauseDeadline),
 		string(messages.CauseCancelled), string(messages.CauseClosed), string(messages.CauseExit), string(messages.CauseFailed)}
 	waitReasons := []string{string(messages.WaitStdinRead), string(messages.WaitInferredIdle), string(messages.WaitTimeout), string(messages.WaitSessionExit)}
 	sendOut := schema{
@@ -155,6 +163,19 @@ func (t *Toolset) definitions() []Definition {
 			Name:         TerminalSend,
 			Description:  sendDesc,
 			InputSchema:  mustJSON(object(sendProps, "sessionId", "text")),
+			OutputSchema: mustJSON(sendOut),
+		},
+		{
+			Name:        TerminalWait,
+			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silence_ms is given), or timeout_ms. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once.",
+			InputSchema: mustJSON(object(schema{
+				"sessionId": strProp(sessionIDDesc),
+				"pattern":   strProp("Optional regular expression (RE2); return as soon as new output matches it."),
+				"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs, "default": int(t.opts.WaitTimeout.Milliseconds()),
+					"description": "How long to wait at most, in milliseconds."},
+				"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
+					"description": "Also return after this much output silence."},
+			}, "sessionId")),
 			OutputSchema: mustJSON(sendOut),
 		},
 		{

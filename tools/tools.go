@@ -130,6 +130,8 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 		r, err = t.open(ctx, owner, a)
 	case TerminalSend:
 		r, err = t.send(ctx, owner, a)
+	case TerminalWait:
+		r, err = t.wait(ctx, owner, a)
 	case TerminalRead:
 		r, err = t.read(ctx, owner, a)
 	case TerminalSignal:
@@ -228,7 +230,11 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 			return Result{}, ErrSecretPrompt
 		}
 	}
-	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw}
+	policy, err := t.policy(a, false)
+	if err != nil {
+		return Result{}, err
+	}
+	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Wait: policy}
 	if bg {
 		label := text
 		if label == "" {
@@ -252,6 +258,76 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		}
 		return Result{}, err
 	}
+	return t.foreground(id, res), nil
+}
+
+// wait is terminal_wait: a send that writes nothing, with no silence
+// unless asked, bounded by the task wait timeouts.
+func (t *Toolset) wait(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	policy, err := t.policy(a, true)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := t.svc.Wait(ctx, owner, id, policy)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("%w (%w)", ErrSendAborted, err)
+		}
+		return Result{}, err
+	}
+	return t.foreground(id, res), nil
+}
+
+// policy reads a call's wait arguments within the server's bounds.
+// terminal_wait waits until something happens, not for silence, unless
+// silence_ms is given; its default deadline is WaitTimeout.
+func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
+	var p messages.WaitPolicy
+	ms := func(name string) (time.Duration, error) {
+		v, err := a.integer(name)
+		switch {
+		case err != nil:
+			return 0, err
+		case v == nil:
+			return 0, nil
+		case *v < 1 || time.Duration(*v)*time.Millisecond > t.opts.MaxWaitTimeout:
+			return 0, messages.InvalidArgument("%s must be an integer from 1 to %d, got %d", name, t.opts.MaxWaitTimeout.Milliseconds(), *v)
+		}
+		return time.Duration(*v) * time.Millisecond, nil
+	}
+	var err error
+	if p.Timeout, err = ms("timeout_ms"); err != nil {
+		return p, err
+	}
+	if p.Silence, err = ms("silence_ms"); err != nil {
+		return p, err
+	}
+	if wait {
+		if p.Timeout == 0 {
+			p.Timeout = t.opts.WaitTimeout
+		}
+		p.NoSilence = p.Silence == 0
+		p.Pattern, err = a.str("pattern", false)
+		return p, err
+	}
+	until, err := a.str("until", false)
+	switch {
+	case err != nil:
+		return p, err
+	case until == "prompt":
+		p.NoSilence = true
+	case until != "" && until != "ready":
+		return p, messages.InvalidArgument("until must be \"ready\" or \"prompt\", got %q", until)
+	}
+	return p, nil
+}
+
+// foreground is a settled send's (or wait's) result.
+func (t *Toolset) foreground(id messages.SessionID, res messages.SendResult) Result {
 	return Result{
 		Text: renderSend(res, t.opts.MaxResultBytes),
 		Structured: ForegroundSendValue{
@@ -260,7 +336,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret,
 		},
-	}, nil
+	}
 }
 
 func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Result, error) {
