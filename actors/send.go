@@ -720,6 +720,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		Reader:     a.ev.reader,
 		Elapsed:    a.clock.Now().Sub(a.started),
 		Unwritten:  len(a.lines),
+		Cursor:     out.Cursor, OmittedFrom: out.OmittedFrom, OmittedTo: out.OmittedTo,
 		// Only a program's (or the shell's read builtin's) proven wait is a
 		// secret prompt; a prompt marker means the shell's line editor.
 		Secret: a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,

@@ -473,6 +473,11 @@ func (s *sessionActor) snapshot() messages.Snapshot {
 }
 
 func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
+	if c := m.Request.Cursor; c != nil {
+		res, err := s.bs.ReadSince(*c)
+		ctx.Respond(&ReadReply{Result: res, Err: err})
+		return
+	}
 	offset, count, err := m.Request.Resolve()
 	if err != nil {
 		ctx.Respond(&ReadReply{Err: err})

@@ -161,6 +161,10 @@ type Session interface {
 	// the newest. The runtime passes them resolved and in range
 	// (messages.ReadRequest.Resolve); a backend need not check them again.
 	Read(offset, count int) (messages.ReadResult, error)
+	// ReadSince reads forward from a cursor (messages.ReadRequest.Cursor):
+	// the retained final lines at or after it, then the unfinished line,
+	// with the next cursor, the omitted range and More.
+	ReadSince(cursor uint64) (messages.ReadResult, error)
 	// Status is the shell's current status.
 	Status() messages.SessionStatus
 	// Close tears the session's process tree down and reports what it

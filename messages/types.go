@@ -195,6 +195,13 @@ type WaitPolicy struct {
 type SendRead struct {
 	Delta     string
 	Truncated bool // output was dropped from this send's buffer
+	// Cursor is the count of final lines printed when the read was taken
+	// (see ReadResult.Cursor); set by EndSend.
+	Cursor uint64
+	// OmittedFrom, OmittedTo: final lines of the send's output that a
+	// truncated Delta does not show; read them from scrollback with a
+	// cursor read from OmittedFrom while they are retained.
+	OmittedFrom, OmittedTo uint64
 }
 
 // SendResult is how a send settled.
@@ -212,6 +219,12 @@ type SendResult struct {
 	// They will never be written. FirstUnwritten is the first of them.
 	Unwritten      int
 	FirstUnwritten string
+	// Cursor is the count of final transcript lines when the send settled:
+	// the viewport shows the lines after the send began up to it, then the
+	// unfinished line (re-sent by the next read). A truncated viewport
+	// leaves out the final lines [OmittedFrom, OmittedTo).
+	Cursor                 uint64
+	OmittedFrom, OmittedTo uint64
 	// Secret: the program waits for a secret (a password prompt: the
 	// terminal reads a line with echo off). Ask the person; never type a
 	// credential on their behalf.
@@ -223,6 +236,11 @@ type SendResult struct {
 type ReadRequest struct {
 	Offset *int
 	Count  *int
+	// Cursor, when set, reads forward instead: every final line after the
+	// cursor still retained (none twice across reads that pass on the
+	// returned cursor), then the unfinished line. Offset and Count are
+	// then ignored.
+	Cursor *uint64
 }
 
 // DefaultReadCount is the page size when ReadRequest.Count is nil.
@@ -258,6 +276,16 @@ type ReadResult struct {
 	LineBegin  int
 	LineEnd    int
 	Truncated  bool // the page was cut to maxReadBytes, or older output was dropped from scrollback
+	// Cursor counts the final lines (those ended by a newline) the session
+	// ever printed; after a cursor read, the lines before it were shown
+	// (or are in the omitted range). Pass it to read on.
+	Cursor uint64
+	// OmittedFrom, OmittedTo: final lines [from, to) after the requested
+	// cursor that scrollback no longer holds; they can never be shown.
+	OmittedFrom, OmittedTo uint64
+	// More: a cursor read filled its page before the newest line; read
+	// again from Cursor for the rest.
+	More bool
 }
 
 // SignalResult reports a delivered signal.

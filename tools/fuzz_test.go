@@ -271,6 +271,9 @@ func (s *echoSession) Signal(sig messages.Signal) (messages.SignalResult, error)
 	}
 	return messages.SignalResult{Delivered: true, TargetPgid: s.PID()}, nil
 }
+func (s *echoSession) ReadSince(uint64) (messages.ReadResult, error) {
+	return messages.ReadResult{}, nil
+}
 func (s *echoSession) Read(int, int) (messages.ReadResult, error) {
 	return messages.ReadResult{Text: "$ ", TotalLines: 1, LineEnd: 1}, nil
 }

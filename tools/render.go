@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -165,6 +166,50 @@ func renderRead(r messages.ReadResult, limit int) string {
 	}
 	meta := "\n[lines: " + strconv.Itoa(r.LineBegin) + "-" + strconv.Itoa(r.LineEnd) + " of " + strconv.Itoa(r.TotalLines) + "]"
 	return tailWithMeta(body, meta, r.Truncated, limit)
+}
+
+// cursorMetaRoom is what renderCursorRead's metadata can take at most.
+const cursorMetaRoom = 160
+
+// fitCursorRead keeps a cursor read within the result bound without
+// moving its cursor past a line the caller is not shown: it keeps the
+// oldest whole lines that fit (a page must never lose its front, as a
+// paged read does), and the cursor then stops after them.
+func fitCursorRead(r messages.ReadResult, from uint64, limit int) messages.ReadResult {
+	room := limit - cursorMetaRoom
+	if len(r.Text) <= room {
+		return r
+	}
+	start := max(from, r.OmittedTo)
+	cut := -1
+	if room > 0 {
+		cut = strings.LastIndexByte(r.Text[:room], '\n')
+	}
+	if cut < 0 {
+		// Not one whole line fits: show nothing, and move nowhere.
+		r.Text, r.Cursor, r.More = "", start, true
+		return r
+	}
+	r.Text = r.Text[:cut+1]
+	r.Cursor = start + uint64(strings.Count(r.Text, "\n"))
+	r.More = true
+	return r
+}
+
+func renderCursorRead(r messages.ReadResult, limit int) string {
+	var b strings.Builder
+	b.WriteString(r.Text)
+	if r.Text == "" {
+		b.WriteString("(no new output)")
+	}
+	if r.OmittedTo > r.OmittedFrom {
+		fmt.Fprintf(&b, "\n[lines %d-%d are no longer retained]", r.OmittedFrom, r.OmittedTo)
+	}
+	fmt.Fprintf(&b, "\n[cursor: %d]", r.Cursor)
+	if r.More {
+		fmt.Fprintf(&b, "\n[more output: read again with cursor %d]", r.Cursor)
+	}
+	return finalize(b.String(), limit)
 }
 
 func renderList(ss []messages.Snapshot, limit int) string {

@@ -118,3 +118,19 @@ func TestFinalizeKeepsSingleMarker(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// A cursor read over the result bound keeps its oldest whole lines and
+// stops its cursor after them: no line is skipped unseen.
+func TestFitCursorRead(t *testing.T) {
+	r := messages.ReadResult{Text: strings.Repeat("0123456789\n", 100) + "tail", Cursor: 110}
+	got := fitCursorRead(r, 10, cursorMetaRoom+55)
+	if got.Text != strings.Repeat("0123456789\n", 5) || got.Cursor != 15 || !got.More {
+		t.Fatalf("fit: %q cursor %d more %v", got.Text, got.Cursor, got.More)
+	}
+	if got := fitCursorRead(r, 10, 1<<20); got.Cursor != 110 || got.More {
+		t.Fatalf("roomy: %+v", got)
+	}
+	if got := renderCursorRead(messages.ReadResult{Text: "a\n", Cursor: 7, OmittedFrom: 2, OmittedTo: 6, More: true}, 1000); got != "a\n\n[lines 2-6 are no longer retained]\n[cursor: 7]\n[more output: read again with cursor 7]" {
+		t.Fatalf("render %q", got)
+	}
+}

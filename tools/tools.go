@@ -334,7 +334,7 @@ func (t *Toolset) foreground(id messages.SessionID, res messages.SendResult) Res
 			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason), Cause: string(res.Cause),
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
-			Secret: res.Secret,
+			Secret: res.Secret, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo,
 		},
 	}
 }
@@ -353,14 +353,30 @@ func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Resul
 	if req.Count, err = a.integer("count"); err != nil {
 		return Result{}, err
 	}
+	cur, err := a.integer("cursor")
+	switch {
+	case err != nil:
+		return Result{}, err
+	case cur != nil && *cur < 0:
+		return Result{}, messages.InvalidArgument("cursor must be an integer >= 0, got %d", *cur)
+	case cur != nil:
+		c := uint64(*cur)
+		req.Cursor = &c
+	}
 	r, err := t.svc.Read(ctx, owner, id, req)
 	if err != nil {
 		return Result{}, err
 	}
+	text := renderRead(r, t.opts.MaxResultBytes)
+	if req.Cursor != nil {
+		r = fitCursorRead(r, *req.Cursor, t.opts.MaxResultBytes)
+		text = renderCursorRead(r, t.opts.MaxResultBytes)
+	}
 	return Result{
-		Text: renderRead(r, t.opts.MaxResultBytes),
+		Text: text,
 		Structured: ReadValue{SessionID: string(id), Text: r.Text, TotalLines: r.TotalLines,
-			LineBegin: r.LineBegin, LineEnd: r.LineEnd, Truncated: r.Truncated},
+			LineBegin: r.LineBegin, LineEnd: r.LineEnd, Truncated: r.Truncated,
+			Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, More: r.More},
 	}, nil
 }
 

@@ -61,6 +61,11 @@ type ForegroundSendValue struct {
 	FirstUnwritten string `json:"firstUnwritten,omitempty"`
 	// Secret: the program waits for a secret (echo off): ask the user.
 	Secret bool `json:"secret,omitempty"`
+	// Cursor counts the final output lines when it settled; a truncated
+	// viewport leaves out final lines [OmittedFrom, OmittedTo).
+	Cursor      uint64 `json:"cursor"`
+	OmittedFrom uint64 `json:"omittedFrom,omitempty"`
+	OmittedTo   uint64 `json:"omittedTo,omitempty"`
 }
 
 // BackgroundSendValue is terminal_send's value with run_in_background.
@@ -78,6 +83,12 @@ type ReadValue struct {
 	LineBegin  int    `json:"lineBegin"`
 	LineEnd    int    `json:"lineEnd"`
 	Truncated  bool   `json:"truncated"`
+	// Cursor reads (and every read): the cursor to read on from, lines no
+	// longer retained, and whether more follows.
+	Cursor      uint64 `json:"cursor"`
+	OmittedFrom uint64 `json:"omittedFrom,omitempty"`
+	OmittedTo   uint64 `json:"omittedTo,omitempty"`
+	More        bool   `json:"more,omitempty"`
 }
 
 // SignalValue is terminal_signal's value.

@@ -226,7 +226,7 @@ func (s *Session) EndSend() messages.SendRead {
 	s.collecting = false
 	d := s.out.String()
 	s.out.Reset()
-	return messages.SendRead{Delta: d}
+	return messages.SendRead{Delta: d, Cursor: uint64(strings.Count(s.scroll.String(), "\n"))}
 }
 
 // RearmPrompt implements backend.Session.
@@ -389,6 +389,19 @@ func (s *Session) Read(int, int) (messages.ReadResult, error) {
 	text := s.scroll.String()
 	lines := strings.Count(text, "\n") + 1
 	return messages.ReadResult{Text: text, TotalLines: lines, LineEnd: lines}, nil
+}
+
+// ReadSince implements backend.Session: the final lines after cursor and
+// the unfinished line, unbounded (the fake keeps everything).
+func (s *Session) ReadSince(cursor uint64) (messages.ReadResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text := s.scroll.String()
+	final := uint64(strings.Count(text, "\n"))
+	for i := uint64(0); i < min(cursor, final); i++ {
+		text = text[strings.IndexByte(text, '\n')+1:]
+	}
+	return messages.ReadResult{Text: text, Cursor: final}, nil
 }
 
 // Status implements backend.Session.

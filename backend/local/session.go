@@ -104,6 +104,7 @@ type session struct {
 	prompt     *promptTracker
 	epoch      uint64
 	collecting bool
+	sendFrom   uint64 // the scrollback cursor when the current send began
 	status     messages.SessionStatus
 	exitAt     time.Time // when Wait returned; zero while running
 	exitSent   bool
@@ -489,6 +490,7 @@ func (s *session) shellForeground() bool {
 func (s *session) BeginSend() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sendFrom = s.scroll.Final()
 	s.epoch++
 	s.prompt.reset()
 	s.tail.Reset()
@@ -499,6 +501,7 @@ func (s *session) BeginSend() uint64 {
 func (s *session) Resume() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sendFrom = s.scroll.Final()
 	s.tail.Reset()
 	s.collecting = true
 	return s.epoch
@@ -517,7 +520,11 @@ func (s *session) EndSend() messages.SendRead {
 	defer s.mu.Unlock()
 	s.collecting = false
 	text, dropped := s.tail.Take()
-	return messages.SendRead{Delta: text, Truncated: dropped}
+	r := messages.SendRead{Delta: text, Truncated: dropped, Cursor: s.scroll.Final()}
+	if shown := uint64(strings.Count(text, "\n")); dropped && r.Cursor-s.sendFrom > shown {
+		r.OmittedFrom, r.OmittedTo = s.sendFrom, r.Cursor-shown
+	}
+	return r
 }
 
 func (s *session) TakeOutput() messages.SendRead {
@@ -656,6 +663,12 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 	// The group is gone and the terminal still names it: there is no
 	// program to signal, which the caller may retry; never a guess.
 	return messages.SignalResult{}, err
+}
+
+func (s *session) ReadSince(cursor uint64) (messages.ReadResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scroll.Since(cursor), nil
 }
 
 func (s *session) Read(offset, count int) (messages.ReadResult, error) {

@@ -3,6 +3,7 @@ package scrollback
 import (
 	"bytes"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -18,6 +19,9 @@ type Buffer struct {
 	// first. There are at most maxLines-1 of them: n breaks make n+1 lines.
 	breaks  ring
 	dropped bool
+	// final counts the final lines ever written (every '\n', retained or
+	// not): the cursor of the transcript.
+	final uint64
 }
 
 // New returns an empty Buffer that keeps at most maxLines lines and maxBytes
@@ -37,6 +41,7 @@ func (b *Buffer) Write(text []byte) {
 	if len(text) == 0 {
 		return
 	}
+	b.final += uint64(bytes.Count(text, []byte{'\n'}))
 	// Only a tail of a long text can survive, and nothing retained before
 	// it: skip straight there instead of buffering what would be dropped.
 	text, skipped := b.w.fit(text)
@@ -135,6 +140,62 @@ func (b *Buffer) Page(offset, count int) messages.ReadResult {
 	}
 	res.Text = string(b.w.buf[lo:hi])
 	res.LineEnd = offset + end - first
+	return res
+}
+
+// Final returns the number of final lines ever written: the cursor after
+// everything printed so far.
+func (b *Buffer) Final() uint64 { return b.final }
+
+// Since reads forward from cursor: the retained final lines at or after
+// it, oldest first, then the unfinished line, within maxPageBytes. Lines
+// the bounds already dropped are reported as omitted, never skipped in
+// silence; a page that fills before the newest line ends at a line break
+// and sets More, and the returned cursor never moves past a line not
+// shown. A single line longer than a page is cut (Truncated) and counts
+// as shown.
+func (b *Buffer) Since(cursor uint64) messages.ReadResult {
+	res := messages.ReadResult{Cursor: b.final}
+	cursor = min(cursor, b.final)
+	// The retained text starts with (the end of) final line first; after
+	// the drops the bounds made, its beginning may be gone.
+	n := uint64(b.breaks.n)
+	first := b.final - n
+	if cursor < first {
+		res.OmittedFrom, res.OmittedTo, res.Truncated = cursor, first, true
+		cursor = first
+	}
+	lo := b.w.head
+	if k := int(cursor - first); k > 0 {
+		lo = b.breaks.at(k-1) + 1
+	} else if b.dropped && b.w.len() > 0 {
+		res.Truncated = true // the first line shown may have lost its beginning
+	}
+	hi := len(b.w.buf)
+	if hi-lo <= b.maxPage {
+		res.Text = string(b.w.buf[lo:hi])
+		return res
+	}
+	res.More = true
+	limit := lo + b.maxPage
+	below := b.breaks.countBefore(lo)  // breaks before the page
+	fit := b.breaks.countBefore(limit) // breaks before its limit
+	if fit > below {
+		// End the page at the last line break that fits.
+		end := b.breaks.at(fit - 1)
+		res.Text = string(b.w.buf[lo : end+1])
+		res.Cursor = first + uint64(fit)
+		return res
+	}
+	// One line longer than a page: its head, cut; it counts as shown.
+	end := limit
+	for end > lo && !utf8.RuneStart(b.w.buf[end]) {
+		end--
+	}
+	res.Text = string(b.w.buf[lo:end]) + "\n"
+	res.Truncated = true
+	res.Cursor = min(first+uint64(below)+1, b.final)
+	res.More = res.Cursor < b.final
 	return res
 }
 
