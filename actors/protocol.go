@@ -215,20 +215,28 @@ type EventSessionOpened struct {
 
 // EventSendSettled: a send settled.
 type EventSendSettled struct {
+	Owner      messages.Owner
 	Session    messages.SessionID
+	Ticket     uint64
 	WaitReason messages.WaitReason
+	Cause      messages.Cause
 	ExitCode   *int
+	Reader     string // the program proven to wait on the terminal
+	Secret     bool   // it waits for a secret
+	Cursor     uint64 // final output lines when it settled
 	Err        error
 }
 
 // EventSessionExited: the shell exited.
 type EventSessionExited struct {
+	Owner   messages.Owner
 	Session messages.SessionID
 	Status  messages.SessionStatus
 }
 
 // EventSessionClosed: a close finished and the tree is quiet.
 type EventSessionClosed struct {
+	Owner   messages.Owner
 	Session messages.SessionID
 	Reason  string
 	Report  messages.CloseReport
@@ -236,6 +244,7 @@ type EventSessionClosed struct {
 
 // EventCleanupFailed: a close left survivors or failed.
 type EventCleanupFailed struct {
+	Owner   messages.Owner
 	Session messages.SessionID
 	Err     error
 }

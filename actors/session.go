@@ -130,7 +130,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		// From the facts actor, which also tells the current send.
 		s.status = m.status
 		ctx.Send(s.ownerPID, &sessionStatusChanged{id: s.id, status: m.status})
-		s.sys.EventStream.Publish(&EventSessionExited{Session: s.id, Status: m.status})
+		s.sys.EventStream.Publish(&EventSessionExited{Owner: s.owner, Session: s.id, Status: m.status})
 
 	case *StartSend:
 		s.onStartSend(ctx, m, ctx.Sender())
@@ -413,8 +413,10 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 		s.onStartupSettled(ctx, m)
 		return
 	}
+	r := m.result
 	s.sys.EventStream.Publish(&EventSendSettled{
-		Session: s.id, WaitReason: m.result.WaitReason, ExitCode: m.result.ExitCode, Err: m.err,
+		Owner: s.owner, Session: s.id, Ticket: m.ticket, WaitReason: r.WaitReason, Cause: r.Cause,
+		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Err: m.err,
 	})
 	s.maybeFinish(ctx)
 }
@@ -563,7 +565,7 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 			m.err = &messages.CleanupError{Reason: s.closeReason, Survivors: m.report.Survivors, Err: m.err}
 		}
 		s.log.Warn().Err(m.err).Str("session", string(s.id)).Msg("close failed")
-		s.sys.EventStream.Publish(&EventCleanupFailed{Session: s.id, Err: m.err})
+		s.sys.EventStream.Publish(&EventCleanupFailed{Owner: s.owner, Session: s.id, Err: m.err})
 		for _, w := range waiters {
 			s.replyClose(w, false, m.report, m.err)
 		}
@@ -587,7 +589,7 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 	if s.startupErr != nil {
 		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: s.startupErr})
 	} else {
-		s.sys.EventStream.Publish(&EventSessionClosed{Session: s.id, Reason: s.closeReason, Report: m.report})
+		s.sys.EventStream.Publish(&EventSessionClosed{Owner: s.owner, Session: s.id, Reason: s.closeReason, Report: m.report})
 		var replies []closeReply
 		for _, w := range waiters {
 			if w.kill && w.pid != nil {
