@@ -27,6 +27,9 @@ type server struct {
 
 	// disposeTimeout bounds one owner's disposal (teardown of its trees).
 	disposeTimeout time.Duration
+	// progressEvery paces the progress notifications of a long send or
+	// wait whose caller sent a progress token.
+	progressEvery time.Duration
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]messages.Owner
@@ -37,7 +40,7 @@ type server struct {
 func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *server {
 	s := &server{
 		svc: svc, tools: ts, log: log, owners: map[*mcp.ServerSession]messages.Owner{},
-		disposeTimeout: 30 * time.Second,
+		disposeTimeout: 30 * time.Second, progressEvery: time.Second,
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ptymcp", Title: "ptyactor terminals", Version: version}, &mcp.ServerOptions{
 		Instructions: ts.Guidance(),
@@ -56,12 +59,43 @@ func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *serv
 
 func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	owner := s.ownerFor(ctx, req.Session)
+	if tok := req.Params.GetProgressToken(); tok != nil && (name == tools.TerminalSend || name == tools.TerminalWait) {
+		defer s.progress(ctx, req.Session, tok, name)()
+	}
 	r := s.tools.Call(ctx, owner, name, req.Params.Arguments)
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
 	if r.Structured != nil {
 		res.StructuredContent = r.Structured
 	}
 	return res
+}
+
+// progress tells a client that asked (a progress token) that a long send
+// or wait is still waiting, every progressEvery, until the returned stop
+// is called: MCP clients time calls out, and progress resets their clock.
+func (s *server) progress(ctx context.Context, ss *mcp.ServerSession, tok any, name string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(s.progressEvery)
+		defer t.Stop()
+		start := time.Now()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			waited := time.Since(start).Round(time.Second)
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: tok, Progress: float64(n),
+				Message: name + ": still waiting for the terminal (" + waited.String() + ")",
+			})
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }
 
 // ownerFor returns the session's owner, minting it on first use and
