@@ -126,6 +126,7 @@ type sendActor struct {
 	timers timerSet
 
 	result      messages.SendResult
+	holding     bool // settled, but the receipt is still being listed
 	err         error
 	draining    bool         // it settled with a write or SIGINT in flight
 	subscribers []*actor.PID // told the settlement straight from here
@@ -231,8 +232,13 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		ctx.Respond(&CancelSendReply{Accepted: a.cancel()})
 	case *ReadSendOutput:
 		ctx.Respond(a.readOutput())
+	case *leftoversListed:
+		if a.holding {
+			a.result.Running = m.procs
+			a.deliver()
+		}
 	case *AwaitSend:
-		if a.settled() {
+		if a.settled() && !a.holding {
 			ctx.Respond(a.settledMsg())
 		} else {
 			a.subscribers = append(a.subscribers, ctx.Sender())
@@ -725,6 +731,17 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		// secret prompt; a prompt marker means the shell's line editor.
 		Secret: a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
 	}
+	var await backend.LeftoverLister
+	if l, ok := a.bs.(backend.LeftoverLister); ok && a.result.Cause == messages.CausePrompt {
+		// The receipt of a command that returned to the prompt: what it
+		// left running. A job forked an instant ago has no name of its
+		// own yet; the settlement then waits (off the mailbox) for it.
+		var starting bool
+		a.result.Running, starting = l.Leftovers()
+		if starting {
+			await = l
+		}
+	}
 	if len(a.lines) > 0 {
 		a.result.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
 		a.lines = nil // never written later
@@ -734,9 +751,21 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
 	}
 	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
+	if await != nil {
+		a.holding = true
+		self, sys := a.self, a.sys
+		go func() { sys.Root.Send(self, &leftoversListed{procs: await.AwaitLeftovers()}) }()
+		return
+	}
+	a.deliver()
+}
+
+// deliver reports the fixed result to the session and the waiters.
+func (a *sendActor) deliver() {
+	a.holding = false
 	a.sys.Root.Send(a.parent, &sendFinished{
-		ticket: a.ticket, result: a.result, err: err, draining: a.draining,
-		idle: reason == messages.WaitStdinRead && err == nil && !a.draining,
+		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
+		idle: a.result.WaitReason == messages.WaitStdinRead && a.err == nil && !a.draining,
 	})
 	msg := a.settledMsg()
 	for _, p := range a.subscribers {
@@ -744,6 +773,9 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	}
 	a.subscribers = nil
 }
+
+// leftoversListed carries the receipt the settlement waited for.
+type leftoversListed struct{ procs []messages.Process }
 
 // cause names the condition that settled the send. A cancel wins over
 // whatever settled the interrupted command: the caller asked for it.

@@ -113,6 +113,21 @@ type StdinObservation struct {
 	Secret bool
 }
 
+// LeftoverLister is an optional Session capability: which processes the
+// shell's commands left running, for the receipt of a send that returned
+// at the prompt. It runs on every such settlement, so it must cost about
+// one system call when nothing was left.
+type LeftoverLister interface {
+	// Leftovers lists them now; starting reports a child that has not yet
+	// run its own program (a job the shell forked an instant ago), whose
+	// name is still the shell's.
+	Leftovers() (procs []messages.Process, starting bool)
+	// AwaitLeftovers waits, bounded, until starting children run their
+	// programs, and lists again. It may block: the runtime calls it from
+	// a goroutine.
+	AwaitLeftovers() []messages.Process
+}
+
 // Session is one live terminal. Methods other than Write, Close and
 // Signal must return promptly; they are called from actor mailboxes. Write,
 // Close and Signal run in goroutines the actors own (Signal may wait a

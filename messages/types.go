@@ -225,6 +225,10 @@ type SendResult struct {
 	// leaves out the final lines [OmittedFrom, OmittedTo).
 	Cursor                 uint64
 	OmittedFrom, OmittedTo uint64
+	// Running lists, when the shell's prompt settled the send, the
+	// processes its commands left running (background jobs, nohup and
+	// disowned children): `npm run dev &` is still serving.
+	Running []Process
 	// Secret: the program waits for a secret (a password prompt: the
 	// terminal reads a line with echo off). Ask the person; never type a
 	// credential on their behalf.
@@ -292,6 +296,15 @@ type ReadResult struct {
 type SignalResult struct {
 	Delivered  bool
 	TargetPgid int
+}
+
+// Process is a process a command left running in its session.
+type Process struct {
+	PID     int
+	Command string // the command name (comm)
+	// Detached: it will outlive the shell's hangup: it left the shell's
+	// session (setsid) or ignores SIGHUP (nohup).
+	Detached bool
 }
 
 // Snapshot describes a published session.

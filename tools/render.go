@@ -123,6 +123,22 @@ func sendMeta(r messages.SendResult) string {
 	b.WriteString("\n[session: ")
 	b.WriteString(r.Status.String())
 	b.WriteString("]")
+	if len(r.Running) > 0 {
+		b.WriteString("\n[left running:")
+		for i, p := range r.Running {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(" pid ")
+			b.WriteString(strconv.Itoa(p.PID))
+			b.WriteString(" ")
+			b.WriteString(p.Command)
+			if p.Detached {
+				b.WriteString(" (detached)")
+			}
+		}
+		b.WriteString("]")
+	}
 	if r.Secret {
 		b.WriteString("\n[secret prompt: it waits for a password or passphrase with echo off; ask the user to type it, never type a credential yourself]")
 	}

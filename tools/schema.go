@@ -139,9 +139,12 @@ func (t *Toolset) definitions() []Definition {
 			"firstUnwritten": schema{"type": "string"},
 			"secret":         schema{"type": "boolean", "description": "the program waits for a password or passphrase (echo off): ask the user to type it"},
 			"cursor":         schema{"type": "integer", "description": "count of final output lines when the send settled: terminal_read with this cursor returns only what came after"},
-			"omittedFrom":    schema{"type": "integer"},
-			"omittedTo":      schema{"type": "integer", "description": "final lines [omittedFrom, omittedTo) the truncated viewport leaves out; read them with terminal_read cursor=omittedFrom"},
-			"taskId":         schema{"type": "string"},
+			"running": schema{"type": "array", "description": "processes the command left running (background jobs, nohup, disown)", "items": schema{
+				"type": "object", "properties": schema{"pid": schema{"type": "integer"}, "command": schema{"type": "string"}, "detached": schema{"type": "boolean"}},
+			}},
+			"omittedFrom": schema{"type": "integer"},
+			"omittedTo":   schema{"type": "integer", "description": "final lines [omittedFrom, omittedTo) the truncated viewport leaves out; read them with terminal_read cursor=omittedFrom"},
+			"taskId":      schema{"type": "string"},
 		},
 		"required": []string{"kind", "sessionId"},
 	}

@@ -335,8 +335,17 @@ func (t *Toolset) foreground(id messages.SessionID, res messages.SendResult) Res
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo,
+			Running: processValues(res.Running),
 		},
 	}
+}
+
+func processValues(ps []messages.Process) []ProcessValue {
+	var out []ProcessValue
+	for _, p := range ps {
+		out = append(out, ProcessValue{PID: p.PID, Command: p.Command, Detached: p.Detached})
+	}
+	return out
 }
 
 func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Result, error) {

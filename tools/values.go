@@ -66,6 +66,16 @@ type ForegroundSendValue struct {
 	Cursor      uint64 `json:"cursor"`
 	OmittedFrom uint64 `json:"omittedFrom,omitempty"`
 	OmittedTo   uint64 `json:"omittedTo,omitempty"`
+	// Running: what the command left running when it returned to the
+	// prompt.
+	Running []ProcessValue `json:"running,omitempty"`
+}
+
+// ProcessValue is a process left running in the session.
+type ProcessValue struct {
+	PID      int    `json:"pid"`
+	Command  string `json:"command"`
+	Detached bool   `json:"detached"` // it outlives the shell's hangup (nohup, setsid)
 }
 
 // BackgroundSendValue is terminal_send's value with run_in_background.

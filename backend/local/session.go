@@ -109,6 +109,11 @@ type session struct {
 	exitAt     time.Time // when Wait returned; zero while running
 	exitSent   bool
 
+	// kidsFD holds the shell's children file open for Leftovers (0: not
+	// opened yet, -1: none).
+	kidsMu sync.Mutex
+	kidsFD int
+
 	closeMu  sync.Mutex // one close at a time
 	closed   bool
 	report   messages.CloseReport
@@ -735,6 +740,7 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	s.slave = -1
 	s.slaveMu.Unlock()
 	s.follow.Close()
+	s.closeLeftovers()
 	s.masterClosed.Store(true)
 	_ = s.master.Close()
 	<-s.pumpDone

@@ -1,0 +1,94 @@
+//go:build linux
+
+package local
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/messages"
+	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"golang.org/x/sys/unix"
+)
+
+var _ backend.LeftoverLister = (*session)(nil)
+
+// sighup's bit in a signal mask.
+const sighupBit = 1 << (unix.SIGHUP - 1)
+
+// Leftovers lists the shell's children: what its commands left running
+// (a job sent to the background, nohup, disown). The shell's children file
+// stays open, so a prompt with nothing left costs one pread. A child that
+// re-parented away (a setsid or double fork) is not its child any more:
+// under the subreaper the teardown still finds it by its session tag.
+func (s *session) Leftovers() (procs []messages.Process, starting bool) {
+	s.kidsMu.Lock()
+	defer s.kidsMu.Unlock()
+	if s.kidsFD == 0 {
+		s.kidsFD = -1
+		path := "/proc/" + strconv.Itoa(s.shell.PID) + "/task/" + strconv.Itoa(s.shell.PID) + "/children"
+		if fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+			s.kidsFD = fd
+		}
+	}
+	if s.kidsFD < 0 {
+		return nil, false
+	}
+	var buf [1024]byte
+	n, err := unix.Pread(s.kidsFD, buf[:], 0)
+	if err != nil || n == 0 {
+		return nil, false
+	}
+	fs := linux.FS{}
+	shellExe, _ := fs.ReadLink("/" + strconv.Itoa(s.shell.PID) + "/exe")
+	shellCaught, _ := linux.CaughtSignals(fs, s.shell.PID)
+	var out []messages.Process
+	for _, f := range bytes.Fields(buf[:n]) {
+		pid, err := strconv.Atoi(string(f))
+		if err != nil {
+			continue
+		}
+		st, err := linux.ReadStat(linux.FS{}, pid)
+		if err != nil || st.State == 'Z' {
+			continue // exited meanwhile
+		}
+		p := messages.Process{PID: pid, Command: st.Comm, Detached: st.Session != s.identity.PID}
+		if ign, err := linux.IgnoredSignals(linux.FS{}, pid); err == nil && ign&sighupBit != 0 {
+			p.Detached = true
+		}
+		if st.Comm == "nohup" || st.Comm == "setsid" {
+			// Caught an instant before it ignores SIGHUP or leaves the
+			// session, which is all it is there to do.
+			p.Detached = true
+		}
+		out = append(out, p)
+		if exe, err := fs.ReadLink("/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == shellExe {
+			if caught, err := linux.CaughtSignals(fs, pid); err == nil && caught == shellCaught {
+				starting = true // still the shell's code: not exec'd yet
+			}
+		}
+	}
+	return out, starting
+}
+
+// AwaitLeftovers waits for each child still running the shell's code to
+// exec (awaitExec's bound), then lists again.
+func (s *session) AwaitLeftovers() []messages.Process {
+	procs, _ := s.Leftovers()
+	for _, p := range procs {
+		s.awaitExec(p.PID)
+	}
+	procs, _ = s.Leftovers()
+	return procs
+}
+
+// closeLeftovers releases the children file (Close).
+func (s *session) closeLeftovers() {
+	s.kidsMu.Lock()
+	defer s.kidsMu.Unlock()
+	if s.kidsFD > 0 {
+		_ = unix.Close(s.kidsFD)
+	}
+	s.kidsFD = -1
+}

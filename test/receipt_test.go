@@ -1,0 +1,44 @@
+//go:build linux
+
+package test
+
+import (
+	"testing"
+
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
+)
+
+// A command that returns to the prompt but leaves processes running says
+// so: background jobs, nohup and disown, with whether they are detached
+// (will outlive the shell's hangup).
+func TestReceiptListsLeftRunning(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	id := h.spawn(messages.SpawnRequest{}).ID()
+	if res := h.prompt(id, "true", 0); len(res.Running) != 0 {
+		t.Fatalf("nothing left: %+v", res.Running)
+	}
+	res := h.prompt(id, "sleep 101 &", 0)
+	if len(res.Running) != 1 || res.Running[0].Command != "sleep" || res.Running[0].Detached {
+		t.Fatalf("background job: %+v", res.Running)
+	}
+	res = h.prompt(id, "nohup sleep 102 >/dev/null 2>&1 &", 0)
+	detached := 0
+	for _, p := range res.Running {
+		if p.Detached {
+			detached++
+		}
+	}
+	if len(res.Running) != 2 || detached != 1 {
+		t.Fatalf("after nohup: %+v", res.Running)
+	}
+	res = h.prompt(id, "sleep 103 & disown", 0)
+	if len(res.Running) != 3 {
+		t.Fatalf("after disown: %+v", res.Running)
+	}
+	res = h.prompt(id, "kill %1 %2 2>/dev/null; kill $(jobs -p) 2>/dev/null; pkill -f 'sleep 10[123]'; wait 2>/dev/null; true", 0)
+	testkit.WaitFor(t, 5e9, "the jobs to end", func() bool {
+		return len(h.prompt(id, "true", 0).Running) == 0
+	})
+}
