@@ -55,7 +55,7 @@ func (r *recorder) exitCount() int {
 
 // spawn starts a real bash through the backend and closes it when the test
 // ends.
-func spawn(t *testing.T, rec *recorder) backend.Session {
+func spawn(t testing.TB, rec *recorder) backend.Session {
 	t.Helper()
 	bs, err := New(Options{}).Spawn(testkit.Ctx(t), messages.SpawnSpec{SessionID: "pty-local-test"}, testkit.PTYConfig(), rec)
 	if err != nil {
@@ -72,7 +72,7 @@ func spawn(t *testing.T, rec *recorder) backend.Session {
 	return bs
 }
 
-func waitPrompt(t *testing.T, rec *recorder, epoch uint64) backend.PromptFact {
+func waitPrompt(t testing.TB, rec *recorder, epoch uint64) backend.PromptFact {
 	t.Helper()
 	var f backend.PromptFact
 	testkit.WaitFor(t, 10*time.Second, "the prompt marker", func() bool {
