@@ -8,21 +8,28 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
-// Every result carries a cursor; reading on from it shows each later line
-// once, in order, page by page, and says which lines scrollback no longer
-// holds. A flood's truncated viewport states the range it leaves out.
-func TestCursorReads(t *testing.T) {
+// bigScrollback opens a session whose scrollback holds everything the test
+// prints, and returns the cursor after its first prompt.
+func bigScrollback(t *testing.T) (*harness, *actors.Session, uint64) {
 	cfg := testkit.PTYConfig()
 	cfg.ScrollbackLines, cfg.ScrollbackMaxBytes = 100000, 1<<22
 	h := newHarness(t, cfg, local.Options{})
 	sh := h.spawn(messages.SpawnRequest{})
+	return h, sh, h.prompt(sh.ID(), "true", 0).Cursor
+}
+
+// Every result carries a cursor; reading on from it shows each later line
+// once, in order, page by page, and says which lines scrollback no longer
+// holds. A flood's truncated viewport states the range it leaves out.
+func TestCursorReads(t *testing.T) {
+	h, sh, start := bigScrollback(t)
 	ctx := testkit.Ctx(t)
-	start := h.prompt(sh.ID(), "true", 0).Cursor
 	res := h.prompt(sh.ID(), "seq 1 20000", 0)
 	if !res.Truncated || res.OmittedTo <= res.OmittedFrom || res.OmittedFrom < start {
 		t.Fatalf("flood: truncated %v omitted [%d,%d) from %d", res.Truncated, res.OmittedFrom, res.OmittedTo, start)
@@ -81,12 +88,8 @@ func TestCursorReads(t *testing.T) {
 // Two readers with their own cursors, while output flows, each see every
 // line once and in order.
 func TestCursorConcurrentReaders(t *testing.T) {
-	cfg := testkit.PTYConfig()
-	cfg.ScrollbackLines, cfg.ScrollbackMaxBytes = 100000, 1<<22
-	h := newHarness(t, cfg, local.Options{})
-	sh := h.spawn(messages.SpawnRequest{})
+	_, sh, start := bigScrollback(t)
 	ctx := testkit.Ctx(t)
-	start := h.prompt(sh.ID(), "true", 0).Cursor
 	op, err := sh.StartSend(ctx, messages.SendRequest{Text: "for i in $(seq 1 3000); do echo n$i; done", Submit: true})
 	if err != nil {
 		t.Fatal(err)

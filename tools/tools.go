@@ -252,13 +252,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		}, nil
 	}
 	res, err := t.svc.Send(ctx, owner, id, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Result{}, fmt.Errorf("%w (%w)", ErrSendAborted, err)
-		}
-		return Result{}, err
-	}
-	return t.foreground(id, res), nil
+	return t.foreground(ctx, id, res, err)
 }
 
 // wait is terminal_wait: a send that writes nothing, with no silence
@@ -273,13 +267,7 @@ func (t *Toolset) wait(ctx context.Context, owner messages.Owner, a args) (Resul
 		return Result{}, err
 	}
 	res, err := t.svc.Wait(ctx, owner, id, policy)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Result{}, fmt.Errorf("%w (%w)", ErrSendAborted, err)
-		}
-		return Result{}, err
-	}
-	return t.foreground(id, res), nil
+	return t.foreground(ctx, id, res, err)
 }
 
 // policy reads a call's wait arguments within the server's bounds.
@@ -326,8 +314,15 @@ func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
 	return p, nil
 }
 
-// foreground is a settled send's (or wait's) result.
-func (t *Toolset) foreground(id messages.SessionID, res messages.SendResult) Result {
+// foreground is a settled send's (or wait's) result; a call whose
+// context ended says it was aborted.
+func (t *Toolset) foreground(ctx context.Context, id messages.SessionID, res messages.SendResult, err error) (Result, error) {
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("%w (%w)", ErrSendAborted, err)
+		}
+		return Result{}, err
+	}
 	return Result{
 		Text: renderSend(res, t.opts.MaxResultBytes),
 		Structured: ForegroundSendValue{
@@ -337,7 +332,7 @@ func (t *Toolset) foreground(id messages.SessionID, res messages.SendResult) Res
 			Secret: res.Secret, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo,
 			Running: processValues(res.Running),
 		},
-	}
+	}, nil
 }
 
 func processValues(ps []messages.Process) []ProcessValue {
