@@ -86,6 +86,7 @@ type (
 	}
 	taskLookupReply struct {
 		finished <-chan struct{}
+		snap     messages.TaskSnapshot
 		err      error
 	}
 	taskTake struct {
@@ -135,7 +136,7 @@ func (a *tasksActor) Receive(ctx actor.Context) {
 			ctx.Respond(&taskLookupReply{err: err})
 			return
 		}
-		ctx.Respond(&taskLookupReply{finished: rec.finished})
+		ctx.Respond(&taskLookupReply{finished: rec.finished, snap: rec.snap})
 	case *taskTake:
 		a.onTake(ctx, m)
 	case *taskReadDone:
@@ -445,6 +446,16 @@ func (s *Service) TaskOutput(ctx context.Context, owner messages.Owner, id messa
 		return messages.TaskOutput{}, tasksGone(err)
 	}
 	return r.out, r.err
+}
+
+// TaskStatus returns a task's status now, without taking its output, and
+// a channel closed once it finished (a transport can tell its client then).
+func (s *Service) TaskStatus(ctx context.Context, owner messages.Owner, id messages.TaskID) (messages.TaskSnapshot, <-chan struct{}, error) {
+	lr, err := ask[*taskLookupReply](ctx, s.sys, s.tasks, &taskLookup{owner: owner, id: id})
+	if err != nil {
+		return messages.TaskSnapshot{}, nil, tasksGone(err)
+	}
+	return lr.snap, lr.finished, lr.err
 }
 
 // KillTask cancels a running task: input not yet written is never written;

@@ -34,19 +34,23 @@ type server struct {
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]messages.Owner
 	closed bool
-	wg     sync.WaitGroup // one watcher per owned session
+	done   chan struct{}  // closed by close: the watchers stop
+	wg     sync.WaitGroup // one watcher per owned session and per running task
 }
 
 func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *server {
 	s := &server{
 		svc: svc, tools: ts, log: log, owners: map[*mcp.ServerSession]messages.Owner{},
-		disposeTimeout: 30 * time.Second, progressEvery: time.Second,
+		disposeTimeout: 30 * time.Second, progressEvery: time.Second, done: make(chan struct{}),
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ptymcp", Title: "ptyactor terminals", Version: version}, &mcp.ServerOptions{
 		Instructions: ts.Guidance(),
 		// No logging capability: logs go to stderr only.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
+	s.addTaskResources()
 	for _, d := range ts.Definitions() {
 		name := d.Name
 		s.mcp.AddTool(&mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema},
@@ -66,6 +70,9 @@ func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
 	if r.Structured != nil {
 		res.StructuredContent = r.Structured
+	}
+	if bg, ok := r.Structured.(tools.BackgroundSendValue); ok {
+		s.watchTask(req.Session, messages.TaskID(bg.TaskID))
 	}
 	return res
 }
@@ -159,6 +166,9 @@ func (s *server) owned() int {
 // and waits for the watchers. New sessions get no owner afterwards.
 func (s *server) close() {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.done)
+	}
 	s.closed = true
 	s.mu.Unlock()
 	for ss := range s.mcp.Sessions() {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Background tasks as MCP resources: each task is ptyactor://tasks/<id>,
+// readable by its owner's MCP session (its status as JSON), and the server
+// sends notifications/resources/updated for it when it finishes (its send
+// settled: the command ended, or the program started waiting for input),
+// to the sessions that subscribed. A client that honours resource
+// subscriptions stops polling task_output.
+const taskURIPrefix = "ptyactor://tasks/"
+
+func taskURI(id messages.TaskID) string { return taskURIPrefix + string(id) }
+
+// taskStatus is a task resource's content.
+type taskStatus struct {
+	TaskID     string `json:"taskId"`
+	SessionID  string `json:"sessionId"`
+	Status     string `json:"status"`
+	Detail     string `json:"detail,omitempty"`
+	WaitReason string `json:"waitReason,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	Reader     string `json:"reader,omitempty"`
+}
+
+// addTaskResources registers the task resource template.
+func (s *server) addTaskResources() {
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: taskURIPrefix + "{id}", Name: "task", MIMEType: "application/json",
+		Description: "A background terminal send started with run_in_background: its status. Subscribe to be told when it finishes.",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		snap, _, err := s.task(ctx, req.Session, req.Params.URI)
+		if err != nil {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		b, _ := json.Marshal(taskStatus{
+			TaskID: string(snap.ID), SessionID: string(snap.Session), Status: string(snap.Status), Detail: snap.Detail,
+			WaitReason: string(snap.WaitReason), ExitCode: snap.ExitCode, Reader: snap.Reader,
+		})
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
+	})
+}
+
+// task resolves a task URI for the MCP session's owner; another owner's
+// task is answered like an unknown one.
+func (s *server) task(ctx context.Context, ss *mcp.ServerSession, uri string) (messages.TaskSnapshot, <-chan struct{}, error) {
+	id, ok := strings.CutPrefix(uri, taskURIPrefix)
+	if !ok || id == "" {
+		return messages.TaskSnapshot{}, nil, messages.NoTask(messages.TaskID(id))
+	}
+	return s.svc.TaskStatus(ctx, s.ownerFor(ctx, ss), messages.TaskID(id))
+}
+
+// subscribe admits a subscription to one of the session's own tasks.
+func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if _, _, err := s.task(ctx, req.Session, req.Params.URI); err != nil {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return nil
+}
+
+// watchTask tells the task's subscribers when it finishes.
+func (s *server) watchTask(ss *mcp.ServerSession, id messages.TaskID) {
+	ctx := context.Background()
+	_, finished, err := s.task(ctx, ss, taskURI(id))
+	if err != nil {
+		return
+	}
+	s.wg.Go(func() {
+		select {
+		case <-finished:
+			_ = s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: taskURI(id)})
+		case <-s.done:
+		}
+	})
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/test/testkit"
+	"github.com/ptyactor/ptyactor/tools"
+)
+
+// A background task is a resource its client can subscribe to: the server
+// says when it finishes (notifications/resources/updated), and reading the
+// resource gives its status; another client's session cannot subscribe to
+// it.
+func TestTaskResourceUpdated(t *testing.T) {
+	p := newInproc(t, tools.Options{})
+	ctx := testkit.Ctx(t)
+	updated := make(chan string, 4)
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := p.srv.mcp.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	c := &client{t: t, cs: cs}
+	id := c.call(tools.TerminalOpen, map[string]any{}).S["sessionId"].(string)
+	bg := c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "sleep 0.5; echo finished", "run_in_background": true})
+	uri := taskURIPrefix + bg.S["taskId"].(string)
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	// Another client's session cannot read it (its subscription, under
+	// the current protocol a background stream, is refused on the server).
+	other := p.client()
+	if _, err := other.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Fatal("another client read this client's task")
+	}
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Fatalf("updated %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no notification when the task finished")
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, `"status":"completed"`) {
+		t.Fatalf("read: %+v %v", res, err)
+	}
+}
