@@ -136,3 +136,11 @@ func TestConversionsRoundTrip(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestTypeNames(t *testing.T) {
+	for want, m := range map[string]proto.Message{RequestType: &Request{}, ReplyType: &Reply{}, ChunkType: &Chunk{}} {
+		if got := string(proto.MessageName(m)); got != want {
+			t.Errorf("%T is %q on the wire, the constant says %q", m, got, want)
+		}
+	}
+}
