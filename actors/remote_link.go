@@ -168,9 +168,11 @@ func (l *hostLink) Receive(ctx actor.Context) {
 	}
 }
 
+// arm schedules the next tick: twice per heartbeat, so a silence is seen
+// at most half a beat after it passed lossAfter.
 func (l *hostLink) arm() {
 	sys, self := l.sys, l.self
-	l.timer = time.AfterFunc(l.every, func() { sys.Root.Send(self, &linkTick{}) })
+	l.timer = time.AfterFunc(l.every/2, func() { sys.Root.Send(self, &linkTick{}) })
 }
 
 // send writes a request to the host, in chunks when it is large.
@@ -207,7 +209,9 @@ func (l *hostLink) onTick() {
 		l.lose(fmt.Errorf("%w: %s (%s) silent for %v", messages.ErrHostLost, l.host.name, l.host.addr, silence.Round(time.Millisecond)))
 		return
 	}
-	l.beat()
+	if now.Sub(l.lastBeat) >= l.every {
+		l.beat()
+	}
 }
 
 func (l *hostLink) onHeard() {

@@ -57,9 +57,58 @@ type exitCode struct {
 
 func (e exitCode) Run() int { *e.code = e.m.Run(); return *e.code }
 
-// ptyhostBin builds cmd/ptyhost once per run.
+// isolatedEnv marks a child process running one test (see isolate).
+const isolatedEnv = "PTYACTOR_HOST_TEST_ISOLATED"
+
+// isolate runs the calling test in a child process of this test binary when
+// the race detector is on, and reports whether the caller is the parent
+// (whose test is then done: the child's verdict is its own). The pinned
+// protoactor-go's remote.Start writes grpclog's global logger
+// (grpclog.SetLoggerV2) while gRPC goroutines of an earlier endpoint in the
+// same process may have read it, which the race detector reports; one
+// client endpoint per process keeps the library's race out of -race runs.
+// ptyactor's own code runs under the detector in the child all the same.
+func isolate(t *testing.T) (parent bool) {
+	t.Helper()
+	if !raceEnabled || os.Getenv(isolatedEnv) != "" {
+		return false
+	}
+	var run []string
+	for _, part := range strings.Split(t.Name(), "/") {
+		run = append(run, "^"+regexpQuote(part)+"$")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run="+strings.Join(run, "/"), "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), isolatedEnv+"=1", "PTYHOST_BIN="+ptyhostBin(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("isolated run failed (%v):\n%s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, ".go:") && !strings.HasPrefix(strings.TrimSpace(l), "{") {
+			t.Log("child: " + strings.TrimSpace(l))
+		}
+	}
+	return true
+}
+
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteRune('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ptyhostBin builds cmd/ptyhost once per run (a child of isolate reuses
+// its parent's).
 func ptyhostBin(t *testing.T) string {
 	t.Helper()
+	if p := os.Getenv("PTYHOST_BIN"); p != "" {
+		return p
+	}
 	binOnce.Do(func() {
 		binPath = filepath.Join(binDir, "ptyhost")
 		out, err := exec.Command("go", "build", "-o", binPath, "github.com/ptyactor/ptyactor/cmd/ptyhost").CombinedOutput()

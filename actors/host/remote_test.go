@@ -10,6 +10,9 @@ import (
 )
 
 func TestRemoteSessionKeepsStateAndExitCodes(t *testing.T) {
+	if isolate(t) {
+		return
+	}
 	h := startHost(t)
 	svc, o := newClient(t, h)
 	ctx := testkit.Ctx(t)

@@ -179,6 +179,25 @@ func creds(cfg Config) (server, client credentials.TransportCredentials, err err
 // of every PID spawned on its system from now on.
 func (e *Endpoint) Addr() string { return e.addr }
 
+// closeGrace bounds the graceful stop of the gRPC server.
+const closeGrace = time.Second
+
 // Close stops the endpoint: the library's endpoint actors, then the gRPC
-// server (gracefully, bounded by the library at 10 s).
-func (e *Endpoint) Close() { e.r.Shutdown(true) }
+// server. The library waits up to 10 s for peers' streams to end, which a
+// stopped peer never does; after closeGrace the server is stopped hard
+// (gRPC allows Stop to cut a GracefulStop short).
+func (e *Endpoint) Close() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.r.Shutdown(true)
+	}()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		e.r.Shutdown(false)
+		<-done
+	}
+}
