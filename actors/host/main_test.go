@@ -3,7 +3,6 @@ package host_test
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -151,7 +150,7 @@ func (l *lockedBuffer) String() string {
 func hostFlags() []string {
 	c := testkit.PTYConfig()
 	return []string{
-		"-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "debug",
+		"-sandbox", "danger-full-access", "-log-level", "debug",
 		fmt.Sprint("-idle-silence-ms=", c.IdleSilenceMs), fmt.Sprint("-timeout-ms=", c.TimeoutMs),
 		fmt.Sprint("-poll-interval-ms=", c.PollIntervalMs), fmt.Sprint("-dispose-grace-ms=", c.DisposeGraceMs),
 		fmt.Sprint("-handoff-grace-ms=", c.HandoffGraceMs), fmt.Sprint("-max-read-bytes=", c.MaxReadBytes),
@@ -162,6 +161,12 @@ func hostFlags() []string {
 // it (SIGCONT first, for a stopped one; SIGTERM, which closes its sessions;
 // SIGKILL after a bound) and waits for it: no process outlives the test.
 func startHost(t *testing.T, args ...string) *hostProc {
+	t.Helper()
+	return startHostTLS(t, append([]string{"-listen", "127.0.0.1:0", "-insecure"}, args...)...)
+}
+
+// startHostTLS is startHost without the insecure loopback defaults.
+func startHostTLS(t *testing.T, args ...string) *hostProc {
 	t.Helper()
 	cmd := exec.Command(ptyhostBin(t), append(hostFlags(), args...)...)
 	h := &hostProc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
@@ -224,8 +229,23 @@ func (h *hostProc) kill9(t *testing.T) {
 	<-h.done
 }
 
-// newClient starts a client Service with the host registered as "h".
+// newClient starts a client Service with the hosts registered as h0, h1,
+// ... (insecure, loopback).
 func newClient(t *testing.T, hosts ...*hostProc) (*actors.Service, messages.Owner) {
+	t.Helper()
+	return newClientWith(t, func(svc *actors.Service) error {
+		for i, h := range hosts {
+			if err := svc.RegisterHost(testkit.Ctx(t), hostName(i), h.addr, nil, actors.HostInsecure()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// newClientWith starts a client Service, registers its hosts with
+// register, and opens an owner.
+func newClientWith(t *testing.T, register func(*actors.Service) error) (*actors.Service, messages.Owner) {
 	t.Helper()
 	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
 	if err != nil {
@@ -238,10 +258,8 @@ func newClient(t *testing.T, hosts ...*hostProc) (*actors.Service, messages.Owne
 			t.Errorf("client shutdown: %v", err)
 		}
 	})
-	for i, h := range hosts {
-		if err := svc.RegisterHost(testkit.Ctx(t), hostName(i), h.addr, nil, actors.HostInsecure()); err != nil {
-			t.Fatal(err)
-		}
+	if err := register(svc); err != nil {
+		t.Fatal(err)
 	}
 	o, err := svc.NewOwner(testkit.Ctx(t), "test")
 	if err != nil {
@@ -251,5 +269,3 @@ func newClient(t *testing.T, hosts ...*hostProc) (*actors.Service, messages.Owne
 }
 
 func hostName(i int) string { return fmt.Sprintf("h%d", i) }
-
-var _ = tls.VersionTLS13
