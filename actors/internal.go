@@ -13,6 +13,9 @@ type ownerSpawn struct {
 	msg     *Spawn
 	backend backend.Backend
 	id      messages.SessionID
+	// host, when set, places the session on a remote host (counted there
+	// already); backend is then nil.
+	host *hostEntry
 }
 
 // service → owner: the service is disposing; the owner disposes itself.

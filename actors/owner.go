@@ -137,6 +137,9 @@ func (o *ownerActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor,
 }
 
 func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
+	if m.host != nil && (!o.live || m.msg.Request.Name != "" && o.names[m.msg.Request.Name] != "") {
+		m.host.sessions.Add(-1) // refused below: it never reaches the host
+	}
 	if !o.live {
 		ctx.Respond(&SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
 		return
@@ -150,14 +153,19 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 		o.names[name] = m.id
 	}
 	spec := messages.SpawnSpec{SpawnRequest: m.msg.Request, SessionID: m.id, Owner: o.owner}
-	spec.Type = m.backend.Type()
-	// The one place a session's actor is made: a placement choice (a
-	// remote host's proxy) plugs in here (ARCHITECTURE.md).
-	sa := &sessionActor{
-		id: m.id, owner: o.owner, spec: spec, backend: m.backend,
-		cfg: o.cfg, clock: o.clock, log: o.log.With().Str("session", string(m.id)).Logger(),
+	// The one place a session's actor is made: the placement chose this
+	// process (a session actor) or a remote host (its proxy).
+	var a actor.Actor
+	if m.host != nil {
+		a = newRemoteSession(m.id, o.owner, spec, m.host, o.log.With().Str("session", string(m.id)).Str("host", m.host.name).Logger())
+	} else {
+		spec.Type = m.backend.Type()
+		a = &sessionActor{
+			id: m.id, owner: o.owner, spec: spec, backend: m.backend,
+			cfg: o.cfg, clock: o.clock, log: o.log.With().Str("session", string(m.id)).Logger(),
+		}
 	}
-	pid := ctx.Spawn(props(sa))
+	pid := ctx.Spawn(props(a))
 	p := &pendingSpawn{pid: pid, replyTo: ctx.Sender(), ref: m.msg.Ref, name: name}
 	o.pending[m.id] = p
 	if p.ref != "" {

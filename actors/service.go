@@ -80,6 +80,11 @@ type Service struct {
 
 	spawnRefs atomic.Uint64 // names spawns for CancelSpawn
 
+	// remote holds the registered remote hosts and the client endpoint
+	// (remote_hosts.go).
+	remote *remoteHosts
+	log    zerolog.Logger
+
 	shutdownOnce sync.Once
 	shutdownErr  error
 }
@@ -107,13 +112,14 @@ func NewService(opts Options) (*Service, error) {
 		actor.WithDeadLetterRequestLogging(false),
 	)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}}
+	hosts := newRemoteHosts()
+	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}, hosts: hosts}
 	resume := actor.WithGuardian(&resumeStrategy{log: log}) // a pointer: guardians are keyed by strategy
 	pid, err := sys.Root.SpawnNamed(props(sa).Configure(resume), "ptyactor")
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
-	s := &Service{sys: sys, pid: pid, cfg: cfg}
+	s := &Service{sys: sys, pid: pid, cfg: cfg, remote: hosts, log: log}
 	ta := newTasksActor(s, log)
 	s.tasksWG = ta.wg
 	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
@@ -490,6 +496,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 			s.shutdownErr = errors.Join(s.shutdownErr, perr)
 		}
 		s.tasksWG.Wait()
+		// Every owner is disposed: the hosts' links end last.
+		if rerr := s.remote.close(ctx, s.sys); rerr != nil {
+			s.shutdownErr = errors.Join(s.shutdownErr, rerr)
+		}
 		s.sys.Shutdown()
 	})
 	return s.shutdownErr

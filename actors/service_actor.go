@@ -26,6 +26,7 @@ type serviceActor struct {
 	cancel context.CancelCauseFunc
 
 	backends  []backend.Backend
+	hosts     *remoteHosts // registered remote hosts (remote_hosts.go)
 	owners    map[messages.Owner]*actor.PID
 	disposing bool
 
@@ -163,12 +164,32 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 		fail(messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live"))
 		return
 	}
+	badName := m.Request.Name != "" && strings.TrimSpace(m.Request.Name) == ""
+	if m.Request.Host != "" {
+		// Placed on a remote host: its backends are the host's business;
+		// the host stands where the backend does in the order.
+		if _, err := s.hosts.find(m.Request.Host); err != nil {
+			fail(err)
+			return
+		}
+		if badName {
+			fail(messages.InvalidArgument("PTY session name must be a non-empty string"))
+			return
+		}
+		host, err := s.hosts.pick(m.Request.Host)
+		if err != nil {
+			fail(err)
+			return
+		}
+		ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, host: host, id: newSessionID()}, ctx.Sender())
+		return
+	}
 	backend, err := s.backendFor(m.Request.Type)
 	if err != nil {
 		fail(err)
 		return
 	}
-	if m.Request.Name != "" && strings.TrimSpace(m.Request.Name) == "" {
+	if badName {
 		fail(messages.InvalidArgument("PTY session name must be a non-empty string"))
 		return
 	}

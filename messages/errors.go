@@ -14,6 +14,7 @@ const (
 	CodeDuplicateBackend Code = "DUPLICATE_BACKEND"
 	CodeDuplicateName    Code = "DUPLICATE_NAME"
 	CodeNoBackend        Code = "NO_BACKEND"
+	CodeNoHost           Code = "NO_HOST"
 	CodeNoSession        Code = "NO_SESSION"
 	CodeOwnerNotLive     Code = "OWNER_NOT_LIVE"
 	CodeSendActive       Code = "SEND_ACTIVE"
@@ -41,6 +42,7 @@ var (
 	ErrDuplicateBackend = &Error{CodeDuplicateBackend, "backend already registered"}
 	ErrDuplicateName    = &Error{CodeDuplicateName, "session name already in use"}
 	ErrNoBackend        = &Error{CodeNoBackend, "no such backend"}
+	ErrNoHost           = &Error{CodeNoHost, "no such PTY host, or none live"}
 	ErrNoSession        = &Error{CodeNoSession, "unknown PTY session"}
 	ErrOwnerNotLive     = &Error{CodeOwnerNotLive, "owner is not live"}
 	ErrSendActive       = &Error{CodeSendActive, "a send is already active on this session"}
@@ -84,6 +86,10 @@ var (
 	ErrConfig = errors.New("invalid configuration")
 	// ErrTransport: the backend failed to write or signal; the send is rejected.
 	ErrTransport = errors.New("PTY transport failure")
+	// ErrHostLost: the remote host serving the session stopped answering
+	// (killed, stopped, or cut off). Every operation pending on its
+	// sessions fails with it, and its sessions report exited.
+	ErrHostLost = errors.New("PTY host lost")
 )
 
 // InvalidArgument wraps ErrInvalidArgument with a specific message.

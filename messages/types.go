@@ -88,7 +88,13 @@ type SessionStatus struct {
 	Exited   bool
 	ExitCode *int   // set when the shell exited normally
 	Signal   string // set when the shell was killed by a signal, e.g. "SIGKILL"
+	// Cause is set when the shell's own end is unknown: CauseHostLost.
+	Cause string
 }
+
+// CauseHostLost: the session's remote host was lost; what became of its
+// shell is unknown here.
+const CauseHostLost = "host_lost"
 
 // Running is the status of a live session.
 var Running = SessionStatus{}
@@ -111,6 +117,9 @@ func (s SessionStatus) String() string {
 	}
 	if s.Signal != "" {
 		sig = s.Signal
+	}
+	if s.Cause != "" {
+		return "exited code=" + code + " signal=" + sig + " cause=" + s.Cause
 	}
 	return "exited code=" + code + " signal=" + sig
 }
@@ -149,7 +158,15 @@ type SpawnRequest struct {
 	Type string // backend type; empty means "the only registered backend"
 	Name string // optional display name, unique per owner
 	Cwd  string // optional working directory
+	// Host places the session on a registered remote host (see
+	// actors.Service.RegisterHost): its name, or AnyHost for the live host
+	// with the fewest sessions. Empty means this process.
+	Host string
 }
+
+// AnyHost in SpawnRequest.Host lets the runtime choose among the registered
+// hosts: the live one with the fewest sessions.
+const AnyHost = "*"
 
 // SpawnSpec is what a backend receives: the request plus the minted identity.
 type SpawnSpec struct {

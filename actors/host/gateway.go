@@ -1,0 +1,456 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
+	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
+)
+
+// gateway is the only actor a client's messages reach. It authorizes each
+// request by its token, maps it to the runtime's protocol and relays the
+// runtime's reply back to the client.
+type gateway struct {
+	svc *actors.Service
+	cfg Config
+	log zerolog.Logger
+
+	sys  *actor.ActorSystem
+	self *actor.PID
+
+	owners   map[digest]*ownerRec
+	clients  map[string]*clientRec
+	sessions map[messages.SessionID]*ownerRec // published sessions, for the exit pushes
+	asm      map[string]*wire.Assembler       // by sender: chunked requests
+	relays   map[*relay]struct{}
+	sub      *eventstream.Subscription
+	timer    *time.Timer
+}
+
+// digest is a token's SHA-256: the gateway keeps only digests.
+type digest [sha256.Size]byte
+
+type ownerRec struct {
+	owner  messages.Owner
+	token  digest
+	client *clientRec
+	to     *actor.PID        // the client's link: pushes go there
+	spawns map[uint64]string // pending spawn call → Spawn.Ref
+}
+
+type clientRec struct {
+	id     string
+	seen   time.Time
+	lostAt time.Time // zero while heard
+	owners map[digest]*ownerRec
+}
+
+// Messages to self.
+type (
+	tick       struct{}
+	sessionEnd struct {
+		id     messages.SessionID
+		exited *messages.SessionStatus // nil: closed
+	}
+)
+
+func newGateway(svc *actors.Service, cfg Config) *gateway {
+	return &gateway{
+		svc: svc, cfg: cfg, log: cfg.Log,
+		owners: map[digest]*ownerRec{}, clients: map[string]*clientRec{},
+		sessions: map[messages.SessionID]*ownerRec{}, asm: map[string]*wire.Assembler{},
+		relays: map[*relay]struct{}{},
+	}
+}
+
+func (g *gateway) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		g.sys, g.self = ctx.ActorSystem(), ctx.Self()
+		sys, self := g.sys, g.self
+		g.sub = sys.EventStream.SubscribeWithPredicate(func(ev any) {
+			switch e := ev.(type) {
+			case *actors.EventSessionExited:
+				st := e.Status
+				sys.Root.Send(self, &sessionEnd{id: e.Session, exited: &st})
+			case *actors.EventSessionClosed:
+				sys.Root.Send(self, &sessionEnd{id: e.Session})
+			}
+		}, func(ev any) bool {
+			switch ev.(type) {
+			case *actors.EventSessionExited, *actors.EventSessionClosed:
+				return true
+			}
+			return false
+		})
+		g.arm()
+	case *actor.Stopping:
+		g.sys.EventStream.Unsubscribe(g.sub)
+		g.timer.Stop()
+		for r := range g.relays {
+			g.drop(r)
+		}
+	case *wire.Request:
+		if ctx.Sender() != nil {
+			g.onRequest(ctx, m, ctx.Sender())
+		}
+	case *wire.Chunk:
+		if ctx.Sender() != nil {
+			g.onChunk(ctx, m, ctx.Sender())
+		}
+	case *relayed:
+		if !m.r.done {
+			g.onReply(m.r, m.msg)
+		}
+	case *sessionEnd:
+		g.onSessionEnd(m)
+	case *tick:
+		g.checkClients()
+		g.arm()
+	}
+}
+
+func (g *gateway) arm() {
+	sys, self := g.sys, g.self
+	g.timer = time.AfterFunc(g.cfg.ClientLoss/6, func() { sys.Root.Send(self, &tick{}) })
+}
+
+// send writes a reply to a client, in chunks when it is large.
+func (g *gateway) send(to *actor.PID, rep *wire.Reply) {
+	parts, err := wire.Split(rep.Call, rep)
+	if err != nil {
+		g.log.Error().Err(err).Uint64("call", rep.Call).Msg("reply not encodable")
+		parts = []proto.Message{&wire.Reply{Call: rep.Call, Error: wire.ErrorTo(fmt.Errorf("%w: reply not encodable", messages.ErrTransport))}}
+	}
+	for _, p := range parts {
+		g.sys.Root.Send(to, p)
+	}
+}
+
+func (g *gateway) fail(to *actor.PID, call uint64, err error) {
+	g.send(to, &wire.Reply{Call: call, Error: wire.ErrorTo(err)})
+}
+
+func (g *gateway) onChunk(ctx actor.Context, c *wire.Chunk, from *actor.PID) {
+	key := from.Address + "/" + from.Id
+	a := g.asm[key]
+	if a == nil {
+		a = wire.NewAssembler(g.cfg.MaxRequestBytes, 16)
+		g.asm[key] = a
+	}
+	data, err := a.Add(c)
+	if a.Pending() == 0 {
+		delete(g.asm, key)
+	}
+	switch {
+	case err != nil:
+		g.fail(from, c.Call, messages.InvalidArgument("%v", err))
+	case data != nil:
+		var req wire.Request
+		if err := proto.Unmarshal(data, &req); err != nil || req.Call != c.Call {
+			g.fail(from, c.Call, messages.InvalidArgument("malformed chunked request"))
+			return
+		}
+		g.onRequest(ctx, &req, from)
+	}
+}
+
+// client records that a client was heard.
+func (g *gateway) client(id string) *clientRec {
+	c := g.clients[id]
+	if c == nil {
+		c = &clientRec{id: id, owners: map[digest]*ownerRec{}}
+		g.clients[id] = c
+	}
+	if !c.lostAt.IsZero() {
+		g.log.Info().Str("client", id).Msg("client heard again")
+	}
+	c.seen, c.lostAt = time.Now(), time.Time{}
+	return c
+}
+
+// auth finds the owner a token names; nil for any other token.
+func (g *gateway) auth(token string) *ownerRec {
+	if token == "" {
+		return nil
+	}
+	d := sha256.Sum256([]byte(token))
+	rec := g.owners[d]
+	if rec == nil || subtle.ConstantTimeCompare(rec.token[:], d[:]) != 1 {
+		return nil
+	}
+	return rec
+}
+
+func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PID) {
+	if req.Client == "" || len(req.Client) > 64 {
+		g.fail(from, req.Call, messages.InvalidArgument("a request needs a client id of at most 64 bytes"))
+		return
+	}
+	c := g.client(req.Client)
+	switch b := req.Body.(type) {
+	case nil:
+		g.fail(from, req.Call, messages.InvalidArgument("empty or unknown request"))
+		return
+	case *wire.Request_Heartbeat:
+		g.send(from, &wire.Reply{Call: req.Call, Body: &wire.Reply_Heartbeat{Heartbeat: &wire.HeartbeatReply{}}})
+		return
+	case *wire.Request_OpenOwner:
+		token, resume := newToken(), newToken()
+		rec := &ownerRec{owner: messages.NewOwner(label(b.OpenOwner.GetLabel())), token: sha256.Sum256([]byte(token)), client: c, to: from, spawns: map[uint64]string{}}
+		r := g.relay(req.Call, from, nil)
+		r.open, r.token, r.resume = rec, token, resume
+		ctx.RequestWithCustomSender(g.svc.PID(), &actors.OpenOwner{Owner: rec.owner}, r.pid)
+		return
+	}
+	// An unknown token acts as the zero owner, which is live nowhere: the
+	// runtime answers it exactly as it answers a stranger on one machine
+	// (Spawn: OWNER_NOT_LIVE; a session request: NO_SESSION; List: none).
+	rec := g.auth(req.Token)
+	var o messages.Owner
+	if rec != nil {
+		o = rec.owner
+	}
+	if cs, ok := req.Body.(*wire.Request_CancelSpawn); ok {
+		if rec != nil {
+			if ref, ok := rec.spawns[cs.CancelSpawn.GetSpawnCall()]; ok {
+				ctx.Send(g.svc.PID(), &actors.CancelSpawn{Owner: o, Ref: ref, Cause: context.Canceled})
+			}
+		}
+		return
+	}
+	msg := protocol(o, req)
+	if msg == nil {
+		g.fail(from, req.Call, messages.InvalidArgument("empty or unknown request"))
+		return
+	}
+	r := g.relay(req.Call, from, rec)
+	r.session = sessionOf(req)
+	_, r.isStart = msg.(*actors.StartSend)
+	if sp, ok := msg.(*actors.Spawn); ok && rec != nil {
+		sp.Ref = fmt.Sprintf("%s/%d", c.id, req.Call)
+		rec.spawns[req.Call] = sp.Ref
+	}
+	ctx.RequestWithCustomSender(g.svc.PID(), msg, r.pid)
+}
+
+// protocol maps a wire request to the runtime's message; nil when the
+// body is none the gateway relays.
+func protocol(o messages.Owner, req *wire.Request) any {
+	switch b := req.Body.(type) {
+	case *wire.Request_Spawn:
+		return &actors.Spawn{Owner: o, Request: messages.SpawnRequest{Type: b.Spawn.GetType(), Name: b.Spawn.GetName(), Cwd: b.Spawn.GetCwd()}}
+	case *wire.Request_StartSend:
+		s := b.StartSend
+		return &actors.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
+			Request: messages.SendRequest{Text: s.GetText(), Submit: s.GetSubmit(), Raw: s.GetRaw()}}
+	case *wire.Request_AwaitSend:
+		return &actors.AwaitSend{Owner: o, Session: messages.SessionID(b.AwaitSend.GetSession()), Ticket: b.AwaitSend.GetTicket()}
+	case *wire.Request_ReadSendOutput:
+		return &actors.ReadSendOutput{Owner: o, Session: messages.SessionID(b.ReadSendOutput.GetSession()), Ticket: b.ReadSendOutput.GetTicket()}
+	case *wire.Request_CancelSend:
+		return &actors.CancelSend{Owner: o, Session: messages.SessionID(b.CancelSend.GetSession()), Ticket: b.CancelSend.GetTicket()}
+	case *wire.Request_Read:
+		return &actors.Read{Owner: o, Session: messages.SessionID(b.Read.GetSession()), Request: wire.ReadRequestFrom(b.Read)}
+	case *wire.Request_Signal:
+		return &actors.SignalSession{Owner: o, Session: messages.SessionID(b.Signal.GetSession()), Signal: messages.Signal(b.Signal.GetSignal())}
+	case *wire.Request_Kill:
+		return &actors.Kill{Owner: o, Session: messages.SessionID(b.Kill.GetSession()), Reason: b.Kill.GetReason()}
+	case *wire.Request_Describe:
+		return &actors.Describe{Owner: o, Session: messages.SessionID(b.Describe.GetSession())}
+	case *wire.Request_List:
+		return &actors.List{Owner: o}
+	case *wire.Request_DisposeOwner:
+		return &actors.DisposeOwner{Owner: o}
+	}
+	return nil
+}
+
+func (g *gateway) relay(call uint64, to *actor.PID, rec *ownerRec) *relay {
+	r := &relay{gw: g.self, sys: g.sys, call: call, to: to, rec: rec}
+	r.pid, _ = g.sys.ProcessRegistry.Add(r, "ptyhost-relay"+g.sys.ProcessRegistry.NextId())
+	g.relays[r] = struct{}{}
+	return r
+}
+
+func (g *gateway) drop(r *relay) {
+	r.done = true
+	g.sys.ProcessRegistry.Remove(r.pid)
+	delete(g.relays, r)
+}
+
+// onReply turns the runtime's reply into the wire's and sends it to the
+// client; the relay is dropped once its call is answered for good.
+func (g *gateway) onReply(r *relay, msg any) {
+	rep := &wire.Reply{Call: r.call}
+	var err error
+	switch m := msg.(type) {
+	case *actors.OpenOwnerReply:
+		if err = m.Err; err == nil {
+			rec := r.open
+			g.owners[rec.token] = rec
+			rec.client.owners[rec.token] = rec
+			rep.Body = &wire.Reply_OpenOwner{OpenOwner: &wire.OpenOwnerReply{Token: r.token, ResumeToken: r.resume}}
+		}
+	case *actors.SpawnReply:
+		if r.rec != nil {
+			delete(r.rec.spawns, r.call)
+		}
+		if err = m.Err; err == nil {
+			if r.rec != nil {
+				g.sessions[m.Result.SessionID] = r.rec
+			}
+			rep.Body = &wire.Reply_Spawn{Spawn: &wire.SpawnReply{Snapshot: wire.SnapshotTo(m.Result.Snapshot), Motd: m.Result.Motd}}
+		}
+	case *actors.StartSendReply:
+		if err = m.Err; err == nil {
+			rep.Body = &wire.Reply_StartSend{StartSend: &wire.StartSendReply{Ticket: m.Ticket}}
+			g.send(r.to, rep)
+			r.started = true
+			if r.early != nil {
+				g.send(r.to, r.early)
+				g.drop(r)
+			}
+			return
+		}
+	case *actors.SendSettled:
+		err = m.Err
+		rep.Body = &wire.Reply_SendSettled{SendSettled: &wire.SendSettled{Session: string(m.Session), Ticket: m.Ticket, Result: wire.SendResultTo(m.Result)}}
+		if r.isStart && !r.started {
+			// The settlement overtook the reservation's reply: it goes
+			// out right after it.
+			rep.Error = wire.ErrorTo(err)
+			r.early = rep
+			return
+		}
+	case *actors.ReadSendOutputReply:
+		err = m.Err
+		rep.Body = &wire.Reply_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutputReply{Delta: m.Read.Delta, Truncated: m.Read.Truncated, Settled: m.Settled}}
+	case *actors.CancelSendReply:
+		rep.Body = &wire.Reply_CancelSend{CancelSend: &wire.CancelSendReply{Accepted: m.Accepted}}
+	case *actors.ReadReply:
+		if err = m.Err; err == nil {
+			rep.Body = &wire.Reply_Read{Read: wire.ReadResultTo(m.Result)}
+		}
+	case *actors.SignalReply:
+		if err = m.Err; err == nil {
+			rep.Body = &wire.Reply_Signal{Signal: &wire.SignalReply{Delivered: m.Result.Delivered, TargetPgid: int64(m.Result.TargetPgid)}}
+		}
+	case *actors.KillReply:
+		err = m.Err
+		rep.Body = &wire.Reply_Kill{Kill: wire.KillTo(m.Closed, m.Report)}
+	case *actors.DescribeReply:
+		if err = m.Err; err == nil {
+			rep.Body = &wire.Reply_Describe{Describe: wire.SnapshotTo(m.Snapshot)}
+		}
+	case *actors.ListReply:
+		l := &wire.ListReply{}
+		for _, s := range m.Sessions {
+			l.Sessions = append(l.Sessions, wire.SnapshotTo(s))
+		}
+		rep.Body = &wire.Reply_List{List: l}
+	case *actors.DisposeOwnerReply:
+		err = m.Err
+		if r.rec != nil {
+			g.forget(r.rec)
+		}
+		rep.Body = &wire.Reply_DisposeOwner{DisposeOwner: &wire.DisposeOwnerReply{}}
+	case *actor.DeadLetterResponse:
+		// The runtime actor stopped before answering: as the facade
+		// does, a session's is an unknown session, else a shutdown.
+		err = messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing")
+		if r.session != "" {
+			err = messages.NoSession(r.session)
+		}
+	default:
+		g.log.Error().Str("reply", fmt.Sprintf("%T", msg)).Msg("unexpected runtime reply")
+		err = fmt.Errorf("%w: unexpected reply %T", messages.ErrTransport, msg)
+	}
+	rep.Error = wire.ErrorTo(err)
+	if !r.internal {
+		g.send(r.to, rep)
+	}
+	g.drop(r)
+}
+
+// forget drops an owner that was disposed.
+func (g *gateway) forget(rec *ownerRec) {
+	delete(g.owners, rec.token)
+	delete(rec.client.owners, rec.token)
+	for id, o := range g.sessions {
+		if o == rec {
+			delete(g.sessions, id)
+		}
+	}
+}
+
+func (g *gateway) onSessionEnd(m *sessionEnd) {
+	rec := g.sessions[m.id]
+	if rec == nil {
+		return
+	}
+	if m.exited == nil {
+		delete(g.sessions, m.id)
+		return
+	}
+	g.send(rec.to, &wire.Reply{Body: &wire.Reply_SessionExited{SessionExited: &wire.SessionExited{Session: string(m.id), Status: wire.StatusTo(*m.exited)}}})
+}
+
+// checkClients marks silent clients lost and disposes the owners of those
+// lost for longer than the grace.
+func (g *gateway) checkClients() {
+	now := time.Now()
+	for id, c := range g.clients {
+		if c.lostAt.IsZero() {
+			if now.Sub(c.seen) > g.cfg.ClientLoss {
+				c.lostAt = now
+				g.log.Info().Str("client", id).Int("owners", len(c.owners)).Dur("grace", g.cfg.ClientGrace).Msg("client lost")
+			} else {
+				continue
+			}
+		}
+		if now.Sub(c.lostAt) < g.cfg.ClientGrace {
+			continue
+		}
+		for _, rec := range c.owners {
+			r := g.relay(0, nil, rec)
+			r.internal = true
+			g.sys.Root.RequestWithCustomSender(g.svc.PID(), &actors.DisposeOwner{Owner: rec.owner}, r.pid)
+			g.forget(rec)
+		}
+		delete(g.clients, id)
+	}
+}
+
+// newToken mints a secret: 256 random bits.
+func newToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux ≥ 3.17 and panics otherwise
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// gatewaySupervisor resumes the gateway after a panic (its maps stay
+// valid: each handler changes them last) and answers the request it
+// failed on, so no client waits for a reply that cannot come.
+type gatewaySupervisor struct{ g *gateway }
+
+func (s *gatewaySupervisor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, message any) {
+	s.g.log.Error().Interface("panic", reason).Msg("gateway failed on a message; resuming it")
+	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
+		if req, ok := msg.(*wire.Request); ok {
+			sys.Root.Send(sender, &wire.Reply{Call: req.Call, Error: wire.ErrorTo(fmt.Errorf("%w: the host failed on this request", messages.ErrTransport))})
+		}
+	}
+	sup.ResumeChildren(child)
+}

@@ -1,0 +1,140 @@
+package endpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+)
+
+// receiveMethod is the library's one streaming call.
+const receiveMethod = "/remote.Remoting/Receive"
+
+type admission struct {
+	cfg   Admit
+	log   zerolog.Logger
+	local func() string // this endpoint's address
+}
+
+// unary refuses the library's unary calls (ListProcesses and
+// GetProcessDiagnostics panic with "implement me").
+func (a *admission) unary(_ context.Context, _ any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
+	return nil, status.Errorf(codes.Unimplemented, "%s is not served", info.FullMethod)
+}
+
+// stream admits the library's Receive stream, checking every message it
+// reads, and recovers a panic inside the library's handler.
+func (a *admission) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	if info.FullMethod != receiveMethod {
+		return status.Errorf(codes.Unimplemented, "%s is not served", info.FullMethod)
+	}
+	s := &admitStream{ServerStream: ss, a: a}
+	if p, ok := peer.FromContext(ss.Context()); ok {
+		if ta, ok := p.Addr.(*net.TCPAddr); ok {
+			s.peerIP = ta.IP
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error().Interface("panic", p).Msg("remote endpoint: the library's stream handler panicked; stream closed")
+			err = status.Error(codes.Internal, "internal error")
+		}
+	}()
+	return handler(srv, s)
+}
+
+type admitStream struct {
+	grpc.ServerStream
+	a         *admission
+	peerIP    net.IP
+	announced string // the address the peer announced in its ConnectRequest
+}
+
+func (s *admitStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	rm, ok := m.(*remote.RemoteMessage)
+	if !ok {
+		return status.Error(codes.InvalidArgument, "unexpected message")
+	}
+	if err := s.check(rm); err != nil {
+		s.a.log.Warn().Err(err).Str("peer", s.peerIP.String()).Msg("remote endpoint: message refused; stream closed")
+		return status.Error(codes.PermissionDenied, err.Error())
+	}
+	return nil
+}
+
+func (s *admitStream) check(rm *remote.RemoteMessage) error {
+	switch t := rm.MessageType.(type) {
+	case *remote.RemoteMessage_ConnectRequest:
+		sc := t.ConnectRequest.GetServerConnection()
+		if sc == nil || s.announced != "" {
+			return errors.New("only one server connect request per stream")
+		}
+		host, _, err := net.SplitHostPort(sc.Address)
+		if err != nil {
+			return fmt.Errorf("announced address %q: %w", sc.Address, err)
+		}
+		if s.a.cfg.SenderFromPeer {
+			if ip := net.ParseIP(host); ip == nil || !ip.Equal(s.peerIP) {
+				return fmt.Errorf("announced address %s is not on the connection's IP %s", sc.Address, s.peerIP)
+			}
+		}
+		s.announced = sc.Address
+		return nil
+	case *remote.RemoteMessage_MessageBatch:
+		if s.announced == "" {
+			return errors.New("message batch before the connect request")
+		}
+		return s.checkBatch(t.MessageBatch)
+	default:
+		return fmt.Errorf("unexpected %T", t)
+	}
+}
+
+// checkBatch admits a batch only if every envelope is an admitted type,
+// protobuf-encoded, addressed to an admitted local actor, from a sender on
+// the announced address; every index must be in range (the library
+// indexes without checking). Admitted targets are rewritten to this
+// endpoint's own address, so an alias the peer dialled (localhost for
+// 127.0.0.1) still reaches the local actor instead of being sent on.
+func (s *admitStream) checkBatch(b *remote.MessageBatch) error {
+	if len(b.Envelopes) == 0 {
+		return errors.New("empty batch")
+	}
+	for _, e := range b.Envelopes {
+		if e.TypeId < 0 || int(e.TypeId) >= len(b.TypeNames) || !slices.Contains(s.a.cfg.Types, b.TypeNames[e.TypeId]) {
+			return errors.New("message type not admitted")
+		}
+		if e.SerializerId != 0 {
+			return errors.New("only protobuf-encoded messages are admitted")
+		}
+		if e.Target < 0 || int(e.Target) >= len(b.Targets) || b.Targets[e.Target] == nil || !s.a.cfg.Target(b.Targets[e.Target].Id) {
+			return errors.New("target not admitted")
+		}
+		switch {
+		case e.Sender < 0 || int(e.Sender) > len(b.Senders):
+			return errors.New("sender out of range")
+		case e.Sender == 0 && s.a.cfg.RequireSender:
+			return errors.New("a request needs a sender")
+		case e.Sender > 0 && (b.Senders[e.Sender-1] == nil || b.Senders[e.Sender-1].Address != s.announced):
+			return errors.New("sender not on the announced address")
+		}
+	}
+	local := s.a.local()
+	for _, t := range b.Targets {
+		if t != nil {
+			t.Address = local
+		}
+	}
+	return nil
+}

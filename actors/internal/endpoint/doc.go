@@ -1,0 +1,14 @@
+// Package endpoint starts the protoactor remote endpoint that carries the
+// wire protocol between a ptyactor client and a ptyhost, with mutual TLS
+// (or, on loopback only, none) and an admission check that runs on every
+// message before the library sees it.
+//
+// The pinned protoactor-go remote trusts its peers: it delivers system
+// messages (Stop, Watch) to any local actor by id, lets the sender name any
+// reply address, panics on an unknown type name or an out-of-range index,
+// and panics in ListProcesses and GetProcessDiagnostics ("implement me").
+// The admission check closes all of that: a stream whose message names a
+// type, a target or a sender outside what Admit allows is ended with
+// PermissionDenied before protoactor decodes it, and the unary calls are
+// refused. A panic inside the library's stream handler is recovered.
+package endpoint

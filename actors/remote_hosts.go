@@ -1,0 +1,246 @@
+package actors
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
+)
+
+// Remote hosts, client side. A registered host has a link actor (one per
+// host, remote_link.go) that speaks the wire protocol to the host's
+// gateway, heartbeats, and declares the host lost after a silence; a
+// session placed on a host is served by a proxy session actor
+// (remote_session.go) under its owner, in the place of sessionActor.
+
+// Heartbeat defaults: a host silent for DefaultHostLossAfter is lost, and
+// every operation pending on it fails with messages.ErrHostLost. gRPC
+// keepalive cannot see a stopped peer in less than 10 s, and protoactor
+// never fails a pending request on node loss: this heartbeat does both.
+const (
+	DefaultHeartbeatEvery = 250 * time.Millisecond
+	DefaultHostLossAfter  = 1500 * time.Millisecond
+)
+
+// HostOption configures RegisterHost.
+type HostOption func(*hostOptions)
+
+type hostOptions struct {
+	insecure  bool
+	listen    string
+	every     time.Duration
+	lossAfter time.Duration
+}
+
+// HostInsecure talks to the host without TLS. Both the host's address and
+// the client's endpoint must then be on loopback (development and tests).
+func HostInsecure() HostOption { return func(o *hostOptions) { o.insecure = true } }
+
+// HostListen sets the address of the client's endpoint, which hosts dial
+// to answer (default 127.0.0.1:0). The first RegisterHost starts it; later
+// ones share it.
+func HostListen(addr string) HostOption { return func(o *hostOptions) { o.listen = addr } }
+
+// HostHeartbeat sets how often the host is asked whether it lives, and the
+// silence after which it is lost.
+func HostHeartbeat(every, lossAfter time.Duration) HostOption {
+	return func(o *hostOptions) { o.every, o.lossAfter = every, lossAfter }
+}
+
+// remoteHosts is a Service's registry of hosts and its endpoint. The
+// service actor reads it (under mu, never blocking) to place a spawn.
+type remoteHosts struct {
+	mu       sync.Mutex
+	ep       *endpoint.Endpoint
+	insecure bool
+	hosts    map[string]*hostEntry
+	order    []*hostEntry
+	client   string // this client's id on every host (random, not secret)
+	n        int
+}
+
+type hostEntry struct {
+	name, addr string
+	link       *actor.PID
+	calls      atomic.Uint64 // call ids on this host's wire
+	sessions   atomic.Int64  // proxies on it: the placement's measure
+	lost       atomic.Bool
+}
+
+func newRemoteHosts() *remoteHosts {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &remoteHosts{hosts: map[string]*hostEntry{}, client: "client-" + hex.EncodeToString(b[:])}
+}
+
+// find checks that a spawn can be placed: the named host is registered,
+// or with AnyHost some host is live.
+func (r *remoteHosts) find(name string) (*hostEntry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.choose(name)
+}
+
+// pick chooses the host for a spawn and counts the session on it: the
+// named one, or with AnyHost the live host with the fewest sessions.
+func (r *remoteHosts) pick(name string) (*hostEntry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, err := r.choose(name)
+	if err != nil {
+		return nil, err
+	}
+	h.sessions.Add(1)
+	return h, nil
+}
+
+func (r *remoteHosts) choose(name string) (*hostEntry, error) {
+	var h *hostEntry
+	if name == messages.AnyHost {
+		for _, e := range r.order {
+			if !e.lost.Load() && (h == nil || e.sessions.Load() < h.sessions.Load()) {
+				h = e
+			}
+		}
+		if h == nil {
+			return nil, messages.Errorf(messages.CodeNoHost, "no live PTY host is registered")
+		}
+	} else if h = r.hosts[name]; h == nil {
+		return nil, messages.Errorf(messages.CodeNoHost, "no PTY host registered as %q", name)
+	}
+	return h, nil
+}
+
+// RegisterHost connects the service to a ptyhost at addr under name, so
+// spawns can be placed there (SpawnRequest.Host = name, or AnyHost). It
+// returns once the host answered a heartbeat, or ctx ended, or the host
+// stayed silent past the loss timeout (an error matching ErrHostLost; a
+// refused certificate looks the same from here).
+//
+// tlsConfig is the client's mutual TLS: Certificates (the client's
+// certificate, presented to the host and when the host dials back) and
+// RootCAs (the CA that signs host certificates; it also verifies the host
+// when it dials the client's endpoint). The client runs a remote endpoint
+// of its own, because the host answers by dialling the client (protoactor
+// remote has no replies on the client's connection): see HostListen.
+func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig *tls.Config, opts ...HostOption) error {
+	o := hostOptions{listen: "127.0.0.1:0", every: DefaultHeartbeatEvery, lossAfter: DefaultHostLossAfter}
+	for _, f := range opts {
+		f(&o)
+	}
+	switch {
+	case name == "" || name == messages.AnyHost || strings.TrimSpace(name) != name:
+		return messages.InvalidArgument("PTY host name must be non-empty, without surrounding spaces, and not %q", messages.AnyHost)
+	case o.every <= 0 || o.lossAfter <= o.every:
+		return messages.InvalidArgument("heartbeat: want 0 < every < lossAfter")
+	case o.insecure && tlsConfig != nil:
+		return messages.InvalidArgument("HostInsecure and a TLS configuration are exclusive")
+	case !o.insecure && tlsConfig == nil:
+		return messages.InvalidArgument("a PTY host needs mutual TLS (or HostInsecure on loopback)")
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return messages.InvalidArgument("PTY host address %q: %v", addr, err)
+	}
+	if o.insecure && !endpoint.Loopback(host) {
+		return messages.InvalidArgument("PTY host %s is not on loopback: it needs mutual TLS", addr)
+	}
+	r := s.remote
+	r.mu.Lock()
+	if _, dup := r.hosts[name]; dup {
+		r.mu.Unlock()
+		return messages.InvalidArgument("PTY host %q is already registered", name)
+	}
+	if r.ep == nil {
+		ep, err := endpoint.Start(s.sys, endpoint.Config{
+			Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure,
+			Admit: endpoint.Admit{
+				Types:  []string{wire.ReplyType, wire.ChunkType},
+				Target: func(id string) bool { return strings.HasPrefix(id, wire.LinkPrefix) },
+			},
+		})
+		if err != nil {
+			r.mu.Unlock()
+			return fmt.Errorf("ptyactor: client endpoint: %w", err)
+		}
+		r.ep, r.insecure = ep, o.insecure
+	} else if r.insecure != o.insecure {
+		r.mu.Unlock()
+		return messages.InvalidArgument("all PTY hosts of a service use TLS, or none does")
+	}
+	r.n++
+	e := &hostEntry{name: name, addr: addr}
+	// Spawned after the endpoint started, so the link's PID carries the
+	// endpoint's address: the host answers there.
+	l := newHostLink(e, r.client, o.every, o.lossAfter, s.log)
+	e.link, err = s.sys.Root.SpawnNamed(props(l), wire.LinkPrefix+strconv.Itoa(r.n))
+	r.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("ptyactor: spawn host link: %w", err)
+	}
+	hello, err := ask[*linkHelloReply](ctx, s.sys, e.link, &linkHello{})
+	if err == nil {
+		err = hello.err
+	}
+	if err != nil {
+		_ = s.sys.Root.PoisonFuture(e.link).Wait()
+		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
+	}
+	r.mu.Lock()
+	if _, dup := r.hosts[name]; dup {
+		r.mu.Unlock()
+		_ = s.sys.Root.PoisonFuture(e.link).Wait()
+		return messages.InvalidArgument("PTY host %q is already registered", name)
+	}
+	r.hosts[name] = e
+	r.order = append(r.order, e)
+	r.mu.Unlock()
+	return nil
+}
+
+// Hosts lists the registered hosts' names in registration order.
+func (s *Service) Hosts() []string {
+	s.remote.mu.Lock()
+	defer s.remote.mu.Unlock()
+	out := make([]string, len(s.remote.order))
+	for i, e := range s.remote.order {
+		out[i] = e.name
+	}
+	return out
+}
+
+// close ends every link (each first disposes its owners on its host, as
+// far as the host answers) and stops the endpoint. Called by Shutdown
+// once every owner is disposed.
+func (r *remoteHosts) close(ctx context.Context, sys *actor.ActorSystem) error {
+	r.mu.Lock()
+	ep, hosts := r.ep, r.order
+	r.ep, r.order, r.hosts = nil, nil, map[string]*hostEntry{}
+	r.mu.Unlock()
+	var errs []error
+	for _, e := range hosts {
+		if _, err := ask[*linkClosed](ctx, sys, e.link, &linkClose{}); err != nil && !errors.Is(err, errGone) {
+			errs = append(errs, err)
+		}
+		if err := sys.Root.PoisonFuture(e.link).Wait(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if ep != nil {
+		ep.Close()
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,450 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
+	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
+)
+
+// hostLink speaks the wire protocol to one host's gateway. It owns the
+// calls in flight (each answered to whoever made it), the host-side owners
+// that stand for this client's owners there (opened on the first spawn,
+// disposed when their last session ends), and the heartbeat: a host silent
+// for lossAfter is lost, and every pending call and every proxy on it is
+// told at once. A lost host is still asked, once a second, whether it is
+// back; when it answers it takes new sessions again.
+type hostLink struct {
+	host      *hostEntry
+	client    string
+	every     time.Duration
+	lossAfter time.Duration
+	log       zerolog.Logger
+
+	sys     *actor.ActorSystem
+	self    *actor.PID
+	gateway *actor.PID
+
+	calls    map[uint64]*linkPending
+	owners   map[messages.Owner]*remoteOwner
+	watchers map[string]*actor.PID // host session id → proxy
+	asm      *wire.Assembler
+
+	heard    time.Time
+	lost     bool
+	lostErr  error
+	lastBeat time.Time
+	timer    *time.Timer
+	hellos   []*actor.PID
+	closing  []*actor.PID // linkClose callers: answered when no dispose is pending
+	disposes int          // DisposeOwner calls in flight
+}
+
+type linkPending struct {
+	replyTo *actor.PID
+	multi   bool // a StartSend: the reservation, then the settlement
+	owner   *remoteOwner
+	kind    linkInternal
+}
+
+type linkInternal int
+
+const (
+	forCaller  linkInternal = iota
+	forOpen                 // the link's own OpenOwner
+	forDispose              // the link's own DisposeOwner
+	forBeat                 // a heartbeat
+)
+
+// remoteOwner is the host-side owner that serves one local owner's sessions
+// on this host.
+type remoteOwner struct {
+	owner   messages.Owner
+	token   string
+	opening bool
+	queued  []*linkCall
+	refs    int // proxies using it (spawning or published)
+}
+
+// Messages of the link.
+type (
+	// linkCall: send req on behalf of owner; replies go to replyTo as
+	// *linkReply. A Spawn takes a reference on the owner's host-side owner
+	// (opening it first); the proxy gives it back with linkRelease.
+	linkCall struct {
+		owner   messages.Owner
+		req     *wire.Request
+		replyTo *actor.PID
+		multi   bool
+		spawn   bool
+	}
+	linkReply struct {
+		call uint64
+		rep  *wire.Reply
+		err  error // the host was lost (wraps messages.ErrHostLost)
+	}
+	linkRelease struct{ owner messages.Owner }
+	linkWatch   struct {
+		session string
+		pid     *actor.PID
+	}
+	linkUnwatch struct{ session string }
+	// linkLost tells a proxy its host is lost.
+	linkLost struct{ err error }
+	// linkExited tells a proxy its session's shell exited on the host.
+	linkExited     struct{ status messages.SessionStatus }
+	linkHello      struct{}
+	linkHelloReply struct{ err error }
+	linkClose      struct{}
+	linkClosed     struct{}
+	linkTick       struct{}
+)
+
+func newHostLink(h *hostEntry, client string, every, lossAfter time.Duration, log zerolog.Logger) *hostLink {
+	return &hostLink{
+		host: h, client: client, every: every, lossAfter: lossAfter,
+		log:   log.With().Str("host", h.name).Str("address", h.addr).Logger(),
+		calls: map[uint64]*linkPending{}, owners: map[messages.Owner]*remoteOwner{},
+		watchers: map[string]*actor.PID{}, asm: wire.NewAssembler(64<<20, 64),
+	}
+}
+
+func (l *hostLink) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		l.sys, l.self = ctx.ActorSystem(), ctx.Self()
+		l.gateway = actor.NewPID(l.host.addr, wire.GatewayID)
+		l.heard = time.Now()
+		l.beat()
+		l.arm()
+	case *actor.Stopping:
+		l.timer.Stop()
+		l.loseAll(fmt.Errorf("%w: the service is shutting down", messages.ErrHostLost))
+	case *linkTick:
+		l.onTick()
+		l.arm()
+	case *linkHello:
+		l.hellos = append(l.hellos, ctx.Sender())
+	case *linkCall:
+		l.onCall(m)
+	case *linkRelease:
+		l.release(m.owner)
+	case *linkWatch:
+		l.watchers[m.session] = m.pid
+	case *linkUnwatch:
+		delete(l.watchers, m.session)
+	case *linkClose:
+		l.closing = append(l.closing, ctx.Sender())
+		for _, ro := range l.owners {
+			if !ro.opening && !l.lost {
+				l.dispose(ro)
+			}
+		}
+		l.owners = map[messages.Owner]*remoteOwner{}
+		l.maybeClosed()
+	case *wire.Reply:
+		l.onHeard()
+		l.onReply(m)
+	case *wire.Chunk:
+		l.onHeard()
+		data, err := l.asm.Add(m)
+		if err != nil {
+			l.log.Error().Err(err).Msg("bad reply chunk from the host")
+			l.answer(m.Call, &wire.Reply{Call: m.Call, Error: wire.ErrorTo(fmt.Errorf("%w: %v", messages.ErrTransport, err))})
+			return
+		}
+		if data != nil {
+			var rep wire.Reply
+			if err := proto.Unmarshal(data, &rep); err != nil || rep.Call != m.Call {
+				l.answer(m.Call, &wire.Reply{Call: m.Call, Error: wire.ErrorTo(fmt.Errorf("%w: malformed reply", messages.ErrTransport))})
+				return
+			}
+			l.onReply(&rep)
+		}
+	}
+}
+
+// arm schedules the next tick: twice per heartbeat, so a silence is seen
+// at most half a beat after it passed lossAfter.
+func (l *hostLink) arm() {
+	sys, self := l.sys, l.self
+	l.timer = time.AfterFunc(l.every/2, func() { sys.Root.Send(self, &linkTick{}) })
+}
+
+// send writes a request to the host, in chunks when it is large.
+func (l *hostLink) send(req *wire.Request) {
+	req.Client = l.client
+	parts, err := wire.Split(req.Call, req)
+	if err != nil {
+		l.answer(req.Call, &wire.Reply{Call: req.Call, Error: wire.ErrorTo(fmt.Errorf("%w: %v", messages.ErrTransport, err))})
+		return
+	}
+	for _, p := range parts {
+		l.sys.Root.RequestWithCustomSender(l.gateway, p, l.self)
+	}
+}
+
+func (l *hostLink) beat() {
+	call := l.host.calls.Add(1)
+	l.calls[call] = &linkPending{kind: forBeat}
+	l.lastBeat = time.Now()
+	l.send(&wire.Request{Call: call, Body: &wire.Request_Heartbeat{Heartbeat: &wire.Heartbeat{}}})
+}
+
+func (l *hostLink) onTick() {
+	now := time.Now()
+	if l.lost {
+		// Is it back? Once a second: each attempt at a dead address
+		// holds the library's connection writer for a while.
+		if now.Sub(l.lastBeat) >= time.Second {
+			l.beat()
+		}
+		return
+	}
+	if silence := now.Sub(l.heard); silence > l.lossAfter {
+		l.lose(fmt.Errorf("%w: %s (%s) silent for %v", messages.ErrHostLost, l.host.name, l.host.addr, silence.Round(time.Millisecond)))
+		return
+	}
+	if now.Sub(l.lastBeat) >= l.every {
+		l.beat()
+	}
+}
+
+func (l *hostLink) onHeard() {
+	l.heard = time.Now()
+	if l.lost {
+		l.lost, l.lostErr = false, nil
+		l.host.lost.Store(false)
+		l.log.Info().Msg("PTY host answers again; it takes new sessions")
+	}
+	for _, h := range l.hellos {
+		l.sys.Root.Send(h, &linkHelloReply{})
+	}
+	l.hellos = nil
+}
+
+// lose declares the host lost: every call in flight fails, every proxy on
+// it is told, and its host-side owners are written off (the host disposes
+// them when it misses this client, after its grace).
+func (l *hostLink) lose(err error) {
+	l.lost, l.lostErr = true, err
+	l.host.lost.Store(true)
+	l.log.Warn().Err(err).Int("calls", len(l.calls)).Int("sessions", len(l.watchers)).Msg("PTY host lost")
+	l.loseAll(err)
+}
+
+func (l *hostLink) loseAll(err error) {
+	calls := l.calls
+	l.calls = map[uint64]*linkPending{}
+	for call, p := range calls {
+		if p.kind == forCaller {
+			l.sys.Root.Send(p.replyTo, &linkReply{call: call, err: err})
+		}
+		if p.kind == forOpen {
+			l.failQueued(p.owner, err)
+		}
+	}
+	for _, pid := range l.watchers {
+		l.sys.Root.Send(pid, &linkLost{err: err})
+	}
+	l.watchers = map[string]*actor.PID{}
+	for _, ro := range l.owners {
+		l.failQueued(ro, err)
+	}
+	l.owners = map[messages.Owner]*remoteOwner{}
+	for _, h := range l.hellos {
+		l.sys.Root.Send(h, &linkHelloReply{err: err})
+	}
+	l.hellos = nil
+	l.disposes = 0
+	l.maybeClosed()
+}
+
+func (l *hostLink) failQueued(ro *remoteOwner, err error) {
+	if ro == nil {
+		return
+	}
+	for _, c := range ro.queued {
+		l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, err: err})
+	}
+	ro.queued = nil
+}
+
+func (l *hostLink) onCall(c *linkCall) {
+	if l.lost {
+		if c.replyTo != nil {
+			l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, err: l.lostErr})
+		}
+		return
+	}
+	ro := l.owners[c.owner]
+	if ro == nil {
+		if !c.spawn {
+			// No host-side owner: it never had a session here, or its
+			// last one ended. The host would say the same.
+			l.refuse(c)
+			return
+		}
+		ro = &remoteOwner{owner: c.owner, opening: true}
+		l.owners[c.owner] = ro
+		call := l.host.calls.Add(1)
+		l.calls[call] = &linkPending{kind: forOpen, owner: ro}
+		l.send(&wire.Request{Call: call, Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: c.owner.Label()}}})
+	}
+	if c.spawn {
+		ro.refs++
+	}
+	if ro.opening {
+		ro.queued = append(ro.queued, c)
+		return
+	}
+	l.forward(ro, c)
+}
+
+func (l *hostLink) forward(ro *remoteOwner, c *linkCall) {
+	if c.replyTo != nil {
+		l.calls[c.req.Call] = &linkPending{replyTo: c.replyTo, multi: c.multi, owner: ro}
+	}
+	c.req.Token = ro.token
+	l.send(c.req)
+}
+
+// refuse answers a call for an owner that has no host-side owner, as the
+// host answers an unknown token.
+func (l *hostLink) refuse(c *linkCall) {
+	if c.replyTo == nil {
+		return
+	}
+	rep := &wire.Reply{Call: c.req.Call}
+	switch b := c.req.Body.(type) {
+	case *wire.Request_List:
+		rep.Body = &wire.Reply_List{List: &wire.ListReply{}}
+	case *wire.Request_DisposeOwner:
+		rep.Body = &wire.Reply_DisposeOwner{DisposeOwner: &wire.DisposeOwnerReply{}}
+	case *wire.Request_CancelSend:
+		rep.Body = &wire.Reply_CancelSend{CancelSend: &wire.CancelSendReply{}}
+	default:
+		_ = b
+		rep.Error = wire.ErrorTo(messages.NoSession(messages.SessionID(sessionOfWire(c.req))))
+	}
+	l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, rep: rep})
+}
+
+func (l *hostLink) release(o messages.Owner) {
+	ro := l.owners[o]
+	if ro == nil {
+		return
+	}
+	if ro.refs--; ro.refs > 0 || ro.opening {
+		return
+	}
+	delete(l.owners, o)
+	l.dispose(ro)
+}
+
+// dispose ends a host-side owner whose last session ended.
+func (l *hostLink) dispose(ro *remoteOwner) {
+	if l.lost {
+		return
+	}
+	call := l.host.calls.Add(1)
+	l.calls[call] = &linkPending{kind: forDispose}
+	l.disposes++
+	l.send(&wire.Request{Call: call, Token: ro.token, Body: &wire.Request_DisposeOwner{DisposeOwner: &wire.DisposeOwner{}}})
+}
+
+func (l *hostLink) maybeClosed() {
+	if l.disposes > 0 {
+		return
+	}
+	for _, c := range l.closing {
+		l.sys.Root.Send(c, &linkClosed{})
+	}
+	l.closing = nil
+}
+
+func (l *hostLink) onReply(rep *wire.Reply) {
+	if rep.Call == 0 {
+		l.onPush(rep)
+		return
+	}
+	l.answer(rep.Call, rep)
+}
+
+func (l *hostLink) answer(call uint64, rep *wire.Reply) {
+	p := l.calls[call]
+	if p == nil {
+		return
+	}
+	final := !p.multi || rep.GetSendSettled() != nil || rep.Body == nil
+	if final {
+		delete(l.calls, call)
+	}
+	switch p.kind {
+	case forBeat:
+	case forOpen:
+		ro := p.owner
+		ro.opening = false
+		if err := wire.ErrorFrom(rep.Error); err != nil || rep.GetOpenOwner() == nil {
+			if err == nil {
+				err = fmt.Errorf("%w: malformed open-owner reply", messages.ErrTransport)
+			}
+			l.failQueued(ro, err)
+			if l.owners[ro.owner] == ro {
+				delete(l.owners, ro.owner)
+			}
+			return
+		}
+		ro.token = rep.GetOpenOwner().GetToken()
+		q := ro.queued
+		ro.queued = nil
+		for _, c := range q {
+			l.forward(ro, c)
+		}
+		if ro.refs == 0 && l.owners[ro.owner] == ro {
+			// Every spawn that wanted it gave up meanwhile.
+			delete(l.owners, ro.owner)
+			l.dispose(ro)
+		}
+	case forDispose:
+		l.disposes--
+		l.maybeClosed()
+	default:
+		l.sys.Root.Send(p.replyTo, &linkReply{call: call, rep: rep})
+	}
+}
+
+func (l *hostLink) onPush(rep *wire.Reply) {
+	if ex := rep.GetSessionExited(); ex != nil {
+		if pid := l.watchers[ex.GetSession()]; pid != nil {
+			l.sys.Root.Send(pid, &linkExited{status: wire.StatusFrom(ex.GetStatus())})
+		}
+	}
+}
+
+// sessionOfWire is the session a wire request names, if any.
+func sessionOfWire(req *wire.Request) string {
+	switch b := req.Body.(type) {
+	case *wire.Request_StartSend:
+		return b.StartSend.GetSession()
+	case *wire.Request_AwaitSend:
+		return b.AwaitSend.GetSession()
+	case *wire.Request_ReadSendOutput:
+		return b.ReadSendOutput.GetSession()
+	case *wire.Request_CancelSend:
+		return b.CancelSend.GetSession()
+	case *wire.Request_Read:
+		return b.Read.GetSession()
+	case *wire.Request_Signal:
+		return b.Signal.GetSession()
+	case *wire.Request_Kill:
+		return b.Kill.GetSession()
+	case *wire.Request_Describe:
+		return b.Describe.GetSession()
+	}
+	return ""
+}

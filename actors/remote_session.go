@@ -1,0 +1,471 @@
+package actors
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
+	"github.com/rs/zerolog"
+)
+
+// remoteSession is the proxy of a session that runs on a remote host. It
+// takes sessionActor's place under the owner: it answers the same session
+// requests (routes.go) and sends the owner the same reports (internal.go,
+// "session → owner"), but every decision about the terminal is the host's:
+// the proxy forwards each request as one wire call through the host's link
+// and answers with what the host answered. It keeps its own table of
+// pending calls, so when the host is lost it fails each of them at once
+// with an error matching messages.ErrHostLost, reports the session exited
+// with cause host_lost, and lets a close of it succeed (the client writes
+// the session off; the host disposes it when it misses the client).
+type remoteSession struct {
+	id    messages.SessionID // the client's id; the host has its own
+	owner messages.Owner
+	spec  messages.SpawnSpec
+	host  *hostEntry
+	log   zerolog.Logger
+
+	self, ownerPID *actor.PID
+	sys            *actor.ActorSystem
+
+	phase     sessionPhase
+	hostID    string
+	snap      messages.Snapshot
+	spawnCall uint64
+
+	pending map[uint64]*remoteOp
+	cur     *remoteOp    // the reserved, unsettled send
+	last    *SendSettled // the most recent settled send
+
+	closeCall    uint64
+	closeReason  string
+	closeWaiters []closeWaiter
+	lostErr      error
+	finishing    bool
+	ended        bool
+}
+
+// remoteOp is a request waiting for its host's answer.
+type remoteOp struct {
+	msg    sessionRequest
+	sender *actor.PID
+	// StartSend: notify gets the settlement; reserved once the host gave
+	// the ticket; subscribers are AwaitSend callers.
+	notify      bool
+	reserved    bool
+	ticket      uint64
+	subscribers []*actor.PID
+}
+
+func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, log zerolog.Logger) *remoteSession {
+	return &remoteSession{id: id, owner: owner, spec: spec, host: host, log: log, pending: map[uint64]*remoteOp{}}
+}
+
+func (p *remoteSession) Receive(ctx actor.Context) {
+	msg := ctx.Message()
+	if r, scoped := msg.(sessionRequest); scoped {
+		if o, id := r.target(); o != p.owner || p.phase == phaseStarting {
+			ctx.Respond(r.refuse(messages.NoSession(id)))
+			return
+		}
+	}
+	switch m := msg.(type) {
+	case *actor.Started:
+		p.self, p.ownerPID, p.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
+		req := p.spec.SpawnRequest
+		p.spawnCall = p.call(&wire.Request{Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Type: req.Type, Name: req.Name, Cwd: req.Cwd}}}, false, true)
+	case *cancelSpawn:
+		if p.phase == phaseStarting {
+			p.tell(&wire.Request{Body: &wire.Request_CancelSpawn{CancelSpawn: &wire.CancelSpawn{SpawnCall: p.spawnCall}}})
+		}
+	case *linkReply:
+		p.onReply(ctx, m)
+	case *linkExited:
+		p.setStatus(ctx, m.status)
+	case *linkLost:
+		p.lose(ctx, m.err)
+
+	case *lookupSession:
+		ctx.Respond(&lookupReply{pid: p.self})
+	case *StartSend:
+		switch {
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			ctx.Respond(&StartSendReply{Err: messages.ErrSessionClosing})
+		case p.snap.Status.Exited:
+			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
+		default:
+			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
+			r := m.Request
+			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw}}}, true)
+		}
+	case *AwaitSend:
+		switch {
+		case p.last != nil && m.Ticket == p.last.Ticket:
+			ctx.Respond(p.last)
+		case p.cur != nil && m.Ticket == p.cur.ticket:
+			p.cur.subscribers = append(p.cur.subscribers, ctx.Sender())
+		default:
+			ctx.Respond(&SendSettled{Session: p.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
+		}
+	case *ReadSendOutput:
+		switch {
+		case p.cur != nil && m.Ticket == p.cur.ticket:
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutput{Session: p.hostID, Ticket: m.Ticket}}}, false)
+		case p.last != nil && m.Ticket == p.last.Ticket:
+			ctx.Respond(&ReadSendOutputReply{Settled: true})
+		default:
+			ctx.Respond(&ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+		}
+	case *CancelSend:
+		if p.cur != nil && m.Ticket == p.cur.ticket {
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_CancelSend{CancelSend: &wire.CancelSend{Session: p.hostID, Ticket: m.Ticket}}}, false)
+		} else {
+			ctx.Respond(&CancelSendReply{})
+		}
+	case *Read:
+		if p.lostErr != nil {
+			ctx.Respond(&ReadReply{Err: p.lostErr})
+			return
+		}
+		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Read{Read: wire.ReadTo(messages.SessionID(p.hostID), m.Request)}}, false)
+	case *SignalSession:
+		var err error
+		switch {
+		case !m.Signal.Valid():
+			_, err = messages.ParseSignal(string(m.Signal))
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			err = messages.ErrSessionClosing
+		case p.snap.Status.Exited:
+			err = p.exitedErr()
+		}
+		if err != nil {
+			ctx.Respond(&SignalReply{Err: err})
+			return
+		}
+		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Signal{Signal: &wire.Signal{Session: p.hostID, Signal: string(m.Signal)}}}, false)
+	case *Describe:
+		ctx.Respond(&DescribeReply{Snapshot: p.snap})
+	case *Kill:
+		reason := m.Reason
+		if reason == "" {
+			reason = "model request"
+		}
+		p.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
+	case *closeSession:
+		p.beginClose(ctx, m.reason, closeWaiter{})
+
+	case *actor.Stopping:
+		p.onStopping()
+	}
+}
+
+// call sends a wire request through the link; its answer comes back as
+// *linkReply with the returned call id.
+func (p *remoteSession) call(req *wire.Request, multi, spawn bool) uint64 {
+	req.Call = p.host.calls.Add(1)
+	p.sys.Root.Send(p.host.link, &linkCall{owner: p.owner, req: req, replyTo: p.self, multi: multi, spawn: spawn})
+	return req.Call
+}
+
+// tell sends a wire request nobody answers.
+func (p *remoteSession) tell(req *wire.Request) {
+	req.Call = p.host.calls.Add(1)
+	p.sys.Root.Send(p.host.link, &linkCall{owner: p.owner, req: req})
+}
+
+func (p *remoteSession) forward(op *remoteOp, req *wire.Request, multi bool) {
+	p.pending[p.call(req, multi, false)] = op
+}
+
+// hostErr decodes the host's error. An unknown session is named by the
+// client's id, never the host's.
+func (p *remoteSession) hostErr(w *wire.Error) error {
+	err := wire.ErrorFrom(w)
+	if errors.Is(err, messages.ErrNoSession) {
+		return messages.NoSession(p.id)
+	}
+	return err
+}
+
+func (p *remoteSession) exitedErr() error {
+	if p.lostErr != nil {
+		return fmt.Errorf("%w (%w)", messages.ErrSessionExited, p.lostErr)
+	}
+	return messages.ErrSessionExited
+}
+
+func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
+	if m.err != nil {
+		p.lose(ctx, m.err)
+		return
+	}
+	switch m.call {
+	case p.spawnCall:
+		p.onSpawned(ctx, m.rep)
+		return
+	case p.closeCall:
+		p.onClosed(ctx, m.rep)
+		return
+	}
+	op := p.pending[m.call]
+	if op == nil {
+		return
+	}
+	rep := m.rep
+	err := p.hostErr(rep.Error)
+	if _, ok := op.msg.(*StartSend); ok {
+		p.onSendReply(ctx, m.call, op, rep, err)
+		return
+	}
+	delete(p.pending, m.call)
+	var reply any
+	switch op.msg.(type) {
+	case *ReadSendOutput:
+		r := rep.GetReadSendOutput()
+		reply = &ReadSendOutputReply{Read: messages.SendRead{Delta: r.GetDelta(), Truncated: r.GetTruncated()}, Settled: r.GetSettled(), Err: err}
+	case *CancelSend:
+		reply = &CancelSendReply{Accepted: rep.GetCancelSend().GetAccepted()}
+	case *Read:
+		reply = &ReadReply{Result: wire.ReadResultFrom(rep.GetRead()), Err: err}
+	case *SignalSession:
+		r := rep.GetSignal()
+		reply = &SignalReply{Result: messages.SignalResult{Delivered: r.GetDelivered(), TargetPgid: int(r.GetTargetPgid())}, Err: err}
+	}
+	ctx.Send(op.sender, reply)
+	p.maybeFinish(ctx)
+}
+
+func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp, rep *wire.Reply, err error) {
+	if sr := rep.GetStartSend(); sr != nil && err == nil && !op.reserved {
+		op.reserved, op.ticket = true, sr.GetTicket()
+		if op.notify {
+			op.subscribers = append(op.subscribers, op.sender)
+		}
+		p.cur = op
+		ctx.Send(op.sender, &StartSendReply{Ticket: op.ticket})
+		return
+	}
+	st := rep.GetSendSettled()
+	if st == nil || !op.reserved {
+		delete(p.pending, call)
+		if err == nil {
+			err = fmt.Errorf("%w: malformed send reply", messages.ErrTransport)
+		}
+		ctx.Send(op.sender, &StartSendReply{Err: err})
+		p.maybeFinish(ctx)
+		return
+	}
+	p.settle(ctx, call, op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: wire.SendResultFrom(st.GetResult()), Err: err})
+}
+
+// settle delivers a send's settlement to its waiters and frees the slot.
+func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *SendSettled) {
+	delete(p.pending, call)
+	if p.cur == op {
+		p.cur = nil
+	}
+	p.last = s
+	p.snap.SecretPrompt = s.Result.Secret
+	for _, pid := range op.subscribers {
+		ctx.Send(pid, s)
+	}
+	p.sys.EventStream.Publish(&EventSendSettled{Session: p.id, WaitReason: s.Result.WaitReason, ExitCode: s.Result.ExitCode, Err: s.Err})
+	if s.Result.Status.Exited && !p.snap.Status.Exited {
+		p.setStatus(ctx, s.Result.Status)
+	}
+	p.maybeFinish(ctx)
+}
+
+func (p *remoteSession) onSpawned(ctx actor.Context, rep *wire.Reply) {
+	if p.phase != phaseStarting {
+		return
+	}
+	if err := wire.ErrorFrom(rep.Error); err != nil || rep.GetSpawn() == nil {
+		if err == nil {
+			err = fmt.Errorf("%w: malformed spawn reply", messages.ErrTransport)
+		}
+		p.startFailed(ctx, err)
+		return
+	}
+	snap := wire.SnapshotFrom(rep.GetSpawn().GetSnapshot())
+	p.hostID = string(snap.SessionID)
+	snap.SessionID = p.id
+	p.snap = snap
+	p.phase = phaseReady
+	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self})
+	ctx.Send(p.ownerPID, &sessionStarted{id: p.id, result: messages.SpawnResult{Snapshot: snap, Motd: rep.GetSpawn().GetMotd()}})
+}
+
+func (p *remoteSession) startFailed(ctx actor.Context, err error) {
+	ctx.Send(p.ownerPID, &sessionStartFailed{id: p.id, err: err})
+	p.phase = phaseClosed
+	p.finish(ctx)
+}
+
+// setStatus records the session's status and reports an exit as
+// sessionActor does.
+func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) {
+	if p.snap.Status.Exited {
+		return
+	}
+	p.snap.Status = st
+	if p.phase == phaseStarting {
+		return
+	}
+	ctx.Send(p.ownerPID, &sessionStatusChanged{id: p.id, status: st})
+	if st.Exited {
+		p.sys.EventStream.Publish(&EventSessionExited{Session: p.id, Status: st})
+	}
+}
+
+// lose: the host is lost. Everything pending fails now with err.
+func (p *remoteSession) lose(ctx actor.Context, err error) {
+	if p.lostErr != nil || p.phase == phaseClosed && p.finishing {
+		return
+	}
+	p.lostErr = err
+	if p.phase == phaseStarting {
+		p.startFailed(ctx, err)
+		return
+	}
+	p.setStatus(ctx, messages.SessionStatus{Exited: true, Cause: messages.CauseHostLost})
+	pending := p.pending
+	p.pending = map[uint64]*remoteOp{}
+	for call, op := range pending {
+		if _, ok := op.msg.(*StartSend); ok && op.reserved {
+			p.pending[call] = op
+			p.settle(ctx, call, op, &SendSettled{Session: p.id, Ticket: op.ticket,
+				Result: messages.SendResult{WaitReason: messages.WaitSessionExit, Status: p.snap.Status}, Err: err})
+			continue
+		}
+		ctx.Send(op.sender, op.msg.refuse(err))
+	}
+	if p.closeCall != 0 {
+		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
+	}
+	p.maybeFinish(ctx)
+}
+
+// beginClose starts a close, or joins the one in flight.
+func (p *remoteSession) beginClose(ctx actor.Context, reason string, w closeWaiter) {
+	switch {
+	case p.phase == phaseClosed:
+		p.replyClose(w, false, messages.CloseReport{Status: p.snap.Status}, nil)
+		return
+	case p.closeCall != 0:
+		w.joined = true
+		p.closeWaiters = append(p.closeWaiters, w)
+		return
+	}
+	p.phase, p.closeReason = phaseClosing, reason
+	p.closeWaiters = append(p.closeWaiters, w)
+	if p.lostErr != nil {
+		// Written off: the host disposes it when it misses this client.
+		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
+		p.maybeFinish(ctx)
+		return
+	}
+	p.closeCall = p.call(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: reason}}}, false, false)
+}
+
+func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
+	p.closeCall = 0
+	err := p.hostErr(rep.Error)
+	closed, report := wire.KillFrom(rep.GetKill())
+	_ = closed
+	if err != nil && !errors.Is(err, messages.ErrNoSession) {
+		waiters := p.closeWaiters
+		p.closeWaiters = nil
+		p.log.Warn().Err(err).Msg("remote close failed")
+		p.sys.EventStream.Publish(&EventCleanupFailed{Session: p.id, Err: err})
+		for _, w := range waiters {
+			p.replyClose(w, false, report, err)
+		}
+		ctx.Send(p.ownerPID, &sessionCloseFailed{id: p.id, err: err})
+		return
+	}
+	// Closed, or unknown to the host (it disposed the owner already).
+	if !p.snap.Status.Exited && report.Status.Exited {
+		p.snap.Status = report.Status
+	}
+	report.Status = p.snap.Status
+	p.closed(ctx, report)
+	p.maybeFinish(ctx)
+}
+
+// closed finishes a close: the owner drops the record, then the Kill
+// callers hear.
+func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
+	p.phase, p.closeCall = phaseClosed, 0
+	waiters := p.closeWaiters
+	p.closeWaiters = nil
+	var replies []closeReply
+	for _, w := range waiters {
+		if w.kill && w.pid != nil {
+			replies = append(replies, closeReply{to: w.pid, reply: &KillReply{Closed: !w.joined, Report: report}})
+		}
+	}
+	p.sys.EventStream.Publish(&EventSessionClosed{Session: p.id, Reason: p.closeReason, Report: report})
+	ctx.Send(p.ownerPID, &sessionClosed{id: p.id, report: report, replies: replies})
+}
+
+func (p *remoteSession) replyClose(w closeWaiter, closed bool, report messages.CloseReport, err error) {
+	if w.pid == nil || !w.kill {
+		return
+	}
+	p.sys.Root.Send(w.pid, &KillReply{Closed: closed, Report: report, Err: err})
+}
+
+// maybeFinish retires a closed proxy once nothing is pending.
+func (p *remoteSession) maybeFinish(ctx actor.Context) {
+	if p.phase == phaseClosed && len(p.pending) == 0 && !p.finishing {
+		p.finish(ctx)
+	}
+}
+
+func (p *remoteSession) finish(ctx actor.Context) {
+	p.finishing = true
+	p.end()
+	ctx.Poison(p.self)
+}
+
+// end gives back what the proxy holds on its host: its place in the
+// placement count, its watch, its reference on the host-side owner.
+func (p *remoteSession) end() {
+	if p.ended {
+		return
+	}
+	p.ended = true
+	p.host.sessions.Add(-1)
+	if p.hostID != "" {
+		p.sys.Root.Send(p.host.link, &linkUnwatch{session: p.hostID})
+	}
+	p.sys.Root.Send(p.host.link, &linkRelease{owner: p.owner})
+}
+
+// onStopping: stopped without a close (a failure above it, or its own).
+// Its waiters still hear, the host still closes the session, and the
+// owner is told as for an orphan.
+func (p *remoteSession) onStopping() {
+	gone := fmt.Errorf("%w: the session actor stopped", messages.ErrSessionClosing)
+	for _, op := range p.pending {
+		if _, ok := op.msg.(*StartSend); ok && op.reserved {
+			for _, pid := range op.subscribers {
+				p.sys.Root.Send(pid, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
+			}
+			continue
+		}
+		p.sys.Root.Send(op.sender, op.msg.refuse(gone))
+	}
+	p.pending = nil
+	if p.phase != phaseClosed {
+		p.phase = phaseClosed
+		if p.hostID != "" && p.lostErr == nil {
+			p.tell(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: "PTY session actor stopped"}}})
+		}
+		p.sys.Root.Send(p.ownerPID, &orphanClosed{id: p.id})
+	}
+	p.end()
+}

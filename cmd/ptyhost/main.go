@@ -1,0 +1,231 @@
+// Command ptyhost runs ptyactor terminals for remote clients: a client
+// (actors.Service.RegisterHost, or ptymcp -host) spawns sessions here, and
+// they run next to their PTYs, readiness decided here.
+//
+//	ptyhost -listen 10.0.0.5:7400 -tls-cert host.pem -tls-key host.key -tls-ca ca.pem
+//	ptyhost -listen 127.0.0.1:7400 -insecure
+//
+// Off loopback it refuses to start without mutual TLS: its certificate and
+// key, and the CA that signs client certificates (a client without one is
+// refused in the handshake). -insecure is accepted only with a loopback
+// address. Every request carries its owner's capability token, minted
+// here; a client sees only its own owners' sessions. A client that stops
+// heartbeating is lost; after -client-grace its sessions are closed and
+// their trees torn down. SIGINT or SIGTERM closes every session, then the
+// host exits. Logs go to stderr.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/host"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/sandbox"
+	"github.com/rs/zerolog"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "ptyhost:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	listen       string
+	tlsCert      string
+	tlsKey       string
+	tlsCA        string
+	insecure     bool
+	clientGrace  time.Duration
+	clientLoss   time.Duration
+	sandbox      string
+	workspace    string
+	allowNetwork bool
+	runtime      messages.Config
+	logLevel     string
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	c.runtime = messages.DefaultConfig()
+	fs := flag.NewFlagSet("ptyhost", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "", "serve clients on ADDR (host:port; port 0 picks one, printed on stderr)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate (chain) the host presents; required unless -insecure")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
+	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate(s) that sign client certificates; required unless -insecure")
+	fs.BoolVar(&c.insecure, "insecure", false, "serve without TLS (only with a loopback -listen address)")
+	fs.DurationVar(&c.clientGrace, "client-grace", 0, "how long a lost client's sessions keep running before they are closed")
+	fs.DurationVar(&c.clientLoss, "client-loss", host.DefaultClientLoss, "heartbeat silence after which a client is lost")
+	fs.StringVar(&c.sandbox, "sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or danger-full-access")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
+	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed terminals use the network")
+	fs.IntVar(&c.runtime.IdleSilenceMs, "idle-silence-ms", c.runtime.IdleSilenceMs, "output silence after which a send returns inferred_idle")
+	fs.IntVar(&c.runtime.HandoffGraceMs, "handoff-grace-ms", c.runtime.HandoffGraceMs, "extra silence when a prompt was seen but the shell is not yet in the foreground")
+	fs.IntVar(&c.runtime.TimeoutMs, "timeout-ms", c.runtime.TimeoutMs, "absolute deadline of a send (and of startup)")
+	fs.IntVar(&c.runtime.PollIntervalMs, "poll-interval-ms", c.runtime.PollIntervalMs, "longest gap between readiness checks")
+	fs.IntVar(&c.runtime.DisposeGraceMs, "dispose-grace-ms", c.runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
+	fs.IntVar(&c.runtime.MaxReadBytes, "max-read-bytes", c.runtime.MaxReadBytes, "per-send output buffer and read page size")
+	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.listen == "" {
+		return c, errors.New("-listen ADDR is required")
+	}
+	if err := host.CheckListen(c.listen, c.insecure); err != nil {
+		return c, fmt.Errorf("-listen: %w (serve with -tls-cert, -tls-key and -tls-ca)", err)
+	}
+	tlsSet := c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != ""
+	switch {
+	case c.insecure && tlsSet:
+		return c, errors.New("-insecure and -tls-* are exclusive")
+	case !c.insecure && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == ""):
+		return c, errors.New("mutual TLS needs -tls-cert, -tls-key and -tls-ca (or -insecure on a loopback address)")
+	}
+	if c.clientGrace < 0 || c.clientLoss <= 0 {
+		return c, errors.New("-client-grace must be >= 0 and -client-loss > 0")
+	}
+	if _, err := sandbox.ParseMode(c.sandbox); err != nil {
+		return c, fmt.Errorf("-sandbox: %w", err)
+	}
+	if c.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return c, fmt.Errorf("-workspace: %w", err)
+		}
+		c.workspace = wd
+	}
+	ws, err := filepath.Abs(c.workspace)
+	if err != nil {
+		return c, fmt.Errorf("-workspace: %w", err)
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		return c, fmt.Errorf("-workspace %s: not a directory", ws)
+	}
+	c.workspace = ws
+	if c.runtime.MaxReadBytes > c.runtime.ScrollbackMaxBytes {
+		c.runtime.ScrollbackMaxBytes = c.runtime.MaxReadBytes
+	}
+	if err := c.runtime.Validate(); err != nil {
+		return c, err
+	}
+	if _, err := zerolog.ParseLevel(c.logLevel); err != nil {
+		return c, fmt.Errorf("-log-level: %w", err)
+	}
+	return c, nil
+}
+
+// loadTLS reads the host's certificate and the client CA.
+func loadTLS(c config) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+	if err != nil {
+		return nil, fmt.Errorf("-tls-cert/-tls-key: %w", err)
+	}
+	pem, err := os.ReadFile(c.tlsCA)
+	if err != nil {
+		return nil, fmt.Errorf("-tls-ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("-tls-ca %s: no PEM certificate in it", c.tlsCA)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, ClientCAs: pool, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+}
+
+// run serves until a signal (or ready's caller, in tests, sends one). ready,
+// when set, receives the address once the host serves.
+func run(args []string, stderr io.Writer, ready func(addr string)) error {
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	lvl, _ := zerolog.ParseLevel(c.logLevel)
+	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptyhost").Logger()
+	var tc *tls.Config
+	if !c.insecure {
+		if tc, err = loadTLS(c); err != nil {
+			return err
+		}
+	}
+	// The subreaper closes teardown's one escape (a daemon orphaned out of
+	// the shell's session); it exists on Linux only.
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
+	if err := confine(c, &bopts); err != nil {
+		return err
+	}
+	svc, err := actors.NewService(actors.Options{Config: c.runtime, Log: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			log.Error().Err(err).Msg("shutdown left failures")
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if _, err := svc.RegisterBackend(ctx, local.New(bopts)); err != nil {
+		return err
+	}
+	h, err := host.Start(svc, host.Config{
+		Listen: c.listen, TLS: tc, Insecure: c.insecure, Log: log,
+		ClientGrace: c.clientGrace, ClientLoss: c.clientLoss,
+	})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	log.Info().Str("sandbox", c.sandbox).Str("workspace", c.workspace).Str("address", h.Addr()).Msg("ptyhost ready")
+	// The one line on stdout: where clients reach this host (for scripts
+	// and tests that listen on port 0).
+	fmt.Printf("ptyhost listening on %s\n", h.Addr())
+	if ready != nil {
+		ready(h.Addr())
+	}
+	<-ctx.Done()
+	log.Info().Msg("ptyhost stopping: closing every session")
+	return nil
+}
+
+// confine gives the backend the host's sandbox (as ptymcp's): one policy
+// for every owner, and bubblewrap for the restricted modes.
+func confine(c config, o *local.Options) error {
+	mode, err := sandbox.ParseMode(c.sandbox)
+	if err != nil {
+		return err
+	}
+	policy, err := sandbox.NewPolicy(sandbox.Settings{Mode: mode, Root: c.workspace, Network: c.allowNetwork})
+	if err != nil {
+		return err
+	}
+	o.Policy = policy
+	if mode.Restricted() {
+		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package wire
+
+import (
+	"time"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Conversions between package messages and the wire. Each pair is exact:
+// From(To(v)) == v for every field the wire carries.
+
+// StatusTo encodes a session status.
+func StatusTo(s messages.SessionStatus) *Status {
+	w := &Status{Exited: s.Exited, Signal: s.Signal}
+	if s.ExitCode != nil {
+		c := int64(*s.ExitCode)
+		w.ExitCode = &c
+	}
+	return w
+}
+
+// StatusFrom decodes a session status; nil is Running.
+func StatusFrom(w *Status) messages.SessionStatus {
+	if w == nil {
+		return messages.Running
+	}
+	s := messages.SessionStatus{Exited: w.Exited, Signal: w.Signal}
+	if w.ExitCode != nil {
+		c := int(*w.ExitCode)
+		s.ExitCode = &c
+	}
+	return s
+}
+
+// SnapshotTo encodes a snapshot.
+func SnapshotTo(s messages.Snapshot) *Snapshot {
+	return &Snapshot{
+		Session: string(s.SessionID), Name: s.Name, Type: s.Type, Pid: int64(s.PID),
+		Status: StatusTo(s.Status), SecretPrompt: s.SecretPrompt,
+	}
+}
+
+// SnapshotFrom decodes a snapshot.
+func SnapshotFrom(w *Snapshot) messages.Snapshot {
+	if w == nil {
+		return messages.Snapshot{}
+	}
+	return messages.Snapshot{
+		SessionID: messages.SessionID(w.Session), Name: w.Name, Type: w.Type, PID: int(w.Pid),
+		Status: StatusFrom(w.Status), SecretPrompt: w.SecretPrompt,
+	}
+}
+
+// SendResultTo encodes a send's result.
+func SendResultTo(r messages.SendResult) *SendResult {
+	w := &SendResult{
+		Viewport: r.Viewport, WaitReason: string(r.WaitReason), Status: StatusTo(r.Status),
+		Truncated: r.Truncated, Reader: r.Reader, ElapsedNs: int64(r.Elapsed),
+		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret,
+	}
+	if r.ExitCode != nil {
+		c := int64(*r.ExitCode)
+		w.ExitCode = &c
+	}
+	return w
+}
+
+// SendResultFrom decodes a send's result.
+func SendResultFrom(w *SendResult) messages.SendResult {
+	if w == nil {
+		return messages.SendResult{}
+	}
+	r := messages.SendResult{
+		Viewport: w.Viewport, WaitReason: messages.WaitReason(w.WaitReason), Status: StatusFrom(w.Status),
+		Truncated: w.Truncated, Reader: w.Reader, Elapsed: time.Duration(w.ElapsedNs),
+		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret,
+	}
+	if w.ExitCode != nil {
+		c := int(*w.ExitCode)
+		r.ExitCode = &c
+	}
+	return r
+}
+
+// ReadTo encodes a scrollback page request, keeping nil as nil.
+func ReadTo(session messages.SessionID, r messages.ReadRequest) *Read {
+	w := &Read{Session: string(session)}
+	if r.Offset != nil {
+		v := int64(*r.Offset)
+		w.Offset = &v
+	}
+	if r.Count != nil {
+		v := int64(*r.Count)
+		w.Count = &v
+	}
+	return w
+}
+
+// ReadRequestFrom decodes a scrollback page request. Values beyond int are
+// clamped, so the runtime's range check (ReadRequest.Resolve) sees them.
+func ReadRequestFrom(w *Read) messages.ReadRequest {
+	var r messages.ReadRequest
+	if w.Offset != nil {
+		v := clampInt(*w.Offset)
+		r.Offset = &v
+	}
+	if w.Count != nil {
+		v := clampInt(*w.Count)
+		r.Count = &v
+	}
+	return r
+}
+
+func clampInt(v int64) int {
+	const maxInt, minInt = int64(^uint(0) >> 1), -int64(^uint(0)>>1) - 1
+	return int(max(minInt, min(maxInt, v)))
+}
+
+// ReadResultTo encodes a scrollback page.
+func ReadResultTo(r messages.ReadResult) *ReadReply {
+	return &ReadReply{Text: r.Text, TotalLines: int64(r.TotalLines), LineBegin: int64(r.LineBegin), LineEnd: int64(r.LineEnd), Truncated: r.Truncated}
+}
+
+// ReadResultFrom decodes a scrollback page.
+func ReadResultFrom(w *ReadReply) messages.ReadResult {
+	if w == nil {
+		return messages.ReadResult{}
+	}
+	return messages.ReadResult{Text: w.Text, TotalLines: int(w.TotalLines), LineBegin: int(w.LineBegin), LineEnd: int(w.LineEnd), Truncated: w.Truncated}
+}
+
+// KillTo encodes a close's outcome.
+func KillTo(closed bool, r messages.CloseReport) *KillReply {
+	return &KillReply{Closed: closed, Killed: ints64(r.Killed), Survivors: ints64(r.Survivors), Status: StatusTo(r.Status)}
+}
+
+// KillFrom decodes a close's outcome.
+func KillFrom(w *KillReply) (closed bool, r messages.CloseReport) {
+	if w == nil {
+		return false, messages.CloseReport{}
+	}
+	return w.Closed, messages.CloseReport{Killed: ints(w.Killed), Survivors: ints(w.Survivors), Status: StatusFrom(w.Status)}
+}
+
+func ints64(v []int) []int64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
+}
+
+func ints(v []int64) []int {
+	if v == nil {
+		return nil
+	}
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}

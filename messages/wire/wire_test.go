@@ -1,0 +1,146 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/ptyactor/ptyactor/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+func TestErrorsKeepTheirClassAcrossTheWire(t *testing.T) {
+	cleanup := &messages.CleanupError{Reason: "model request", Survivors: []int{7, 9}}
+	for _, tc := range []struct {
+		err  error
+		want []error
+	}{
+		{messages.NoSession("pty-1"), []error{messages.ErrNoSession}},
+		{messages.Errorf(messages.CodeSendActive, "busy"), []error{messages.ErrSendActive}},
+		{messages.InvalidArgument("count must be >= 1"), []error{messages.ErrInvalidArgument}},
+		{&messages.ConfigError{Field: "x", Msg: "bad"}, []error{messages.ErrConfig, messages.ErrInvalidArgument}},
+		{fmt.Errorf("send: %w", messages.ErrSessionClosing), []error{messages.ErrSessionClosing}},
+		{&messages.BackendCleanupError{SpawnErr: context.Canceled, CleanupErr: cleanup}, []error{context.Canceled}},
+		{fmt.Errorf("%w: gone", messages.ErrHostLost), []error{messages.ErrHostLost}},
+		{errors.New("something else"), []error{messages.ErrTransport}},
+	} {
+		got := ErrorFrom(roundTrip(t, ErrorTo(tc.err)))
+		if got.Error() != tc.err.Error() {
+			t.Errorf("text %q, want %q", got, tc.err)
+		}
+		for _, w := range tc.want {
+			if !errors.Is(got, w) {
+				t.Errorf("%q: errors.Is(%v) false", tc.err, w)
+			}
+		}
+	}
+	var ce *messages.CleanupError
+	got := ErrorFrom(roundTrip(t, ErrorTo(fmt.Errorf("close: %w", cleanup))))
+	if !errors.As(got, &ce) || ce.Reason != "model request" || len(ce.Survivors) != 2 || ce.Survivors[1] != 9 {
+		t.Fatalf("cleanup error lost its details: %#v", ce)
+	}
+	var me *messages.Error
+	if got := ErrorFrom(ErrorTo(messages.NoSession("pty-2"))); !errors.As(got, &me) || me.Msg != "unknown PTY session pty-2" {
+		t.Fatalf("coded error: %#v", me)
+	}
+	if ErrorTo(nil) != nil || ErrorFrom(nil) != nil {
+		t.Fatal("nil must stay nil")
+	}
+}
+
+func roundTrip(t *testing.T, e *Error) *Error {
+	t.Helper()
+	b, err := proto.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Error
+	if err := proto.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+func TestSplitAndAssemble(t *testing.T) {
+	big := &Reply{Call: 7, Body: &Reply_Read{Read: &ReadReply{Text: strings.Repeat("x", 3*MaxChunk+5)}}}
+	parts, err := Split(7, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 4 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	a := NewAssembler(1<<20, 2)
+	var whole []byte
+	for i, p := range parts {
+		c := p.(*Chunk)
+		if proto.Size(c) > MaxChunk+16 {
+			t.Fatalf("chunk %d is %d bytes", i, proto.Size(c))
+		}
+		if whole, err = a.Add(c); err != nil {
+			t.Fatal(err)
+		}
+		if (whole != nil) != (i == len(parts)-1) {
+			t.Fatalf("piece %d: complete=%v", i, whole != nil)
+		}
+	}
+	var got Reply
+	if err := proto.Unmarshal(whole, &got); err != nil || !proto.Equal(&got, big) {
+		t.Fatalf("reassembled differs (%v)", err)
+	}
+	small := &Reply{Call: 8}
+	if parts, _ := Split(8, small); len(parts) != 1 || parts[0] != small {
+		t.Fatal("a small message is sent as is")
+	}
+
+	// A gap, an oversized message and too many at once are errors.
+	if _, err := a.Add(&Chunk{Call: 1, Seq: 1}); !errors.Is(err, ErrChunk) {
+		t.Fatalf("gap: %v", err)
+	}
+	a = NewAssembler(10, 1)
+	if _, err := a.Add(&Chunk{Call: 1, Data: make([]byte, 11)}); !errors.Is(err, ErrChunk) {
+		t.Fatalf("oversize: %v", err)
+	}
+	_, _ = a.Add(&Chunk{Call: 2, Data: []byte("a")})
+	if _, err := a.Add(&Chunk{Call: 3, Data: []byte("b")}); !errors.Is(err, ErrChunk) {
+		t.Fatalf("too many: %v", err)
+	}
+}
+
+func TestTokensAreNeverFormatted(t *testing.T) {
+	const secret = "s3cr3t-token-value"
+	req := &Request{Call: 1, Token: secret, Body: &Request_List{List: &List{}}}
+	rep := &Reply{Call: 1, Body: &Reply_OpenOwner{OpenOwner: &OpenOwnerReply{Token: secret, ResumeToken: secret}}}
+	var b strings.Builder
+	log := slog.New(slog.NewTextHandler(&b, nil))
+	log.Info("x", "req", req, "rep", rep, "open", rep.GetOpenOwner())
+	fmt.Fprintf(&b, "%v %s %+v %v", req, req, rep, rep.GetOpenOwner())
+	if strings.Contains(b.String(), secret) {
+		t.Fatalf("a token was printed: %s", b.String())
+	}
+}
+
+func TestConversionsRoundTrip(t *testing.T) {
+	code := 3
+	res := messages.SendResult{Viewport: "v", WaitReason: messages.WaitStdinRead, Status: messages.ExitedWith(2), ExitCode: &code, Reader: "python3", Elapsed: 5, Unwritten: 1, FirstUnwritten: "l", Secret: true, Truncated: true}
+	got := SendResultFrom(SendResultTo(res))
+	if got.Viewport != res.Viewport || *got.ExitCode != 3 || *got.Status.ExitCode != 2 || got.Reader != res.Reader || got.Elapsed != 5 || !got.Secret || got.Unwritten != 1 {
+		t.Fatalf("%+v", got)
+	}
+	off := 5
+	r := ReadRequestFrom(ReadTo("s", messages.ReadRequest{Offset: &off}))
+	if r.Count != nil || *r.Offset != 5 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestTypeNames(t *testing.T) {
+	for want, m := range map[string]proto.Message{RequestType: &Request{}, ReplyType: &Reply{}, ChunkType: &Chunk{}} {
+		if got := string(proto.MessageName(m)); got != want {
+			t.Errorf("%T is %q on the wire, the constant says %q", m, got, want)
+		}
+	}
+}
