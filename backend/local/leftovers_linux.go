@@ -5,6 +5,7 @@ package local
 import (
 	"bytes"
 	"strconv"
+	"time"
 
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
@@ -40,9 +41,17 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 	if err != nil || n == 0 {
 		return nil, false
 	}
+	if len(bytes.TrimSpace(buf[:n])) == 0 {
+		return nil, false
+	}
+	// Something was left: what the shell itself runs tells a child that
+	// has not exec'd its own program yet.
 	fs := linux.FS{}
 	shellExe, _ := fs.ReadLink("/" + strconv.Itoa(s.shell.PID) + "/exe")
-	shellCaught, _ := linux.CaughtSignals(fs, s.shell.PID)
+	shellComm := ""
+	if st, err := linux.ReadStat(fs, s.shell.PID); err == nil {
+		shellComm = st.Comm
+	}
 	var out []messages.Process
 	for _, f := range bytes.Fields(buf[:n]) {
 		pid, err := strconv.Atoi(string(f))
@@ -63,24 +72,31 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 			p.Detached = true
 		}
 		out = append(out, p)
-		if exe, err := fs.ReadLink("/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == shellExe {
-			if caught, err := linux.CaughtSignals(fs, pid); err == nil && caught == shellCaught {
-				starting = true // still the shell's code: not exec'd yet
-			}
+		if exe, err := fs.ReadLink("/" + strconv.Itoa(pid) + "/exe"); st.Comm == shellComm || err == nil && exe == shellExe {
+			// Still the shell's program: a job forked an instant ago (whose
+			// handlers bash is already resetting), or a subshell job.
+			starting = true
 		}
 	}
 	return out, starting
 }
 
-// AwaitLeftovers waits for each child still running the shell's code to
-// exec (awaitExec's bound), then lists again.
+// leftoverExecWait bounds how long a receipt waits for a job forked an
+// instant before the prompt to run its own program. A subshell job never
+// does; it is listed under the shell's name once the bound passes.
+const leftoverExecWait = 50 * time.Millisecond
+
+// AwaitLeftovers lists again once no child runs the shell's program any
+// more, or the bound passed.
 func (s *session) AwaitLeftovers() []messages.Process {
-	procs, _ := s.Leftovers()
-	for _, p := range procs {
-		s.awaitExec(p.PID)
+	deadline := time.Now().Add(leftoverExecWait)
+	for {
+		procs, starting := s.Leftovers()
+		if !starting || time.Now().After(deadline) {
+			return procs
+		}
+		time.Sleep(200 * time.Microsecond) // the poll's grain, not a guess
 	}
-	procs, _ = s.Leftovers()
-	return procs
 }
 
 // closeLeftovers releases the children file (Close).
