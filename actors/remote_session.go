@@ -98,7 +98,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
 			r := m.Request
-			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw}}}, true)
+			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: wire.WaitTo(r.Wait)}}}, true)
 		}
 	case *AwaitSend:
 		switch {

@@ -94,6 +94,30 @@ func TestRemoteContract(t *testing.T) {
 		t.Fatalf("read count 0: %v", err)
 	}
 
+	// What the send path reports locally crosses the wire too: typed
+	// lines, causes, cursors and cursor reads, waits, receipts.
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "python3 -c 'print(\"got\", input())'\nhello", Submit: true})
+	if err != nil || res.Cause != messages.CausePrompt || !strings.Contains(res.Viewport, "got hello") || res.Cursor == 0 {
+		t.Fatalf("typed lines: %+v %v", res, err)
+	}
+	cursor := res.Cursor
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "echo late; sleep 0.4; echo done", Submit: true, Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}})
+	if err != nil || res.Cause != messages.CauseSilence {
+		t.Fatalf("silence: %+v %v", res, err)
+	}
+	res, err = sh.Wait(ctx, messages.WaitPolicy{NoSilence: true})
+	if err != nil || res.Cause != messages.CausePrompt || !strings.Contains(res.Viewport, "done") {
+		t.Fatalf("wait: %+v %v", res, err)
+	}
+	page, err = sh.Read(ctx, messages.ReadRequest{Cursor: &cursor})
+	if err != nil || !strings.Contains(page.Text, "late\n") || page.Cursor <= cursor {
+		t.Fatalf("cursor read: %+v %v", page, err)
+	}
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "sleep 60 &", Submit: true})
+	if err != nil || len(res.Running) != 1 || res.Running[0].Command != "sleep" {
+		t.Fatalf("receipt: %+v %v", res, err)
+	}
+
 	// Another owner: its own host-side owner and token; this session is
 	// unknown to it, as on one machine.
 	other, err := svc.NewOwner(ctx, "other")

@@ -57,6 +57,10 @@ func SendResultTo(r messages.SendResult) *SendResult {
 		Viewport: r.Viewport, WaitReason: string(r.WaitReason), Status: StatusTo(r.Status),
 		Truncated: r.Truncated, Reader: r.Reader, ElapsedNs: int64(r.Elapsed),
 		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret,
+		Cause: string(r.Cause), Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo,
+	}
+	for _, p := range r.Running {
+		w.Running = append(w.Running, &Process{Pid: int64(p.PID), Command: p.Command, Detached: p.Detached})
 	}
 	if r.ExitCode != nil {
 		c := int64(*r.ExitCode)
@@ -74,6 +78,10 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 		Viewport: w.Viewport, WaitReason: messages.WaitReason(w.WaitReason), Status: StatusFrom(w.Status),
 		Truncated: w.Truncated, Reader: w.Reader, Elapsed: time.Duration(w.ElapsedNs),
 		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret,
+		Cause: messages.Cause(w.Cause), Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo,
+	}
+	for _, p := range w.Running {
+		r.Running = append(r.Running, messages.Process{PID: int(p.Pid), Command: p.Command, Detached: p.Detached})
 	}
 	if w.ExitCode != nil {
 		c := int(*w.ExitCode)
@@ -93,6 +101,7 @@ func ReadTo(session messages.SessionID, r messages.ReadRequest) *Read {
 		v := int64(*r.Count)
 		w.Count = &v
 	}
+	w.Cursor = r.Cursor
 	return w
 }
 
@@ -108,6 +117,7 @@ func ReadRequestFrom(w *Read) messages.ReadRequest {
 		v := clampInt(*w.Count)
 		r.Count = &v
 	}
+	r.Cursor = w.Cursor
 	return r
 }
 
@@ -118,7 +128,8 @@ func clampInt(v int64) int {
 
 // ReadResultTo encodes a scrollback page.
 func ReadResultTo(r messages.ReadResult) *ReadReply {
-	return &ReadReply{Text: r.Text, TotalLines: int64(r.TotalLines), LineBegin: int64(r.LineBegin), LineEnd: int64(r.LineEnd), Truncated: r.Truncated}
+	return &ReadReply{Text: r.Text, TotalLines: int64(r.TotalLines), LineBegin: int64(r.LineBegin), LineEnd: int64(r.LineEnd), Truncated: r.Truncated,
+		Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, More: r.More}
 }
 
 // ReadResultFrom decodes a scrollback page.
@@ -126,7 +137,8 @@ func ReadResultFrom(w *ReadReply) messages.ReadResult {
 	if w == nil {
 		return messages.ReadResult{}
 	}
-	return messages.ReadResult{Text: w.Text, TotalLines: int(w.TotalLines), LineBegin: int(w.LineBegin), LineEnd: int(w.LineEnd), Truncated: w.Truncated}
+	return messages.ReadResult{Text: w.Text, TotalLines: int(w.TotalLines), LineBegin: int(w.LineBegin), LineEnd: int(w.LineEnd), Truncated: w.Truncated,
+		Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, More: w.More}
 }
 
 // KillTo encodes a close's outcome.
@@ -162,4 +174,20 @@ func ints(v []int64) []int {
 		out[i] = int(x)
 	}
 	return out
+}
+
+// WaitTo encodes a wait policy.
+func WaitTo(p messages.WaitPolicy) *WaitPolicy {
+	if p == (messages.WaitPolicy{}) {
+		return nil
+	}
+	return &WaitPolicy{TimeoutNs: int64(p.Timeout), SilenceNs: int64(p.Silence), NoSilence: p.NoSilence, Pattern: p.Pattern}
+}
+
+// WaitFrom decodes a wait policy.
+func WaitFrom(w *WaitPolicy) messages.WaitPolicy {
+	if w == nil {
+		return messages.WaitPolicy{}
+	}
+	return messages.WaitPolicy{Timeout: time.Duration(w.TimeoutNs), Silence: time.Duration(w.SilenceNs), NoSilence: w.NoSilence, Pattern: w.Pattern}
 }
