@@ -42,6 +42,11 @@ type Options struct {
 	// cwd, and the base of a relative cwd; empty leaves both to the
 	// backend.
 	DefaultCwd string
+	// DefaultHost places terminals on remote hosts (a host name, or
+	// messages.AnyHost for the least busy); empty keeps them local.
+	// DefaultCwd then does not apply: a path of this machine means nothing
+	// on a host, whose own workspace is the default.
+	DefaultHost string
 	// RefuseSecretInput refuses terminal_send text while the session's
 	// newest send settled at a secret prompt (a password read with echo
 	// off): the model must ask its user to type the secret instead.

@@ -171,7 +171,8 @@ func (t *Toolset) open(ctx context.Context, owner messages.Owner, a args) (Resul
 	if req.Cwd, err = a.str("cwd", false); err != nil {
 		return Result{}, err
 	}
-	if t.opts.DefaultCwd != "" {
+	req.Host = t.opts.DefaultHost
+	if t.opts.DefaultCwd != "" && req.Host == "" {
 		switch {
 		case req.Cwd == "":
 			req.Cwd = t.opts.DefaultCwd

@@ -58,6 +58,7 @@ type config struct {
 	runtime        messages.Config
 	tools          tools.Options
 	logLevel       string
+	hosts          hostFlags
 }
 
 // Sandbox modes (SPEC §10).
@@ -91,6 +92,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
 	fs.BoolVar(&c.tools.RefuseSecretInput, "refuse-secret-input", false, "refuse terminal_send text while the terminal waits at a secret prompt (a password read with echo off)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+	fs.Var(&c.hosts.addrs, "host", "open terminals on this ptyhost (host:port) instead of this machine; repeatable (the least busy is chosen)")
+	fs.StringVar(&c.hosts.cert, "host-tls-cert", "", "with -host: this client's PEM certificate for mutual TLS")
+	fs.StringVar(&c.hosts.key, "host-tls-key", "", "with -host: the PEM private key of -host-tls-cert")
+	fs.StringVar(&c.hosts.ca, "host-tls-ca", "", "with -host: the CA that signed the hosts' certificates")
+	fs.BoolVar(&c.hosts.insecure, "host-insecure", false, "with -host: no TLS (loopback hosts only; development)")
+	fs.StringVar(&c.hosts.listen, "host-listen", "", "with -host: the address hosts dial back (default 127.0.0.1:0)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -132,6 +139,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if err := checkHTTPFlags(c); err != nil {
 			return c, err
 		}
+	}
+	if err := c.hosts.check(); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -193,6 +203,9 @@ func run(args []string, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if _, err := svc.RegisterBackend(ctx, local.New(bopts)); err != nil {
+		return err
+	}
+	if c.tools.DefaultHost, err = c.hosts.register(ctx, svc); err != nil {
 		return err
 	}
 	ts, err := tools.New(svc, c.tools)

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// hostFlags are ptymcp's remote-host settings: with -host, terminals open
+// on those session hosts (the least busy) instead of this machine.
+type hostFlags struct {
+	addrs    hostList
+	cert     string
+	key      string
+	ca       string
+	insecure bool
+	listen   string
+}
+
+// hostList is the repeatable -host flag.
+type hostList []string
+
+func (l *hostList) String() string { return strings.Join(*l, ",") }
+
+func (l *hostList) Set(s string) error {
+	if _, _, err := net.SplitHostPort(s); err != nil {
+		return fmt.Errorf("-host %q: want host:port: %w", s, err)
+	}
+	*l = append(*l, s)
+	return nil
+}
+
+// check refuses inconsistent host flags before anything starts: without
+// TLS only loopback hosts, and TLS needs all three files.
+func (h hostFlags) check() error {
+	if len(h.addrs) == 0 {
+		return nil
+	}
+	tlsGiven := h.cert != "" || h.key != "" || h.ca != ""
+	switch {
+	case h.insecure && tlsGiven:
+		return errors.New("-host-insecure and -host-tls-* exclude each other")
+	case !h.insecure && (h.cert == "" || h.key == "" || h.ca == ""):
+		return errors.New("-host needs mutual TLS (-host-tls-cert, -host-tls-key, -host-tls-ca), or -host-insecure for loopback hosts")
+	}
+	if h.insecure {
+		for _, a := range h.addrs {
+			host, _, _ := net.SplitHostPort(a)
+			if !loopbackHost(host) {
+				return fmt.Errorf("-host %s is not a loopback address: -host-insecure only reaches loopback hosts", a)
+			}
+		}
+	}
+	return nil
+}
+
+// tlsConfig loads the client's certificate and the hosts' CA.
+func (h hostFlags) tlsConfig() (*tls.Config, error) {
+	if h.insecure {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(h.cert, h.key)
+	if err != nil {
+		return nil, fmt.Errorf("-host-tls-cert/-host-tls-key: %w", err)
+	}
+	pem, err := os.ReadFile(h.ca)
+	if err != nil {
+		return nil, fmt.Errorf("-host-tls-ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("-host-tls-ca %s: no PEM certificate", h.ca)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ClientCAs: pool, MinVersion: tls.VersionTLS12}, nil
+}
+
+// register connects the hosts (h0, h1, ... in flag order) and returns the
+// placement for new terminals.
+func (h hostFlags) register(ctx context.Context, svc *actors.Service) (string, error) {
+	if len(h.addrs) == 0 {
+		return "", nil
+	}
+	cfg, err := h.tlsConfig()
+	if err != nil {
+		return "", err
+	}
+	var opts []actors.HostOption
+	if h.insecure {
+		opts = append(opts, actors.HostInsecure())
+	}
+	if h.listen != "" {
+		opts = append(opts, actors.HostListen(h.listen))
+	}
+	for i, a := range h.addrs {
+		if err := svc.RegisterHost(ctx, fmt.Sprintf("h%d", i), a, cfg, opts...); err != nil {
+			return "", fmt.Errorf("-host %s: %w", a, err)
+		}
+	}
+	return messages.AnyHost, nil
+}
