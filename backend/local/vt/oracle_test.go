@@ -93,7 +93,7 @@ func TestOracleTmux(t *testing.T) {
 				t.Skip(why)
 			}
 			t.Parallel()
-			o := tmuxRun(t, tc.rows, tc.cols, []byte(tc.in))
+			o := tmuxRun(t, tc.rows, tc.cols, []byte(tc.in), nil)
 			got := checkChunking(t, tc.rows, tc.cols, Options{}, []byte(tc.in))
 			if !slices.Equal(got.Screen.Rows, o.screen) {
 				t.Errorf("screen\n got %q\ntmux %q", got.Screen.Rows, o.screen)
@@ -114,6 +114,43 @@ func TestOracleTmux(t *testing.T) {
 	}
 }
 
+// TestOracleTmuxResize: after a resize the transcript reads as tmux's
+// (tmux may lay the rows out differently: it keeps the cursor's row where
+// it was and fills the screen from its history).
+func TestOracleTmuxResize(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	for _, tc := range []struct {
+		name       string
+		rows, cols int
+		in         string
+		to         Size
+	}{
+		{"narrower", 5, 20, "hello world\r\nsecond line here\r\n$ ", Size{5, 8}},
+		{"wider", 4, 10, "0123456789abcdefghij\r\n1\r\n2\r\n$ ", Size{4, 20}},
+		{"shorter", 6, 10, "a\r\nb\r\nc\r\nd\r\n$ ", Size{3, 10}},
+		{"wide characters", 4, 9, "中文字符中文字符\r\n$ ", Size{4, 6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := tmuxRun(t, tc.rows, tc.cols, []byte(tc.in), &tc.to)
+			e, err := New(tc.rows, tc.cols, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Feed([]byte(tc.in))
+			if err := e.Resize(tc.to.Rows, tc.to.Cols); err != nil {
+				t.Fatal(err)
+			}
+			tr := e.Transcript(0)
+			if mine := trimEmpty(append(tr.Final, tr.Tail...)); !slices.Equal(mine, o.transcript) {
+				t.Errorf("transcript\n got %q\ntmux %q", mine, o.transcript)
+			}
+		})
+	}
+}
+
 type tmuxResult struct {
 	screen     []string
 	transcript []string
@@ -125,8 +162,9 @@ var tmuxServers atomic.Int64
 
 // tmuxRun shows input in a detached tmux pane of rows × cols, through a
 // server of its own (a private -L socket under the test's temporary
-// directory), and reads it back. The server is killed in Cleanup.
-func tmuxRun(t *testing.T, rows, cols int, input []byte) tmuxResult {
+// directory), resizes the window to resize if that is not nil, and reads it
+// back. The server is killed in Cleanup.
+func tmuxRun(t *testing.T, rows, cols int, input []byte, resize *Size) tmuxResult {
 	t.Helper()
 	dir := t.TempDir()
 	sock := fmt.Sprintf("vt%d-%d", os.Getpid(), tmuxServers.Add(1))
@@ -162,13 +200,20 @@ func tmuxRun(t *testing.T, rows, cols int, input []byte) tmuxResult {
 	})
 	tmux("wait-for", "done")
 	// wait-for returns when cat is done writing; let tmux read it all.
-	var screen string
-	for prev := ""; ; prev = screen {
-		time.Sleep(30 * time.Millisecond)
-		screen = tmux("capture-pane", "-p")
-		if screen == prev {
-			break
+	settle := func() string {
+		var screen string
+		for prev := ""; ; prev = screen {
+			time.Sleep(30 * time.Millisecond)
+			screen = tmux("capture-pane", "-p")
+			if screen == prev {
+				return screen
+			}
 		}
+	}
+	screen := settle()
+	if resize != nil {
+		tmux("resize-window", "-x", strconv.Itoa(resize.Cols), "-y", strconv.Itoa(resize.Rows))
+		screen = settle()
 	}
 	var r tmuxResult
 	r.screen = strings.Split(strings.TrimSuffix(screen, "\n"), "\n")

@@ -2,8 +2,10 @@ package vt
 
 // Resize changes the size to rows × cols. The main screen's logical lines
 // are wrapped again at the new width, as tmux does; rows that no longer fit
-// above the cursor go to the history as final lines, and a screen that
-// grows gains blank rows at the bottom (final lines never come back). The
+// above the cursor go to the history as final lines, rows below the cursor
+// that do not fit are dropped (the cursor's row stays visible), and a
+// screen that grows gains blank rows at the bottom (final lines never come
+// back). The
 // alternate screen is cut or padded: the program in it redraws on
 // SIGWINCH. A size out of range returns a *SizeError and changes nothing.
 func (e *Emulator) Resize(rows, cols int) error {
