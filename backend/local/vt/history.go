@@ -34,12 +34,23 @@ func (h *history) init(maxLines, maxBytes int) {
 }
 
 // pushRow takes the text of a row that left the screen. A row the terminal
-// wrapped waits in partial for the rest of its logical line, unless the
-// line has reached maxBytes, where it is cut.
+// wrapped waits in partial for the rest of its logical line; a logical line
+// that reaches maxBytes is cut there into final lines of maxBytes each.
 func (h *history) pushRow(text []byte, wrapped bool) {
-	h.partial = append(h.partial, text...)
 	h.open = true
-	if !wrapped || len(h.partial) >= h.maxBytes {
+	for len(h.partial)+len(text) > h.maxBytes {
+		n := runeCut(text, h.maxBytes-len(h.partial))
+		if n == 0 && len(h.partial) == 0 {
+			// A character longer than the whole bound: take it anyway.
+			_, n = utf8.DecodeRune(text)
+		}
+		h.partial = append(h.partial, text[:n]...)
+		text = text[n:]
+		h.add(h.partial)
+		h.partial = h.partial[:0]
+	}
+	h.partial = append(h.partial, text...)
+	if !wrapped {
 		h.endLine()
 	}
 }
@@ -118,7 +129,10 @@ func trimRight(b []byte) []byte {
 // runeCut returns the largest n <= limit at which b can be cut without
 // splitting a character.
 func runeCut(b []byte, limit int) int {
-	n := limit
+	if limit >= len(b) {
+		return len(b)
+	}
+	n := max(limit, 0)
 	for n > 0 && n > limit-utf8.UTFMax && !utf8.RuneStart(b[n]) {
 		n--
 	}

@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"encoding/hex"
 	"hash/fnv"
 	"strconv"
 	"unicode/utf8"
@@ -45,10 +46,7 @@ func (e *Emulator) Screen() Screen {
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(s.CursorCol), 10)
 	h.Write(b)
-	s.Hash = string(strconv.AppendUint(make([]byte, 0, 16), h.Sum64(), 16))
-	for len(s.Hash) < 16 {
-		s.Hash = "0" + s.Hash
-	}
+	s.Hash = hex.EncodeToString(h.Sum(nil))
 	return s
 }
 

@@ -137,4 +137,19 @@ func TestHistoryBounds(t *testing.T) {
 	if len(e.hist.buf) > 400 || cap(e.hist.partial) > 400 {
 		t.Errorf("history arrays grew to %d and %d bytes", cap(e.hist.buf), cap(e.hist.partial))
 	}
+
+	// An endless line is cut into final lines of exactly the bound, with
+	// nothing lost between them (rows of 7 cells do not divide 100); the
+	// history keeps only the newest, as its bytes are bounded too.
+	e, _ = New(2, 7, Options{HistoryBytes: 100})
+	line := strings.Repeat("0123456789", 100)
+	e.Feed([]byte(line + "\r\nend"))
+	tr = e.Transcript(0)
+	if len(tr.Final) != 1 || len(tr.Final[0]) != 100 || len(tr.Tail) != 2 || tr.Tail[1] != "end" {
+		t.Fatalf("transcript %+v", tr)
+	}
+	if n := int(tr.Next)*100 + len(tr.Tail[0]); n != len(line) || !strings.HasSuffix(line, tr.Tail[0]) {
+		t.Errorf("%d final pieces of 100 bytes and a tail of %d bytes do not make the line of %d",
+			tr.Next, len(tr.Tail[0]), len(line))
+	}
 }
