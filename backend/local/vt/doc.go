@@ -20,27 +20,35 @@
 // overstruck text (`N\bN`) and redrawn progress lines read as their final
 // state; erase and cursor moves apply while a line is visible; attributes
 // are dropped. A line that scrolled into the history is final and never
-// changes; visible lines may. The oracle tests compare with a real tmux.
-// Where tmux's capture is an artifact of how it stores cells, this package
-// differs on purpose:
+// changes; visible lines may.
+//
+// Which rows join is decided by wrapped flags, and which blanks count by
+// the cells a row has used, so the row operations (erase, insert and
+// delete lines and characters, scrolling, the alternate screen) follow
+// tmux 3.3a's grid step by step, quirks included: the oracle tests feed
+// the same bytes to a real tmux, from fixed cases, random sequences and
+// recordings of vim, less, man, top, a curses menu and bash. Where tmux's
+// capture shows something a person would not see, this package differs on
+// purpose:
 //
 //   - Malformed UTF-8 reads as U+FFFD, as in termtext; tmux drops it.
 //   - Trailing spaces are trimmed from every transcript line (-J keeps
-//     those tmux happens to count as used).
+//     the blanks of cells tmux counts as used).
 //   - ED 3 (erase saved lines, part of `clear`) leaves the history alone:
 //     final lines are final. A grown screen does not pull lines back out of
-//     the history either.
+//     the history either, and a resize rewraps only the visible rows.
 //   - While the alternate screen is on, the transcript's tail is still the
 //     main screen (tmux shows the alternate one); the alternate screen is
 //     in Screen, and it never reaches the history, as in tmux.
 //   - DEC line drawing (ESC ( 0) reads as the box-drawing characters a
 //     person sees; tmux's capture shows the ASCII letters it stores.
-//   - Overwriting half of a wide character blanks the other half, as xterm
-//     does; tmux keeps showing the character.
-//   - CHT (CSI I) moves to the next tab stop, as xterm does; tmux 3.3
-//     ignores it. A ZWJ after a plain character is kept; tmux drops it.
-//   - SU (CSI S) with a count larger than the scroll region pushes only the
-//     region's rows into the history, not the blank ones tmux adds.
+//   - ICH inserting more cells than it moves, and IL outside the scroll
+//     region inserting as many rows as remain, blank what they insert;
+//     tmux leaves the old text there in its grid (not on the screen it
+//     draws).
+//   - A ZWJ after a plain character is kept; tmux drops it.
+//   - CHT, VPR, HPR, LNM, DECRQM and DECSTR work as in xterm; tmux 3.3
+//     ignores them.
 //
 // Widths are glibc's wcwidth, which tmux uses: East Asian wide and fullwidth
 // characters (CJK, most emoji) take two columns, combining marks and

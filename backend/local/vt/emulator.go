@@ -81,8 +81,10 @@ type Emulator struct {
 	top, bot int // the scroll region, inclusive
 	altFrom  int // the cursor row on the main screen when the alternate one was entered
 	g        [2]charset
-	gl       int // the charset invoked into GL by SI (0) or SO (1)
-	last     rune
+	gl       int    // the charset invoked into GL by SI (0) or SO (1)
+	last     byte   // the ASCII character just printed, for REP; 0 after anything else
+	saved    cursor // DECSC
+	altSaved cursor // saved by mode 1049
 
 	modes mode
 	tabs  []bool // nil: a stop every 8 columns
@@ -91,8 +93,9 @@ type Emulator struct {
 	reply func([]byte)
 
 	parser
-	rbuf []byte // reply scratch
-	tbuf []byte // row text scratch
+	rbuf  []byte // reply scratch
+	tbuf  []byte // row text scratch
+	spare []line // rows moveLines reuses
 }
 
 // New returns an emulator of rows × cols with an empty screen and history.

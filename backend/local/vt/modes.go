@@ -84,6 +84,13 @@ func (e *Emulator) setPrivateMode(n int, on bool) {
 			e.restoreCursor()
 		}
 		return
+	case 3:
+		// DECCOLM: the column count stays (the size is the session's), but
+		// the screen clears and the cursor goes home, as in tmux; `reset`
+		// sends it.
+		e.moveTo(0, 0)
+		e.clearScreen()
+		return
 	}
 	m, ok := privateModes[n]
 	if !ok {

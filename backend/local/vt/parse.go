@@ -38,7 +38,8 @@ const (
 )
 
 type parser struct {
-	st state
+	st      state
+	seqLast byte // e.last when the current sequence began
 
 	// carry holds an incomplete UTF-8 sequence from the end of the last
 	// chunk; only non-empty in the ground state.
@@ -91,6 +92,9 @@ func (e *Emulator) ground(b []byte, i int) int {
 			e.print(r) // U+FFFD for a rejected byte, size 1
 			i += size
 		case c == esc:
+			// REP repeats what was printed right before its sequence;
+			// after any sequence there is nothing to repeat.
+			e.seqLast, e.last = e.last, 0
 			e.st = stEsc
 			return i + 1
 		default:
@@ -276,6 +280,7 @@ func (e *Emulator) sequence(b []byte, i int) int {
 
 // control executes a C0 control.
 func (e *Emulator) control(c byte) {
+	e.last, e.seqLast = 0, 0
 	switch c {
 	case '\b':
 		e.backspace()
@@ -414,13 +419,15 @@ func (e *Emulator) csiDispatch(final byte) {
 	case 'Z':
 		e.backTab(n)
 	case 'b':
-		e.repeat(n)
+		e.repeat(n, e.seqLast)
 	case 'c':
 		if e.param(0, 0) == 0 {
 			e.send(replyDA1)
 		}
 	case 'd':
-		e.moveTo(n-1, e.x)
+		x := e.x // VPA keeps the column, even the pending-wrap one
+		e.moveTo(n-1, 0)
+		e.x = x
 	case 'g':
 		e.clearTabs(e.param(0, 0))
 	case 'h', 'l':

@@ -18,11 +18,11 @@ func (e *Emulator) Resize(rows, cols int) error {
 	if e.alt == nil {
 		e.x, e.y = e.reflow(rows, cols, e.x, e.y)
 	} else {
-		c := e.main.saved
+		c := e.altSaved
 		c.x, c.y = e.reflow(rows, cols, c.x, e.altFrom)
 		e.altFrom = c.y
-		if e.main.saved.set {
-			e.main.saved = c
+		if e.altSaved.set {
+			e.altSaved = c
 		}
 		e.alt.lines = cut(e.alt, e.rows, rows, cols)
 		e.x, e.y = min(e.x, cols), min(e.y, rows-1)

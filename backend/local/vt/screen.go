@@ -11,7 +11,9 @@ const (
 const maxMarks = 16
 
 // line is one row. Cells past len(cells) are blank, so a row costs memory
-// only as far as something was written on it.
+// only as far as something was written on it. Erasing blanks cells without
+// shortening the row, as tmux does: whether a row was ever written since it
+// was last cleared whole decides what EL 2 does to the row above.
 type line struct {
 	cells []rune
 	// marks holds combining characters (U+0301, ZWJ, variation selectors)
@@ -42,15 +44,55 @@ func (l *line) grow(n, cols int) {
 	l.cells = l.cells[:n]
 }
 
-// fixWide blanks the halves of wide characters that the range [x0, x1) is
-// about to overwrite partly.
-func (l *line) fixWide(x0, x1 int) {
-	if x0 > 0 && x0 < len(l.cells) && l.cells[x0] == tail {
-		l.cells[x0-1] = blank
-		l.unmark(x0 - 1)
+// A write over part of a wide character leaves what tmux leaves, which
+// depends on its path: plain ASCII with autowrap goes through its
+// collector (fixRun), everything else through screen_write_overwrite
+// (fixCell). Erasing, inserting and deleting cells leave halves alone. A
+// right half without its left reads as nothing.
+
+// fixRun prepares [x0, x1) for a run of ASCII: right halves at x0 and just
+// before it are blanked, then their left half if it is wide (tmux never
+// looks at column 0 for it), and right halves after the run.
+func (l *line) fixRun(x0, x1 int) {
+	if x0 > 0 && x0 < len(l.cells) {
+		k := x0
+		for ; k > 0 && l.cells[k] == tail; k-- {
+			l.cells[k] = blank
+		}
+		if k > 0 && runeWidth(l.cells[k]) == 2 {
+			l.cells[k] = blank
+			l.unmark(k)
+		}
 	}
-	if x1 < len(l.cells) && l.cells[x1] == tail {
-		l.cells[x1] = blank
+	l.fixAfter(x1)
+}
+
+// fixCell prepares [x, x+w) for one character: if x holds a right half,
+// the right halves before it and the cell they lead back to are blanked
+// (whatever that cell holds, as tmux does); if the character or the one it
+// replaces is wide, right halves after it are blanked.
+func (l *line) fixCell(x, w int) {
+	if x >= len(l.cells) {
+		return
+	}
+	c := l.cells[x]
+	if c == tail {
+		k := x
+		for k > 0 && l.cells[k] == tail {
+			l.cells[k] = blank
+			k--
+		}
+		l.cells[k] = blank
+		l.unmark(k)
+	}
+	if w != 1 || c == tail || c != blank && runeWidth(c) == 2 {
+		l.fixAfter(x + w)
+	}
+}
+
+func (l *line) fixAfter(x int) {
+	for ; x < len(l.cells) && l.cells[x] == tail; x++ {
+		l.cells[x] = blank
 	}
 }
 
@@ -74,12 +116,7 @@ func (l *line) erase(x0, x1 int) {
 	if x0 >= x1 {
 		return
 	}
-	l.fixWide(x0, x1)
-	if x1 == len(l.cells) {
-		l.cells = l.cells[:x0]
-	} else {
-		clear(l.cells[x0:x1])
-	}
+	clear(l.cells[x0:x1])
 	l.unmarkRange(x0, x1)
 }
 
@@ -106,7 +143,6 @@ func (l *line) shiftMarks(x, d, limit int) {
 type screen struct {
 	lines []line
 	base  int
-	saved cursor // DECSC
 }
 
 func (s *screen) line(y int) *line {
@@ -119,7 +155,7 @@ func (s *screen) line(y int) *line {
 
 // cursor is what DECSC saves.
 type cursor struct {
-	x, y   int
+	x, y   int // x may be the pending-wrap column
 	origin bool
 	g      [2]charset
 	gl     int
@@ -148,6 +184,7 @@ func (e *Emulator) printASCII(b []byte) {
 		for _, c := range b {
 			e.print(rune(c))
 		}
+		e.last = b[len(b)-1]
 		return
 	}
 	for len(b) > 0 {
@@ -159,7 +196,7 @@ func (e *Emulator) printASCII(b []byte) {
 		n := min(len(b), e.cols-e.x)
 		l := e.cur()
 		l.grow(e.x+n, e.cols)
-		l.fixWide(e.x, e.x+n)
+		l.fixRun(e.x, e.x+n)
 		cells := l.cells[e.x : e.x+n]
 		for i, c := range b[:n] {
 			cells[i] = rune(c)
@@ -168,13 +205,14 @@ func (e *Emulator) printASCII(b []byte) {
 			l.unmarkRange(e.x, e.x+n)
 		}
 		e.x += n
-		e.last = rune(b[n-1])
+		e.last = b[n-1]
 		b = b[n:]
 	}
 }
 
 // print writes one character.
 func (e *Emulator) print(r rune) {
+	e.last = 0
 	if r < 0x80 && e.g[e.gl] == charsetGraphics && r >= 0x60 && r < 0x7f {
 		r = decGraphics[r-0x60]
 	}
@@ -186,29 +224,43 @@ func (e *Emulator) print(r rune) {
 		e.combine(r)
 		return
 	}
-	if e.x > e.cols-w {
-		if e.modes&modeAutowrap != 0 {
-			e.cur().wrapped = true
-			e.index()
-			e.x = 0
-		} else {
-			e.x = e.cols - w
-		}
+	wrap := e.modes&modeAutowrap != 0
+	if !wrap && e.x > e.cols-w {
+		// Without autowrap a character that does not fit is dropped, as
+		// tmux does: a wide one at the last column, or any at the
+		// pending-wrap column autowrap was turned off at.
+		return
 	}
-	l := e.cur()
 	if e.modes&modeInsert != 0 {
 		e.insertBlanks(w)
 	}
-	l.grow(e.x+w, e.cols)
-	l.fixWide(e.x, e.x+w)
-	l.cells[e.x] = r
-	l.unmark(e.x)
-	if w == 2 {
-		l.cells[e.x+1] = tail
-		l.unmark(e.x + 1)
+	if e.x > e.cols-w {
+		e.cur().wrapped = true
+		e.index()
+		e.x = 0
 	}
-	e.x += w
-	e.last = r
+	l := e.cur()
+	if r == ' ' && e.x >= len(l.cells) && e.modes&modeInsert == 0 {
+		// tmux does not store a space where nothing was written (outside
+		// its fast path for plain text with autowrap), so the row does
+		// not count as used that far; see appendRow.
+	} else {
+		l.fixCell(e.x, w)
+		l.grow(e.x+w, e.cols)
+		l.cells[e.x] = r
+		l.unmark(e.x)
+		if w == 2 {
+			l.cells[e.x+1] = tail
+			l.unmark(e.x + 1)
+		}
+	}
+	// Without autowrap the cursor sticks on the last column, and the next
+	// character replaces the one there.
+	if stick := !wrap; e.x+w > e.cols-1 && stick {
+		e.x = e.cols - 1
+	} else {
+		e.x += w
+	}
 }
 
 // combine attaches a zero-width character to the one before the cursor.
@@ -229,14 +281,16 @@ func (e *Emulator) combine(r rune) {
 	}
 }
 
-// repeat is REP: the last character again, n times.
-func (e *Emulator) repeat(n int) {
-	if e.last == 0 {
+// repeat is REP: the character just printed again, n times, at most to
+// the end of the line. As in tmux, only a printable ASCII character right
+// before the sequence repeats.
+func (e *Emulator) repeat(n int, last byte) {
+	if last == 0 {
 		return
 	}
-	n = min(n, e.rows*e.cols)
+	n = min(n, e.cols-e.x)
 	for range n {
-		e.print(e.last)
+		e.print(rune(last))
 	}
 }
 
@@ -259,15 +313,84 @@ func (e *Emulator) reverseIndex() {
 	}
 }
 
+// The row operations below follow tmux's grid (grid.c, grid-view.c) step
+// by step, because the wrapped flags they leave decide which rows the
+// transcript joins: a row that was wrapped into a row that is cleared,
+// replaced or moved away no longer continues into what is there now.
+
+// unwrapAbove clears the wrapped flag of the row above row y. Above row 0
+// of the main screen is the newest history line: its logical line ends.
+func (e *Emulator) unwrapAbove(y int) {
+	switch {
+	case y > 0:
+		e.scr.line(y - 1).wrapped = false
+	case e.scr == &e.main:
+		e.hist.endLine()
+	}
+}
+
+// clearLines blanks rows [y, y+n) whole (tmux's grid_clear_lines).
+func (e *Emulator) clearLines(y, n int) {
+	if n <= 0 || y < 0 || y+n > e.rows {
+		return
+	}
+	for k := y; k < y+n; k++ {
+		e.scr.line(k).reset()
+	}
+	e.unwrapAbove(y)
+}
+
+// moveLines moves rows [py, py+n) to [dy, dy+n), blanking the rows left
+// behind (tmux's grid_move_lines).
+func (e *Emulator) moveLines(dy, py, n int) {
+	if n <= 0 || py == dy {
+		return
+	}
+	s := e.scr
+	e.unwrapAbove(dy)
+	// The rows overwritten become the rows left behind, so their cells are
+	// reused and nothing is allocated.
+	e.spare = e.spare[:0]
+	for k := dy; k < dy+n; k++ {
+		if k < py || k >= py+n {
+			e.spare = append(e.spare, *s.line(k))
+		}
+	}
+	j := 0
+	if dy < py {
+		for k := 0; k < n; k++ {
+			*s.line(dy + k) = *s.line(py + k)
+		}
+	} else {
+		for k := n - 1; k >= 0; k-- {
+			*s.line(dy + k) = *s.line(py + k)
+		}
+	}
+	for k := py; k < py+n; k++ {
+		if k < dy || k >= dy+n {
+			*s.line(k) = e.spare[j]
+			j++
+			s.line(k).reset()
+		}
+	}
+	clear(e.spare) // hold no rows' cells here
+	if py < dy || py >= dy+n {
+		e.unwrapAbove(py)
+	}
+}
+
 // scrollUp scrolls the region up n lines. On the main screen the lines that
-// leave the region go to the history, as tmux does, whatever the region.
+// leave the region go to the history, as tmux does, whatever the region,
+// with their wrapped flags.
 func (e *Emulator) scrollUp(n int) {
 	s := e.scr
 	n = min(n, e.bot-e.top+1)
 	for range n {
-		if s == &e.main {
-			e.push(s.line(e.top))
+		if s != &e.main {
+			e.moveLines(e.top, e.top+1, e.bot-e.top)
+			continue
 		}
+		e.push(s.line(e.top))
 		if e.top == 0 && e.bot == e.rows-1 {
 			s.base++
 			if s.base == len(s.lines) {
@@ -286,121 +409,145 @@ func (e *Emulator) scrollUp(n int) {
 }
 
 func (e *Emulator) scrollDown(n int) {
-	e.moveLinesDown(e.top, n)
-}
-
-// moveLinesDown inserts n blank rows at y, pushing rows below it out of the
-// bottom of the region.
-func (e *Emulator) moveLinesDown(y, n int) {
-	s := e.scr
-	n = min(n, e.bot-y+1)
+	n = min(n, e.bot-e.top+1)
 	for range n {
-		old := *s.line(e.bot)
-		for k := e.bot; k > y; k-- {
-			*s.line(k) = *s.line(k - 1)
-		}
-		*s.line(y) = old
-		s.line(y).reset()
+		e.moveLines(e.top+1, e.top, e.bot-e.top)
 	}
 }
 
+// insertLines is IL and deleteLines DL, as tmux's grid does them: inside
+// the scroll region they act on it, outside it on the rows to the bottom
+// of the screen. (tmux leaves old text in the inserted rows when IL
+// outside the region inserts as many rows as remain; here they are blank,
+// as a terminal shows them.)
 func (e *Emulator) insertLines(n int) {
-	if e.y < e.top || e.y > e.bot {
-		return
+	outside := e.y < e.top || e.y > e.bot
+	bot := e.bot
+	if outside {
+		bot = e.rows - 1
 	}
-	e.moveLinesDown(e.y, n)
-	e.x = 0
+	n = min(n, bot+1-e.y)
+	n2 := bot + 1 - e.y - n
+	e.moveLines(e.y+n, e.y, n2)
+	if outside {
+		e.clearLines(e.y+n2, n-n2)
+	} else {
+		e.clearRest(e.y+n2, n-n2)
+	}
 }
 
 func (e *Emulator) deleteLines(n int) {
+	bot := e.bot
 	if e.y < e.top || e.y > e.bot {
-		return
+		bot = e.rows - 1
 	}
-	s := e.scr
-	n = min(n, e.bot-e.y+1)
-	for range n {
-		old := *s.line(e.y)
-		for k := e.y; k < e.bot; k++ {
-			*s.line(k) = *s.line(k + 1)
-		}
-		*s.line(e.bot) = old
-		s.line(e.bot).reset()
-	}
-	e.x = 0
+	n = min(n, bot+1-e.y)
+	n2 := bot + 1 - e.y - n
+	e.moveLines(e.y, e.y+n, n2)
+	e.clearRest(e.y+n2, n-n2)
 }
 
+// clearRest is the clear that ends tmux's IL and DL. Its count is negative
+// when fewer rows were inserted or deleted than moved, and tmux's unsigned
+// arithmetic then clears no row but still unwraps the row above y; the
+// transcript joins rows by those flags, so this does the same.
+func (e *Emulator) clearRest(y, n int) {
+	switch {
+	case n > 0:
+		e.clearLines(y, n)
+	case n < 0:
+		e.unwrapAbove(y)
+	}
+}
+
+// insertBlanks is ICH, as tmux's grid_view_insert_cells: the cells from
+// the cursor move right, those pushed past the edge are lost, and the row
+// counts as used to its end. (When more cells are inserted than move,
+// tmux blanks only as many as moved; here all are blank, as a terminal
+// shows them.)
 func (e *Emulator) insertBlanks(n int) {
-	x := min(e.x, e.cols-1)
+	x := e.x
+	if x >= e.cols {
+		return
+	}
 	l := e.cur()
-	if x >= len(l.cells) {
+	if x >= e.cols-1 {
+		l.erase(x, x+1)
 		return
 	}
 	n = min(n, e.cols-x)
-	l.fixWide(x, x)
-	end := min(len(l.cells)+n, e.cols)
-	l.grow(end, e.cols)
-	copy(l.cells[x+n:end], l.cells[x:end-n])
+	l.grow(e.cols, e.cols)
+	copy(l.cells[x+n:], l.cells[x:e.cols-n])
 	clear(l.cells[x : x+n])
-	if c := l.cells[end-1]; c != tail && c != blank && runeWidth(c) == 2 {
-		// A wide character pushed half off the right edge.
-		l.cells[end-1] = blank
-	}
-	l.shiftMarks(x, n, end)
+	l.shiftMarks(x, n, e.cols)
 }
 
+// deleteChars is DCH, as tmux's grid_view_delete_cells: the cells after
+// the deleted ones move left, blanks come in at the edge, and the row
+// counts as used to where the moved cells end.
 func (e *Emulator) deleteChars(n int) {
-	x := min(e.x, e.cols-1)
-	l := e.cur()
-	if x >= len(l.cells) {
+	x := e.x
+	if x >= e.cols {
 		return
 	}
-	n = min(n, len(l.cells)-x)
-	l.fixWide(x, x+n)
+	l := e.cur()
+	n = min(n, e.cols-x)
+	used := max(len(l.cells), e.cols-n)
+	l.grow(e.cols, e.cols)
 	copy(l.cells[x:], l.cells[x+n:])
-	l.cells = l.cells[:len(l.cells)-n]
+	clear(l.cells[e.cols-n:])
+	l.cells = l.cells[:used]
 	if l.marks != nil {
 		l.unmarkRange(x, x+n)
 		l.shiftMarks(x+n, -n, e.cols)
 	}
 }
 
+// eraseRow blanks [x0, x1) of row y; the whole row counts as a row clear.
+func (e *Emulator) eraseRow(y, x0, x1 int) {
+	if x0 <= 0 && x1 >= e.cols {
+		e.clearLines(y, 1)
+		return
+	}
+	e.scr.line(y).erase(x0, x1)
+}
+
 func (e *Emulator) eraseChars(n int) {
-	x := min(e.x, e.cols-1)
-	e.cur().erase(x, x+min(n, e.cols-x))
+	if e.x >= e.cols {
+		return
+	}
+	e.eraseRow(e.y, e.x, e.x+min(n, e.cols-e.x))
 }
 
 func (e *Emulator) eraseLine(mode int) {
-	l := e.cur()
-	x := min(e.x, e.cols-1)
-	switch mode {
-	case 0:
-		if e.x < e.cols {
-			l.erase(x, e.cols)
+	switch {
+	case mode == 2, mode == 0 && e.x == 0, mode == 1 && e.x >= e.cols-1:
+		if len(e.cur().cells) > 0 {
+			e.clearLines(e.y, 1)
 		}
-	case 1:
-		l.erase(0, x+1)
-	case 2:
-		l.erase(0, e.cols)
+	case mode == 0:
+		if e.x < e.cols {
+			e.cur().erase(e.x, e.cols)
+		}
+	case mode == 1:
+		e.cur().erase(0, e.x+1)
 	}
 }
 
 func (e *Emulator) eraseDisplay(mode int) {
-	s := e.scr
 	switch mode {
 	case 0:
 		if e.x == 0 && e.y == 0 {
 			e.clearScreen()
 			return
 		}
-		e.eraseLine(0)
-		for y := e.y + 1; y < e.rows; y++ {
-			s.line(y).reset()
+		if e.x < e.cols {
+			e.eraseRow(e.y, e.x, e.cols)
 		}
+		e.clearLines(e.y+1, e.rows-e.y-1)
 	case 1:
-		e.eraseLine(1)
-		for y := 0; y < e.y; y++ {
-			s.line(y).reset()
-		}
+		e.clearLines(0, e.y)
+		e.eraseRow(e.y, 0, min(e.x, e.cols-1)+1)
 	case 2:
 		e.clearScreen()
 	}
@@ -408,8 +555,8 @@ func (e *Emulator) eraseDisplay(mode int) {
 }
 
 // clearScreen blanks the screen. On the main screen it first moves the
-// rows that hold text into the history, as tmux does, so a clear loses no
-// output.
+// rows up to the last one with text into the history, as tmux does, so a
+// clear loses no output.
 func (e *Emulator) clearScreen() {
 	s := e.scr
 	if s == &e.main {
@@ -422,24 +569,29 @@ func (e *Emulator) clearScreen() {
 		for y := 0; y <= last; y++ {
 			e.push(s.line(y))
 		}
-		e.hist.endLine()
+		if last == e.rows-1 {
+			// Every row went to the history, the way lines scroll: the
+			// newest keeps its wrapped flag.
+			for y := 0; y < e.rows; y++ {
+				s.line(y).reset()
+			}
+			return
+		}
 	}
-	for y := 0; y < e.rows; y++ {
-		s.line(y).reset()
-	}
+	e.clearLines(0, e.rows)
 }
 
 func (e *Emulator) alignmentTest() {
-	e.top, e.bot = 0, e.rows-1
 	for y := 0; y < e.rows; y++ {
 		l := e.scr.line(y)
-		l.reset()
+		l.marks = nil
 		l.grow(e.cols, e.cols)
 		for x := range l.cells {
 			l.cells[x] = 'E'
 		}
 	}
 	e.x, e.y = 0, 0
+	e.top, e.bot = 0, e.rows-1
 }
 
 // Cursor movement. A movement leaves the pending-wrap position first, as
@@ -468,7 +620,7 @@ func (e *Emulator) cursorForward(n int) {
 }
 
 func (e *Emulator) cursorBack(n int) {
-	e.x = max(min(e.x, e.cols-1)-n, 0)
+	e.x = max(e.x-n, 0)
 }
 
 // backspace moves left one column. At the left edge of a row the terminal
@@ -501,7 +653,7 @@ func (e *Emulator) setRegion(top, bot int) {
 		return
 	}
 	e.top, e.bot = top, bot
-	e.moveTo(0, 0)
+	e.x, e.y = 0, 0 // the screen's home, in origin mode too, as tmux does
 }
 
 // Tabs.
@@ -565,45 +717,50 @@ func (e *Emulator) clearTabs(mode int) {
 
 // Saved cursor and screens.
 
+// saveCursor is DECSC. As in tmux, there is one saved cursor for both
+// screens, apart from the one the alternate screen saves (mode 1049).
 func (e *Emulator) saveCursor() {
-	e.scr.saved = cursor{x: e.x, y: e.y, origin: e.modes&modeOrigin != 0, g: e.g, gl: e.gl, set: true}
+	e.saved = cursor{x: e.x, y: e.y, origin: e.modes&modeOrigin != 0, g: e.g, gl: e.gl, set: true}
 }
 
 func (e *Emulator) restoreCursor() {
-	c := e.scr.saved
+	c := e.saved
 	if !c.set {
 		c = cursor{}
 	}
-	e.x, e.y = min(c.x, e.cols), min(c.y, e.rows-1)
 	e.g, e.gl = c.g, c.gl
 	e.setMode(modeOrigin, c.origin)
+	e.x, e.y = min(c.x, e.cols-1), min(c.y, e.rows-1)
 }
 
-// enterAlt switches to a fresh alternate screen.
+// enterAlt switches to a fresh alternate screen, saving the cursor for
+// mode 1049.
 func (e *Emulator) enterAlt(saveCursor bool) {
 	if e.alt != nil {
 		return
 	}
 	if saveCursor {
-		e.saveCursor()
+		e.altSaved = cursor{x: e.x, y: e.y, set: true}
 	}
 	e.altFrom = e.y
+	e.hist.endLine() // tmux clears the screen it saves, which ends the line
 	e.alt = &screen{lines: make([]line, e.rows)}
 	e.scr = e.alt
 }
 
 // leaveAlt returns to the main screen and frees the alternate one, so a
 // session that ran a full-screen program goes back to costing what an idle
-// one does.
+// one does. The cursor saved by 1049 comes back even if the alternate
+// screen was not on, as in tmux.
 func (e *Emulator) leaveAlt(restoreCursor bool) {
-	if e.alt == nil {
-		return
+	if restoreCursor && e.altSaved.set {
+		e.x, e.y = e.altSaved.x, e.altSaved.y
 	}
-	e.alt = nil
-	e.scr = &e.main
-	if restoreCursor {
-		e.restoreCursor()
+	if e.alt != nil {
+		e.alt = nil
+		e.scr = &e.main
 	}
+	e.x, e.y = min(e.x, e.cols-1), min(e.y, e.rows-1)
 }
 
 func (e *Emulator) softReset() {
@@ -611,14 +768,15 @@ func (e *Emulator) softReset() {
 	e.modes |= modeAutowrap | modeCursorVisible
 	e.top, e.bot = 0, e.rows-1
 	e.g, e.gl = [2]charset{}, 0
-	e.scr.saved = cursor{}
+	e.saved = cursor{}
 }
 
+// fullReset is RIS as tmux does it: modes, tabs and the region reset, the
+// screen in use cleared (into the history if it is the main one), the
+// cursor home. The alternate screen stays on if it was.
 func (e *Emulator) fullReset() {
-	e.leaveAlt(false)
-	e.clearScreen()
-	e.main.saved = cursor{}
 	e.resetModes()
+	e.clearScreen()
 	e.x, e.y = 0, 0
 }
 
@@ -627,5 +785,4 @@ func (e *Emulator) resetModes() {
 	e.top, e.bot = 0, e.rows-1
 	e.g, e.gl = [2]charset{}, 0
 	e.tabs = nil
-	e.last = 0
 }

@@ -119,15 +119,13 @@ func (e *Emulator) push(l *line) {
 	e.hist.pushRow(e.tbuf, l.wrapped)
 }
 
-// appendRow appends the text of l up to its last non-blank cell: blanks in
-// between read as spaces, the right half of a wide character reads as
-// nothing, combining characters follow their base.
+// appendRow appends the text of l's used cells, as tmux's capture does:
+// blanks read as spaces, the right half of a wide character reads as
+// nothing, combining characters follow their base. Cells never written
+// since the row was last cleared whole are not used: the column a wide
+// character that did not fit left empty joins nothing.
 func appendRow(b []byte, l *line) []byte {
-	cells := l.cells
-	for len(cells) > 0 && cells[len(cells)-1] == blank {
-		cells = cells[:len(cells)-1]
-	}
-	for x, c := range cells {
+	for x, c := range l.cells {
 		switch {
 		case c == blank:
 			b = append(b, ' ')
