@@ -48,11 +48,12 @@ func checkSize(rows, cols int) error {
 // bounds and no replies.
 type Options struct {
 	// HistoryLines bounds the final lines kept; older ones are dropped.
-	// Zero means DefaultHistoryLines.
+	// Zero or less means DefaultHistoryLines.
 	HistoryLines int
 	// HistoryBytes bounds the bytes of the final lines kept; older lines are
 	// dropped, and one logical line longer than this is split into final
-	// lines of at most this many bytes. Zero means DefaultHistoryBytes.
+	// lines of at most this many bytes. Zero or less means
+	// DefaultHistoryBytes.
 	HistoryBytes int
 	// Reply receives the terminal's answers to queries (device attributes,
 	// cursor position and status reports, mode and colour queries), each a

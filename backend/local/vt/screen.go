@@ -256,7 +256,7 @@ func (e *Emulator) print(r rune) {
 	}
 	// Without autowrap the cursor sticks on the last column, and the next
 	// character replaces the one there.
-	if stick := !wrap; e.x+w > e.cols-1 && stick {
+	if !wrap && e.x+w > e.cols-1 {
 		e.x = e.cols - 1
 	} else {
 		e.x += w

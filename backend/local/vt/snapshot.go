@@ -21,8 +21,8 @@ type Screen struct {
 	// (full-screen programs do; the history does not grow meanwhile).
 	AltScreen bool
 	// Hash identifies Rows and the cursor position: equal screens have
-	// equal hashes, in every process and version of this package (64-bit
-	// FNV-1a, in hex).
+	// equal hashes, in any process (64-bit FNV-1a of the rows and the
+	// cursor, in hex), so a caller can tell a changed screen cheaply.
 	Hash string
 }
 
@@ -66,8 +66,9 @@ type Transcript struct {
 	// time to get only new ones.
 	Next int64
 	// Tail holds the logical lines on the main screen, from its top to the
-	// last row with text or the cursor, whichever is lower. They may still
-	// change: a program can move the cursor back and rewrite them.
+	// last row with text or the cursor, whichever is lower; the first one
+	// includes the rows of its line that already scrolled off. They may
+	// still change: a program can move the cursor back and rewrite them.
 	Tail []string
 }
 
@@ -75,8 +76,8 @@ type Transcript struct {
 // including those the history bounds dropped since.
 func (e *Emulator) FinalLines() int64 { return e.hist.total }
 
-// Transcript returns the final lines from index from on and the current
-// tail. While a program uses the alternate screen the tail is still the
+// Transcript returns the final lines from index from on (at most the
+// history bounds hold) and the current tail. While a program uses the alternate screen the tail is still the
 // main screen's (the alternate screen is in Screen), so the transcript
 // reads as a log of the session whatever ran in it.
 func (e *Emulator) Transcript(from int64) Transcript {
