@@ -188,6 +188,27 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string) 
 		tmux(append([]string{"send-keys"}, k...)...)
 		screen = settle()
 	}
+	// pipe-pane copies through cat: wait until the recording stops
+	// growing, and take it only if the screen did not change meanwhile
+	// (a program that paused longer than settle waits is looked at again).
+	var data []byte
+	for {
+		for size := -1; ; {
+			time.Sleep(50 * time.Millisecond)
+			var err error
+			if data, err = os.ReadFile(rec); err != nil {
+				t.Fatal(err)
+			}
+			if len(data) == size {
+				break
+			}
+			size = len(data)
+		}
+		if again := tmux("capture-pane", "-p"); again == screen {
+			break
+		}
+		screen = settle()
+	}
 	var r tmuxResult
 	r.screen = strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
 	var alt int
@@ -199,18 +220,5 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string) 
 		r.transcript = append(r.transcript, strings.TrimRight(l, " "))
 	}
 	r.transcript = trimEmpty(r.transcript)
-	// pipe-pane copies through cat: wait until the recording stops growing.
-	var data []byte
-	for size := -1; ; {
-		time.Sleep(50 * time.Millisecond)
-		var err error
-		if data, err = os.ReadFile(rec); err != nil {
-			t.Fatal(err)
-		}
-		if len(data) == size {
-			break
-		}
-		size = len(data)
-	}
 	return r, data
 }
