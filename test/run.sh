@@ -61,6 +61,7 @@ fuzz=(
   "FuzzSelectWants ./probes/linux 8000"
   "FuzzPollWants ./probes/linux 8000"
   "FuzzToolArgs ./tools 200"
+  "FuzzEmulator ./backend/local/vt 3000"
 )
 for entry in "${fuzz[@]}"; do
   set -- $entry
