@@ -16,6 +16,7 @@ need=(
   "ed ed"
   "ssh-keygen openssh-client"
   "openssl openssl"
+  "tmux tmux"
   "bwrap bubblewrap"
 )
 missing=()
