@@ -301,18 +301,27 @@ func (a *sendActor) start() {
 		return
 	}
 	enter := a.bs.Enter()
-	if !a.req.Raw && a.exact && strings.Contains(a.req.Text, "\n") {
+	var keys []byte
+	if len(a.req.Keys) > 0 {
+		keys = a.keys()
+	}
+	if !a.req.Raw && !a.req.Paste && a.exact && strings.Contains(a.req.Text, "\n") {
 		// Typed line by line: only the exact tier can tell when the
 		// reader took a line, so a backend without one gets it all at
-		// once, as does a Raw request.
+		// once, as does a Raw request. Keys go after the last line.
 		lines := typedLines(a.req, enter)
+		lines[len(lines)-1] = append(lines[len(lines)-1], keys...)
 		a.lines = lines[1:]
 		a.markerNeedsProof = !a.prevIdle
 		a.writeChunk(lines[0])
 		return
 	}
 	a.markerNeedsProof = !a.prevIdle || multiLine(a.req)
-	a.writeChunk(input(a.req, enter))
+	data := input(a.req, enter)
+	if a.req.Paste {
+		data = a.pasted(enter)
+	}
+	a.writeChunk(append(data, keys...))
 }
 
 // writeChunk writes data: inline what the terminal accepts now (most input
@@ -667,7 +676,42 @@ func (a *sendActor) readOutput() *ReadSendOutputReply {
 }
 
 // isWait reports whether the send writes nothing: a wait.
-func (a *sendActor) isWait() bool { return a.req.Text == "" && !a.req.Submit }
+func (a *sendActor) isWait() bool {
+	return a.req.Text == "" && !a.req.Submit && len(a.req.Keys) == 0
+}
+
+// keys encodes the request's named keys for the program reading now
+// (application cursor mode). The session checked the names.
+func (a *sendActor) keys() []byte {
+	appCursor := false
+	if t, ok := a.bs.(backend.Terminal); ok {
+		appCursor, _, _ = t.InputModes()
+	}
+	var out []byte
+	for _, k := range a.req.Keys {
+		b, _ := backend.EncodeKey(k, appCursor)
+		out = append(out, b...)
+	}
+	return out
+}
+
+// pasted is the request's text as a terminal pastes it: between
+// bracketed-paste markers when the program turned them on, all at once.
+func (a *sendActor) pasted(enter []byte) []byte {
+	var data []byte
+	if t, ok := a.bs.(backend.Terminal); ok {
+		if _, bp, _ := t.InputModes(); bp {
+			data = append(append(append(data, "\x1b[200~"...), a.req.Text...), "\x1b[201~"...)
+		}
+	}
+	if data == nil {
+		data = []byte(a.req.Text)
+	}
+	if a.req.Submit {
+		data = append(data, enter...)
+	}
+	return data
+}
 
 // patternWindow is how far back before new output a pattern may start:
 // a match that spans reads is found, and a flood is not rescanned whole
@@ -730,6 +774,13 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		// Only a program's (or the shell's read builtin's) proven wait is a
 		// secret prompt; a prompt marker means the shell's line editor.
 		Secret: a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
+	}
+	if t, ok := a.bs.(backend.Terminal); ok {
+		// A full-screen program: its screen is the result a person sees.
+		if _, _, alt := t.InputModes(); alt {
+			sc := t.Screen()
+			a.result.Screen = &sc
+		}
 	}
 	var await backend.LeftoverLister
 	if l, ok := a.bs.(backend.LeftoverLister); ok && a.result.Cause == messages.CausePrompt {

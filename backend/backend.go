@@ -113,6 +113,22 @@ type StdinObservation struct {
 	Secret bool
 }
 
+// Terminal is an optional Session capability: the session is a terminal
+// emulator as well as a PTY, so it can show its screen, be resized, and
+// encode keys for the program reading it.
+type Terminal interface {
+	// Screen returns what the terminal shows now.
+	Screen() messages.Screen
+	// Resize sets the terminal's size (TIOCSWINSZ: the foreground group
+	// gets SIGWINCH) and the screen follows. A size out of range is an
+	// error wrapping messages.ErrInvalidArgument.
+	Resize(rows, cols int) error
+	// InputModes reports the modes key and paste encoding depend on:
+	// application cursor keys, bracketed paste; and whether a full-screen
+	// program shows the alternate screen. Cheap: no screen is built.
+	InputModes() (appCursor, bracketedPaste, altScreen bool)
+}
+
 // LeftoverLister is an optional Session capability: which processes the
 // shell's commands left running, for the receipt of a send that returned
 // at the prompt. It runs on every such settlement, so it must cost about

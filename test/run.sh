@@ -17,6 +17,7 @@ need=(
   "ssh-keygen openssh-client"
   "openssl openssl"
   "tmux tmux"
+  "vim vim"
   "bwrap bubblewrap"
 )
 missing=()

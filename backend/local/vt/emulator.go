@@ -157,6 +157,10 @@ func (e *Emulator) Modes() Modes {
 	}
 }
 
+// AltScreen reports whether a program uses the alternate screen now (a
+// full-screen program), without building a Screen.
+func (e *Emulator) AltScreen() bool { return e.alt != nil }
+
 // Size returns the current size.
 func (e *Emulator) Size() Size { return Size{Rows: e.rows, Cols: e.cols} }
 
