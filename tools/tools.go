@@ -132,6 +132,10 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 		r, err = t.send(ctx, owner, a)
 	case TerminalWait:
 		r, err = t.wait(ctx, owner, a)
+	case TerminalScreen:
+		r, err = t.screen(ctx, owner, a)
+	case TerminalResize:
+		r, err = t.resize(ctx, owner, a)
 	case TerminalRead:
 		r, err = t.read(ctx, owner, a)
 	case TerminalSignal:
@@ -235,7 +239,15 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Wait: policy}
+	keys, err := a.strings("keys")
+	if err != nil {
+		return Result{}, err
+	}
+	paste, err := a.boolean("paste", false)
+	if err != nil {
+		return Result{}, err
+	}
+	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Keys: keys, Paste: paste, Wait: policy}
 	if bg {
 		label := text
 		if label == "" {
@@ -269,6 +281,42 @@ func (t *Toolset) wait(ctx context.Context, owner messages.Owner, a args) (Resul
 	}
 	res, err := t.svc.Wait(ctx, owner, id, policy)
 	return t.foreground(ctx, id, res, err)
+}
+
+// screen is terminal_screen.
+func (t *Toolset) screen(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	sc, err := t.svc.Screen(ctx, owner, id)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: renderScreen(&sc, t.opts.MaxResultBytes), Structured: ScreenToolValue{SessionID: string(id), Screen: screenValue(&sc)}}, nil
+}
+
+// resize is terminal_resize: the new size, then the screen.
+func (t *Toolset) resize(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	rows, err := a.integer("rows")
+	if err != nil {
+		return Result{}, err
+	}
+	cols, err := a.integer("cols")
+	if err != nil {
+		return Result{}, err
+	}
+	if rows == nil || cols == nil {
+		return Result{}, messages.InvalidArgument("rows and cols are required")
+	}
+	if err := t.svc.Resize(ctx, owner, id, *rows, *cols); err != nil {
+		return Result{}, err
+	}
+	return t.screen(ctx, owner, a)
 }
 
 // policy reads a call's wait arguments within the server's bounds.
@@ -331,7 +379,7 @@ func (t *Toolset) foreground(ctx context.Context, id messages.SessionID, res mes
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo,
-			Running: processValues(res.Running),
+			Running: processValues(res.Running), Screen: screenValue(res.Screen),
 		},
 	}, nil
 }
