@@ -777,7 +777,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	}
 	if t, ok := a.bs.(backend.Terminal); ok {
 		// A full-screen program: its screen is the result a person sees.
-		if _, _, alt := t.InputModes(); alt {
+		if _, _, alt := t.InputModes(); alt || a.req.Screen {
 			sc := t.Screen()
 			a.result.Screen = &sc
 		}

@@ -192,6 +192,10 @@ type SendRequest struct {
 	// program turned bracketed paste on (as a terminal pastes); otherwise
 	// Text is typed.
 	Paste bool
+	// Screen asks for the terminal's screen in the result even when no
+	// full-screen program is on the alternate screen (top draws on the
+	// main one).
+	Screen bool
 	// Wait bounds this send within the runtime's configuration. A send
 	// with no Text and no Submit writes nothing: it is a wait, which
 	// keeps the evidence since the previous send settled (a prompt that

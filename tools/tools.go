@@ -247,7 +247,11 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Keys: keys, Paste: paste, Wait: policy}
+	withScreen, err := a.boolean("screen", false)
+	if err != nil {
+		return Result{}, err
+	}
+	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Keys: keys, Paste: paste, Screen: withScreen, Wait: policy}
 	if bg {
 		label := text
 		if label == "" {
