@@ -161,6 +161,9 @@ type looks struct {
 	fruitless int
 	loopSeen  map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
 	loopAt    time.Time
+	// shortSince: when the first wait with its own short timeout was
+	// seen (see shortWait); zero when none was.
+	shortSince time.Time
 }
 
 // timerSet holds the send's timers; a fired timer whose generation moved on
@@ -439,7 +442,7 @@ func (a *sendActor) advance() bool {
 	a.epoch = a.bs.RearmPrompt()
 	a.ev.markerSeen, a.ev.reader, a.ev.secret = false, "", false
 	a.ev.lastActivity = a.clock.Now()
-	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless = nil, 0, 0, 0
+	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless, a.look.shortSince = nil, 0, 0, 0, time.Time{}
 	a.writeChunk(data)
 	return true
 }
@@ -971,6 +974,22 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 	if obs.EventLoop && !a.loopConfirmed(obs) {
 		return true
 	}
+	if obs.HasWaitTimeout && obs.WaitTimeout <= shortWait {
+		// The program waits, but only briefly: it resumes by itself when
+		// its timeout ends (vim after an Escape waits for the rest of a
+		// possible key code, in short slices, and redraws only then).
+		// Look again after it, for at most shortWaitBudget: a program
+		// that keeps ticking in short waits with nothing to show is
+		// ready then.
+		now := a.clock.Now()
+		if a.look.shortSince.IsZero() {
+			a.look.shortSince = now
+		}
+		if left := shortWaitBudget - now.Sub(a.look.shortSince); left > 0 {
+			a.arm(timerProbe, min(obs.WaitTimeout, left)+time.Millisecond)
+			return true
+		}
+	}
 	if a.advance() {
 		// A program took the line and reads again: the next is typed.
 		return true
@@ -988,6 +1007,16 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 	a.settle(messages.WaitStdinRead, nil, nil)
 	return true
 }
+
+// shortWait is the longest own timeout of a wait that is looked at again
+// once it ended, before it counts as the program waiting for input; and
+// shortWaitBudget bounds how long short waits are looked past in all. It
+// exceeds a second because vim's default timeoutlen is exactly one: vim
+// waits out that second in short slices after an Escape, then redraws.
+const (
+	shortWait       = time.Second
+	shortWaitBudget = 1500 * time.Millisecond
+)
 
 // eventLoopConfirm is how long an epoll-only wait must hold, with the same
 // threads and unchanged context switches, before it counts: an event loop

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -106,6 +107,11 @@ type StdinObservation struct {
 	// proves the wait is not the one from before the write: the program's
 	// read returned the input and it blocked again.
 	InputConsumed bool
+	// WaitTimeout, with HasWaitTimeout: the waiting thread's call has its
+	// own timeout (poll, select, epoll), after which it resumes by itself,
+	// as vim does after an Escape to see whether a key code follows.
+	WaitTimeout    time.Duration
+	HasWaitTimeout bool
 	// Secret: with Waiting, the terminal reads in canonical mode with echo
 	// off (ICANON on, ECHO off), as getpass, read -s, sudo, ssh and
 	// openssl set it to read a password. Line editors, REPLs and

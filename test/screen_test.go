@@ -116,3 +116,26 @@ func TestUnknownKey(t *testing.T) {
 	}
 	h.prompt(sh.ID(), "true", 0)
 }
+
+// A program that waits only briefly (vim after an Escape, waiting up to
+// timeoutlen for the rest of a key code, and redrawing only after it) is
+// looked at again when its own timeout ends: the result shows the screen
+// after the redraw, never the one before.
+func TestShortWaitIsNotReadiness(t *testing.T) {
+	requireProgram(t, "vim", "vim")
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sh := h.spawn(messages.SpawnRequest{Cwd: t.TempDir()})
+	ctx := testkit.Ctx(t)
+	if res := h.send(sh.ID(), "vim -u NONE -N -n"); res.Reader != "vim" {
+		t.Fatalf("vim: %+v", res)
+	}
+	res, err := sh.Send(ctx, messages.SendRequest{Text: "ityped ahead", Keys: []string{"Escape"}})
+	if err != nil || res.Screen == nil {
+		t.Fatalf("escape: %+v %v", res, err)
+	}
+	rows := res.Screen.Rows
+	if rows[0] != "typed ahead" || strings.Contains(rows[len(rows)-1], "INSERT") {
+		t.Fatalf("the screen before vim's redraw:\n%s", strings.Join(rows, "\n"))
+	}
+	h.prompt(sh.ID(), ":q!", 0)
+}
