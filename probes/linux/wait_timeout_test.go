@@ -42,7 +42,7 @@ func TestWaitTimeout(t *testing.T) {
 		{CallPpoll, [6]uint64{0x10, 1, 0}, 0, false},
 		{CallPselect6, [6]uint64{1, 0x10, 0, 0, 0x1000}, 10 * time.Millisecond, true},
 		{CallSelect, [6]uint64{1, 0x10, 0, 0, 0x2000}, time.Second + 500*time.Millisecond, true}, // a timeval: microseconds
-		{CallSelect, [6]uint64{1, 0x10, 0, 0, 0x3000}, 0, false},                              // nonsense: a miss
+		{CallSelect, [6]uint64{1, 0x10, 0, 0, 0x3000}, 0, false},                                 // nonsense: a miss
 		{CallEpollPwait2, [6]uint64{3, 0x10, 8, 0x1000}, 10 * time.Millisecond, true},
 	} {
 		got, ok := p.waitTimeout(1, c.call, c.args)
