@@ -85,6 +85,9 @@ type sendActor struct {
 	// prevIdle: the previous send settled on proof that the terminal
 	// waited with all input consumed.
 	prevIdle bool
+	// since is a wait's output cursor: its own (WaitPolicy.Since) or the
+	// previous result's.
+	since *uint64
 	// markerNeedsProof: a prompt marker alone does not show this send's
 	// input ran to its end, because more than one line was written at
 	// once (each line's command prints its own marker) or the terminal was
@@ -753,6 +756,14 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.stopTimers()
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
 	out := a.bs.EndSend()
+	if a.isWait() && a.since != nil {
+		// A wait shows the output since the caller's cursor, what was
+		// printed before it began included.
+		if r, err := a.bs.ReadSince(*a.since); err == nil {
+			out.Delta, out.Cursor, out.OmittedFrom, out.OmittedTo = r.Text, r.Cursor, r.OmittedFrom, r.OmittedTo
+			out.Truncated = out.Truncated || r.Truncated || r.More
+		}
+	}
 	if len(a.kept) > 0 {
 		out.Delta = string(a.kept) + out.Delta
 		if over := len(out.Delta) - a.cfg.MaxReadBytes; over > 0 {

@@ -376,6 +376,13 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle.
 	a.prevIdle = s.lastIdle
+	switch {
+	case m.Request.Wait.Since != nil:
+		a.since = m.Request.Wait.Since
+	case s.last != nil && s.last.Err == nil:
+		c := s.last.Result.Cursor
+		a.since = &c
+	}
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &StartSendReply{Ticket: ticket})
 }

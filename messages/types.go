@@ -217,6 +217,11 @@ type WaitPolicy struct {
 	// Pattern, a Go regular expression (RE2 syntax), settles the send as
 	// soon as new output matches it (cause pattern).
 	Pattern string
+	// Since, for a wait (a send that writes nothing), is the caller's
+	// output cursor: the result shows the output from there on, so what
+	// was printed between the previous result and the wait is not lost.
+	// Nil means the cursor of the session's previous result.
+	Since *uint64
 }
 
 // SendRead is output produced since the previous ReadOutput call of a send.

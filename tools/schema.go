@@ -188,6 +188,8 @@ func (t *Toolset) definitions() []Definition {
 					"description": "How long to wait at most, in milliseconds."},
 				"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
 					"description": "Also return after this much output silence."},
+				"cursor": schema{"type": "integer", "minimum": 0,
+					"description": "Show the output from this cursor (an earlier result's) on; default: since the previous result."},
 			}, "sessionId")),
 			OutputSchema: mustJSON(sendOut),
 		},

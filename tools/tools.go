@@ -352,8 +352,20 @@ func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
 			p.Timeout = t.opts.WaitTimeout
 		}
 		p.NoSilence = p.Silence == 0
-		p.Pattern, err = a.str("pattern", false)
-		return p, err
+		if p.Pattern, err = a.str("pattern", false); err != nil {
+			return p, err
+		}
+		cur, err := a.integer("cursor")
+		switch {
+		case err != nil:
+			return p, err
+		case cur != nil && *cur < 0:
+			return p, messages.InvalidArgument("cursor must be an integer >= 0, got %d", *cur)
+		case cur != nil:
+			c := uint64(*cur)
+			p.Since = &c
+		}
+		return p, nil
 	}
 	until, err := a.str("until", false)
 	switch {
