@@ -42,3 +42,19 @@ func TestReceiptListsLeftRunning(t *testing.T) {
 		return len(h.prompt(id, "true", 0).Running) == 0
 	})
 }
+
+// Under the subreaper, a job that left the shell's children (setsid forks
+// away; the host adopts it) is listed too, detached, by its session tag.
+func TestReceiptListsSetsidUnderSubreaper(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{Subreaper: true})
+	id := h.spawn(messages.SpawnRequest{}).ID()
+	h.prompt(id, "setsid sleep 104 &", 0)
+	testkit.WaitFor(t, 5e9, "the setsid job listed", func() bool {
+		for _, p := range h.prompt(id, "true", 0).Running {
+			if p.Command == "sleep" && p.Detached {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -4,6 +4,7 @@ package local
 
 import (
 	"bytes"
+	"os"
 	"strconv"
 	"time"
 
@@ -36,13 +37,11 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 	if s.kidsFD < 0 {
 		return nil, false
 	}
+	adopted := s.adoptedLeftovers()
 	var buf [1024]byte
 	n, err := unix.Pread(s.kidsFD, buf[:], 0)
-	if err != nil || n == 0 {
-		return nil, false
-	}
-	if len(bytes.TrimSpace(buf[:n])) == 0 {
-		return nil, false
+	if err != nil || n == 0 || len(bytes.TrimSpace(buf[:n])) == 0 {
+		return adopted, false
 	}
 	// Something was left: what the shell itself runs tells a child that
 	// has not exec'd its own program yet.
@@ -52,7 +51,7 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 	if st, err := linux.ReadStat(fs, s.shell.PID); err == nil {
 		shellComm = st.Comm
 	}
-	var out []messages.Process
+	out := adopted
 	for _, f := range bytes.Fields(buf[:n]) {
 		pid, err := strconv.Atoi(string(f))
 		if err != nil {
@@ -99,12 +98,79 @@ func (s *session) AwaitLeftovers() []messages.Process {
 	}
 }
 
-// closeLeftovers releases the children file (Close).
+// closeLeftovers releases the children files (Close).
 func (s *session) closeLeftovers() {
 	s.kidsMu.Lock()
 	defer s.kidsMu.Unlock()
-	if s.kidsFD > 0 {
-		_ = unix.Close(s.kidsFD)
+	for _, fd := range []*int{&s.kidsFD, &s.hostKidsFD} {
+		if *fd > 0 {
+			_ = unix.Close(*fd)
+		}
+		*fd = -1
 	}
-	s.kidsFD = -1
+}
+
+// adoptedLeftovers lists what re-parented to the host (the subreaper) and
+// carries this session's tag: a setsid or double-forked job that left the
+// shell's children. The host's children file is read each time (one pread),
+// but environments only when it changed, for pids not seen before.
+func (s *session) adoptedLeftovers() []messages.Process {
+	if s.adoptTag == "" {
+		return nil
+	}
+	if s.hostKidsFD == 0 {
+		s.hostKidsFD = -1
+		self := strconv.Itoa(os.Getpid())
+		if fd, err := unix.Open("/proc/"+self+"/task/"+self+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+			s.hostKidsFD = fd
+		}
+	}
+	if s.hostKidsFD < 0 {
+		return nil
+	}
+	buf := make([]byte, 8192)
+	n, err := unix.Pread(s.hostKidsFD, buf, 0)
+	if err != nil {
+		return nil
+	}
+	if string(buf[:n]) != s.hostKids {
+		s.hostKids = string(buf[:n])
+		seen := map[int]bool{}
+		for _, f := range bytes.Fields(buf[:n]) {
+			pid, err := strconv.Atoi(string(f))
+			if err != nil || pid == s.shell.PID || pid == s.identity.PID {
+				continue
+			}
+			ours, ok := s.adopted[pid]
+			if !ok {
+				ours = hasEnv(pid, s.adoptTag)
+			}
+			seen[pid] = ours
+		}
+		s.adopted = seen
+	}
+	var out []messages.Process
+	for pid, ours := range s.adopted {
+		if !ours {
+			continue
+		}
+		if st, err := linux.ReadStat(linux.FS{}, pid); err == nil && st.State != 'Z' {
+			out = append(out, messages.Process{PID: pid, Command: st.Comm, Detached: true})
+		}
+	}
+	return out
+}
+
+// hasEnv reports whether pid's environment holds the entry kv.
+func hasEnv(pid int, kv string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, e := range bytes.Split(b, []byte{0}) {
+		if string(e) == kv {
+			return true
+		}
+	}
+	return false
 }

@@ -123,6 +123,11 @@ type session struct {
 	// opened yet, -1: none).
 	kidsMu sync.Mutex
 	kidsFD int
+	// With adoption (Subreaper), the host's own children file, its last
+	// content, and which of those pids carry this session's tag.
+	hostKidsFD int
+	hostKids   string
+	adopted    map[int]bool
 
 	closeMu  sync.Mutex // one close at a time
 	closed   bool
