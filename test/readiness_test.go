@@ -450,8 +450,10 @@ func TestStaleWait(t *testing.T) {
 	requireProgram(t, "python3", "python3")
 	h, id := newReadiness(t, nil)
 	h.exactLine(id, "python3 -q", "python3")
-	if res := h.exact(id, messages.SendRequest{}, "python3"); res.Viewport != "" {
-		t.Fatalf("empty send: viewport %q, want nothing", res.Viewport)
+	// A wait reads from the previous result's cursor: only the unfinished
+	// line, the prompt, comes again.
+	if res := h.exact(id, messages.SendRequest{}, "python3"); res.Viewport != ">>> " {
+		t.Fatalf("empty send: viewport %q, want only the re-sent prompt", res.Viewport)
 	}
 	res := h.exactLine(id, "import time; time.sleep(1); print('do' 'ne')", "python3")
 	notBefore(t, "time.sleep(1)", res, time.Second, "done")
