@@ -162,7 +162,12 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Signal{Signal: &wire.Signal{Session: p.hostID, Signal: string(m.Signal)}}}, false)
 	case *Describe:
-		ctx.Respond(&DescribeReply{Snapshot: p.snap})
+		if p.lostErr != nil || p.detached || p.phase == phaseClosed {
+			// The host has nothing newer to say.
+			ctx.Respond(&DescribeReply{Snapshot: p.snap})
+			return
+		}
+		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
 	case *Kill:
 		reason := m.Reason
 		if reason == "" {
@@ -254,6 +259,8 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 	case *SignalSession:
 		r := rep.GetSignal()
 		reply = &SignalReply{Result: messages.SignalResult{Delivered: r.GetDelivered(), TargetPgid: int(r.GetTargetPgid())}, Err: err}
+	case *Describe:
+		reply = p.described(ctx, rep, err)
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -302,7 +309,11 @@ func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *
 	for _, pid := range op.subscribers {
 		ctx.Send(pid, s)
 	}
-	p.sys.EventStream.Publish(&EventSendSettled{Session: p.id, WaitReason: s.Result.WaitReason, ExitCode: s.Result.ExitCode, Err: s.Err})
+	r := s.Result
+	p.sys.EventStream.Publish(&EventSendSettled{
+		Owner: p.owner, Session: p.id, Ticket: s.Ticket, WaitReason: r.WaitReason, Cause: r.Cause,
+		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Err: s.Err,
+	})
 	if s.Result.Status.Exited && !p.snap.Status.Exited {
 		p.setStatus(ctx, s.Result.Status)
 	}
@@ -381,6 +392,30 @@ func (p *remoteSession) startFailed(ctx actor.Context, err error) {
 	p.finish(ctx)
 }
 
+// described answers a Describe with the host's snapshot of the session
+// now, under the client's id; an exit it reports is recorded as one the
+// host pushed.
+func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error) *DescribeReply {
+	if err != nil || rep.GetDescribe() == nil {
+		if err == nil {
+			err = fmt.Errorf("%w: malformed describe reply", messages.ErrTransport)
+		}
+		return &DescribeReply{Err: err}
+	}
+	snap := wire.SnapshotFrom(rep.GetDescribe())
+	snap.SessionID = p.id
+	if snap.Status.Exited {
+		p.setStatus(ctx, snap.Status)
+	}
+	p.snap.SecretPrompt = snap.SecretPrompt
+	if p.snap.Status.Exited {
+		// An exit the client knows of first (host_lost, a pushed exit)
+		// stands.
+		snap.Status = p.snap.Status
+	}
+	return &DescribeReply{Snapshot: snap}
+}
+
 // setStatus records the session's status and reports an exit as
 // sessionActor does.
 func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) {
@@ -393,7 +428,7 @@ func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) 
 	}
 	ctx.Send(p.ownerPID, &sessionStatusChanged{id: p.id, status: st})
 	if st.Exited {
-		p.sys.EventStream.Publish(&EventSessionExited{Session: p.id, Status: st})
+		p.sys.EventStream.Publish(&EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
 	}
 }
 
@@ -457,7 +492,7 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 		waiters := p.closeWaiters
 		p.closeWaiters = nil
 		p.log.Warn().Err(err).Msg("remote close failed")
-		p.sys.EventStream.Publish(&EventCleanupFailed{Session: p.id, Err: err})
+		p.sys.EventStream.Publish(&EventCleanupFailed{Owner: p.owner, Session: p.id, Err: err})
 		for _, w := range waiters {
 			p.replyClose(w, false, report, err)
 		}
@@ -485,7 +520,7 @@ func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
 			replies = append(replies, closeReply{to: w.pid, reply: &KillReply{Closed: !w.joined, Report: report}})
 		}
 	}
-	p.sys.EventStream.Publish(&EventSessionClosed{Session: p.id, Reason: p.closeReason, Report: report})
+	p.sys.EventStream.Publish(&EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
 	ctx.Send(p.ownerPID, &sessionClosed{id: p.id, report: report, replies: replies})
 }
 
