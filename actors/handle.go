@@ -59,6 +59,16 @@ func (h *Session) Wait(ctx context.Context, policy messages.WaitPolicy) (message
 	return h.svc.Wait(ctx, h.owner, h.info.SessionID, policy)
 }
 
+// Screen returns what the terminal shows now.
+func (h *Session) Screen(ctx context.Context) (messages.Screen, error) {
+	return h.svc.Screen(ctx, h.owner, h.info.SessionID)
+}
+
+// Resize sets the terminal's size; see Service.Resize.
+func (h *Session) Resize(ctx context.Context, rows, cols int) error {
+	return h.svc.Resize(ctx, h.owner, h.info.SessionID, rows, cols)
+}
+
 // Read pages retained scrollback, newest last.
 func (h *Session) Read(ctx context.Context, req messages.ReadRequest) (messages.ReadResult, error) {
 	return h.svc.Read(ctx, h.owner, h.info.SessionID, req)

@@ -191,6 +191,28 @@ type DescribeReply struct {
 	Err      error
 }
 
+// GetScreen asks for a session's screen now. Reply: *ScreenReply.
+type GetScreen struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+}
+
+// ScreenReply answers GetScreen.
+type ScreenReply struct {
+	Screen messages.Screen
+	Err    error
+}
+
+// Resize sets a session's terminal size. Reply: *ResizeReply.
+type Resize struct {
+	Owner      messages.Owner
+	Session    messages.SessionID
+	Rows, Cols int
+}
+
+// ResizeReply answers Resize.
+type ResizeReply struct{ Err error }
+
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.
 type List struct{ Owner messages.Owner }

@@ -111,6 +111,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			ctx.Respond(&StartSendReply{Err: messages.ErrSessionClosing})
 		case p.snap.Status.Exited:
 			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
+		case len(m.Request.Keys) > 0 || m.Request.Paste:
+			ctx.Respond(&StartSendReply{Err: errNotThroughHost})
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
 			r := m.Request
@@ -176,6 +178,9 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
 	case *closeSession:
 		p.beginClose(ctx, m.reason, closeWaiter{})
+	case sessionRequest:
+		// Requests the wire does not carry yet (the screen, resize).
+		ctx.Respond(m.refuse(errNotThroughHost))
 
 	case *actor.Stopping:
 		p.onStopping()
@@ -582,3 +587,7 @@ func (p *remoteSession) onStopping() {
 	}
 	p.end()
 }
+
+// errNotThroughHost: a request the wire protocol does not carry yet (the
+// terminal's screen, resize, keys, paste).
+var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host yet (screen, resize, keys, paste)")

@@ -40,6 +40,8 @@ func (m *SignalSession) target() (messages.Owner, messages.SessionID)  { return 
 func (m *Kill) target() (messages.Owner, messages.SessionID)           { return m.Owner, m.Session }
 func (m *Describe) target() (messages.Owner, messages.SessionID)       { return m.Owner, m.Session }
 func (m *lookupSession) target() (messages.Owner, messages.SessionID)  { return m.owner, m.id }
+func (m *GetScreen) target() (messages.Owner, messages.SessionID)      { return m.Owner, m.Session }
+func (m *Resize) target() (messages.Owner, messages.SessionID)         { return m.Owner, m.Session }
 
 func (m *StartSend) refuse(err error) any { return &StartSendReply{Err: err} }
 func (m *AwaitSend) refuse(err error) any {
@@ -52,6 +54,8 @@ func (m *SignalSession) refuse(err error) any  { return &SignalReply{Err: err} }
 func (m *Kill) refuse(err error) any           { return &KillReply{Err: err} }
 func (m *Describe) refuse(err error) any       { return &DescribeReply{Err: err} }
 func (m *lookupSession) refuse(error) any      { return &lookupReply{} }
+func (m *GetScreen) refuse(err error) any      { return &ScreenReply{Err: err} }
+func (m *Resize) refuse(err error) any         { return &ResizeReply{Err: err} }
 
 func (m *Spawn) refuse(err error) any        { return &SpawnReply{Err: err} }
 func (m *List) refuse(error) any             { return &ListReply{} }

@@ -85,6 +85,9 @@ type sendActor struct {
 	// prevIdle: the previous send settled on proof that the terminal
 	// waited with all input consumed.
 	prevIdle bool
+	// since is a wait's output cursor: its own (WaitPolicy.Since) or the
+	// previous result's.
+	since *uint64
 	// markerNeedsProof: a prompt marker alone does not show this send's
 	// input ran to its end, because more than one line was written at
 	// once (each line's command prints its own marker) or the terminal was
@@ -161,6 +164,9 @@ type looks struct {
 	fruitless int
 	loopSeen  map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
 	loopAt    time.Time
+	// shortSince: when the first wait with its own short timeout was
+	// seen (see shortWait); zero when none was.
+	shortSince time.Time
 }
 
 // timerSet holds the send's timers; a fired timer whose generation moved on
@@ -301,18 +307,27 @@ func (a *sendActor) start() {
 		return
 	}
 	enter := a.bs.Enter()
-	if !a.req.Raw && a.exact && strings.Contains(a.req.Text, "\n") {
+	var keys []byte
+	if len(a.req.Keys) > 0 {
+		keys = a.keys()
+	}
+	if !a.req.Raw && !a.req.Paste && a.exact && strings.Contains(a.req.Text, "\n") {
 		// Typed line by line: only the exact tier can tell when the
 		// reader took a line, so a backend without one gets it all at
-		// once, as does a Raw request.
+		// once, as does a Raw request. Keys go after the last line.
 		lines := typedLines(a.req, enter)
+		lines[len(lines)-1] = append(lines[len(lines)-1], keys...)
 		a.lines = lines[1:]
 		a.markerNeedsProof = !a.prevIdle
 		a.writeChunk(lines[0])
 		return
 	}
 	a.markerNeedsProof = !a.prevIdle || multiLine(a.req)
-	a.writeChunk(input(a.req, enter))
+	data := input(a.req, enter)
+	if a.req.Paste {
+		data = a.pasted(enter)
+	}
+	a.writeChunk(append(data, keys...))
 }
 
 // writeChunk writes data: inline what the terminal accepts now (most input
@@ -430,7 +445,7 @@ func (a *sendActor) advance() bool {
 	a.epoch = a.bs.RearmPrompt()
 	a.ev.markerSeen, a.ev.reader, a.ev.secret = false, "", false
 	a.ev.lastActivity = a.clock.Now()
-	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless = nil, 0, 0, 0
+	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless, a.look.shortSince = nil, 0, 0, 0, time.Time{}
 	a.writeChunk(data)
 	return true
 }
@@ -667,7 +682,42 @@ func (a *sendActor) readOutput() *ReadSendOutputReply {
 }
 
 // isWait reports whether the send writes nothing: a wait.
-func (a *sendActor) isWait() bool { return a.req.Text == "" && !a.req.Submit }
+func (a *sendActor) isWait() bool {
+	return a.req.Text == "" && !a.req.Submit && len(a.req.Keys) == 0
+}
+
+// keys encodes the request's named keys for the program reading now
+// (application cursor mode). The session checked the names.
+func (a *sendActor) keys() []byte {
+	appCursor := false
+	if t, ok := a.bs.(backend.Terminal); ok {
+		appCursor, _, _ = t.InputModes()
+	}
+	var out []byte
+	for _, k := range a.req.Keys {
+		b, _ := backend.EncodeKey(k, appCursor)
+		out = append(out, b...)
+	}
+	return out
+}
+
+// pasted is the request's text as a terminal pastes it: between
+// bracketed-paste markers when the program turned them on, all at once.
+func (a *sendActor) pasted(enter []byte) []byte {
+	var data []byte
+	if t, ok := a.bs.(backend.Terminal); ok {
+		if _, bp, _ := t.InputModes(); bp {
+			data = append(append(append(data, "\x1b[200~"...), a.req.Text...), "\x1b[201~"...)
+		}
+	}
+	if data == nil {
+		data = []byte(a.req.Text)
+	}
+	if a.req.Submit {
+		data = append(data, enter...)
+	}
+	return data
+}
 
 // patternWindow is how far back before new output a pattern may start:
 // a match that spans reads is found, and a flood is not rescanned whole
@@ -706,6 +756,14 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.stopTimers()
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
 	out := a.bs.EndSend()
+	if a.isWait() && a.since != nil {
+		// A wait shows the output since the caller's cursor, what was
+		// printed before it began included.
+		if r, err := a.bs.ReadSince(*a.since); err == nil {
+			out.Delta, out.Cursor, out.OmittedFrom, out.OmittedTo = r.Text, r.Cursor, r.OmittedFrom, r.OmittedTo
+			out.Truncated = out.Truncated || r.Truncated || r.More
+		}
+	}
 	if len(a.kept) > 0 {
 		out.Delta = string(a.kept) + out.Delta
 		if over := len(out.Delta) - a.cfg.MaxReadBytes; over > 0 {
@@ -730,6 +788,13 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		// Only a program's (or the shell's read builtin's) proven wait is a
 		// secret prompt; a prompt marker means the shell's line editor.
 		Secret: a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
+	}
+	if t, ok := a.bs.(backend.Terminal); ok {
+		// A full-screen program: its screen is the result a person sees.
+		if _, _, alt := t.InputModes(); alt || a.req.Screen {
+			sc := t.Screen()
+			a.result.Screen = &sc
+		}
 	}
 	var await backend.LeftoverLister
 	if l, ok := a.bs.(backend.LeftoverLister); ok && a.result.Cause == messages.CausePrompt {
@@ -920,6 +985,22 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 	if obs.EventLoop && !a.loopConfirmed(obs) {
 		return true
 	}
+	if obs.HasWaitTimeout && obs.WaitTimeout <= shortWait {
+		// The program waits, but only briefly: it resumes by itself when
+		// its timeout ends (vim after an Escape waits for the rest of a
+		// possible key code, in short slices, and redraws only then).
+		// Look again after it, for at most shortWaitBudget: a program
+		// that keeps ticking in short waits with nothing to show is
+		// ready then.
+		now := a.clock.Now()
+		if a.look.shortSince.IsZero() {
+			a.look.shortSince = now
+		}
+		if left := shortWaitBudget - now.Sub(a.look.shortSince); left > 0 {
+			a.arm(timerProbe, min(obs.WaitTimeout, left)+time.Millisecond)
+			return true
+		}
+	}
 	if a.advance() {
 		// A program took the line and reads again: the next is typed.
 		return true
@@ -937,6 +1018,16 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 	a.settle(messages.WaitStdinRead, nil, nil)
 	return true
 }
+
+// shortWait is the longest own timeout of a wait that is looked at again
+// once it ended, before it counts as the program waiting for input; and
+// shortWaitBudget bounds how long short waits are looked past in all. It
+// exceeds a second because vim's default timeoutlen is exactly one: vim
+// waits out that second in short slices after an Escape, then redraws.
+const (
+	shortWait       = time.Second
+	shortWaitBudget = 1500 * time.Millisecond
+)
 
 // eventLoopConfirm is how long an epoll-only wait must hold, with the same
 // threads and unchanged context switches, before it counts: an event loop

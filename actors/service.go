@@ -411,6 +411,25 @@ func (s *Service) Wait(ctx context.Context, owner messages.Owner, id messages.Se
 	return s.Send(ctx, owner, id, messages.SendRequest{Wait: policy})
 }
 
+// Screen returns what a session's terminal shows now.
+func (s *Service) Screen(ctx context.Context, owner messages.Owner, id messages.SessionID) (messages.Screen, error) {
+	r, err := askSession[*ScreenReply](ctx, s, owner, id, &GetScreen{Owner: owner, Session: id})
+	if err != nil {
+		return messages.Screen{}, err
+	}
+	return r.Screen, r.Err
+}
+
+// Resize sets a session's terminal size: the foreground program gets
+// SIGWINCH and redraws; the screen follows.
+func (s *Service) Resize(ctx context.Context, owner messages.Owner, id messages.SessionID, rows, cols int) error {
+	r, err := askSession[*ResizeReply](ctx, s, owner, id, &Resize{Owner: owner, Session: id, Rows: rows, Cols: cols})
+	if err != nil {
+		return err
+	}
+	return r.Err
+}
+
 // Read pages retained scrollback (reads work while a session closes).
 func (s *Service) Read(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.ReadRequest) (messages.ReadResult, error) {
 	r, err := askSession[*ReadReply](ctx, s, owner, id, &Read{Owner: owner, Session: id, Request: req})

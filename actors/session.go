@@ -174,6 +174,21 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onRead(ctx, m)
 	case *Describe:
 		ctx.Respond(&DescribeReply{Snapshot: s.snapshot()})
+	case *GetScreen:
+		if t, ok := s.bs.(backend.Terminal); ok {
+			ctx.Respond(&ScreenReply{Screen: t.Screen()})
+		} else {
+			ctx.Respond(&ScreenReply{Err: errNoTerminal})
+		}
+	case *Resize:
+		switch t, ok := s.bs.(backend.Terminal); {
+		case !ok:
+			ctx.Respond(&ResizeReply{Err: errNoTerminal})
+		case s.phase == phaseClosing || s.phase == phaseClosed:
+			ctx.Respond(&ResizeReply{Err: messages.ErrSessionClosing})
+		default:
+			ctx.Respond(&ResizeReply{Err: t.Resize(m.Rows, m.Cols)})
+		}
 	case *SignalSession:
 		s.onSignal(ctx, m)
 	case *Kill:
@@ -345,6 +360,12 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	}
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
+	for _, k := range m.Request.Keys {
+		if _, err := backend.EncodeKey(k, false); err != nil {
+			ctx.Send(sender, &StartSendReply{Err: err})
+			return
+		}
+	}
 	pattern, perr := compileWait(m.Request.Wait)
 	if perr != nil {
 		ctx.Send(sender, &StartSendReply{Err: perr})
@@ -355,6 +376,13 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle.
 	a.prevIdle = s.lastIdle
+	switch {
+	case m.Request.Wait.Since != nil:
+		a.since = m.Request.Wait.Since
+	case s.last != nil && s.last.Err == nil:
+		c := s.last.Result.Cursor
+		a.since = &c
+	}
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &StartSendReply{Ticket: ticket})
 }
@@ -644,3 +672,6 @@ func compileWait(w messages.WaitPolicy) (*regexp.Regexp, error) {
 	}
 	return re, nil
 }
+
+// errNoTerminal: the session's backend keeps no screen (backend.Terminal).
+var errNoTerminal = messages.InvalidArgument("this session's backend has no terminal screen")

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -106,11 +107,32 @@ type StdinObservation struct {
 	// proves the wait is not the one from before the write: the program's
 	// read returned the input and it blocked again.
 	InputConsumed bool
+	// WaitTimeout, with HasWaitTimeout: the waiting thread's call has its
+	// own timeout (poll, select, epoll), after which it resumes by itself,
+	// as vim does after an Escape to see whether a key code follows.
+	WaitTimeout    time.Duration
+	HasWaitTimeout bool
 	// Secret: with Waiting, the terminal reads in canonical mode with echo
 	// off (ICANON on, ECHO off), as getpass, read -s, sudo, ssh and
 	// openssl set it to read a password. Line editors, REPLs and
 	// full-screen programs run with ICANON off and are never secret.
 	Secret bool
+}
+
+// Terminal is an optional Session capability: the session is a terminal
+// emulator as well as a PTY, so it can show its screen, be resized, and
+// encode keys for the program reading it.
+type Terminal interface {
+	// Screen returns what the terminal shows now.
+	Screen() messages.Screen
+	// Resize sets the terminal's size (TIOCSWINSZ: the foreground group
+	// gets SIGWINCH) and the screen follows. A size out of range is an
+	// error wrapping messages.ErrInvalidArgument.
+	Resize(rows, cols int) error
+	// InputModes reports the modes key and paste encoding depend on:
+	// application cursor keys, bracketed paste; and whether a full-screen
+	// program shows the alternate screen. Cheap: no screen is built.
+	InputModes() (appCursor, bracketedPaste, altScreen bool)
 }
 
 // LeftoverLister is an optional Session capability: which processes the

@@ -185,6 +185,17 @@ type SendRequest struct {
 	Text   string
 	Submit bool
 	Raw    bool
+	// Keys are named keys pressed after the text (see backend.EncodeKey:
+	// Enter, Tab, Escape, arrows, F1-F12, Ctrl-<letter>, Alt-<key>, ...).
+	Keys []string
+	// Paste sends Text at once between bracketed-paste markers, when the
+	// program turned bracketed paste on (as a terminal pastes); otherwise
+	// Text is typed.
+	Paste bool
+	// Screen asks for the terminal's screen in the result even when no
+	// full-screen program is on the alternate screen (top draws on the
+	// main one).
+	Screen bool
 	// Wait bounds this send within the runtime's configuration. A send
 	// with no Text and no Submit writes nothing: it is a wait, which
 	// keeps the evidence since the previous send settled (a prompt that
@@ -206,6 +217,11 @@ type WaitPolicy struct {
 	// Pattern, a Go regular expression (RE2 syntax), settles the send as
 	// soon as new output matches it (cause pattern).
 	Pattern string
+	// Since, for a wait (a send that writes nothing), is the caller's
+	// output cursor: the result shows the output from there on, so what
+	// was printed between the previous result and the wait is not lost.
+	// Nil means the cursor of the session's previous result.
+	Since *uint64
 }
 
 // SendRead is output produced since the previous ReadOutput call of a send.
@@ -242,6 +258,10 @@ type SendResult struct {
 	// leaves out the final lines [OmittedFrom, OmittedTo).
 	Cursor                 uint64
 	OmittedFrom, OmittedTo uint64
+	// Screen is the terminal's screen when the send settled while a
+	// full-screen program (the alternate screen) was showing; nil
+	// otherwise.
+	Screen *Screen
 	// Running lists, when the shell's prompt settled the send, the
 	// processes its commands left running (background jobs, nohup and
 	// disowned children): `npm run dev &` is still serving.
@@ -313,6 +333,18 @@ type ReadResult struct {
 type SignalResult struct {
 	Delivered  bool
 	TargetPgid int
+}
+
+// Screen is what the terminal shows now, as a person sees it: the rows as
+// text (attributes dropped, trailing blanks trimmed), the cursor, the size,
+// whether a full-screen program switched to the alternate screen, and a
+// hash that changes exactly when the rows or the cursor do.
+type Screen struct {
+	Rows                 []string
+	CursorRow, CursorCol int
+	Height, Width        int
+	AltScreen            bool
+	Hash                 string
 }
 
 // Process is a process a command left running in its session.

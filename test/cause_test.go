@@ -28,7 +28,12 @@ func TestCauses(t *testing.T) {
 		}
 	}
 	check("prompt", h.send(id, "true"), messages.CausePrompt)
-	check("input", h.send(id, "python3 -q"), messages.CauseInput)
+	// Python's start may be slower than this test's short silence.
+	res, err := sh.Send(testkit.Ctx(t), messages.SendRequest{Text: "python3 -q", Submit: true, Wait: messages.WaitPolicy{NoSilence: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("input", res, messages.CauseInput)
 	check("input again", h.send(id, "exit()"), messages.CausePrompt)
 	// Output, then quiet: silence settles it; the sleep still runs.
 	check("silence", h.send(id, "echo started; sleep 1"), messages.CauseSilence)
@@ -47,7 +52,7 @@ func TestCauses(t *testing.T) {
 	foregroundSleep(t, sh.PID())
 	cancel(gaveUp)
 	op.Cancel()
-	res, err := op.Result(ctx)
+	res, err = op.Result(ctx)
 	if err != nil && !errors.Is(err, gaveUp) {
 		t.Fatal(err)
 	}

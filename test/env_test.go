@@ -72,7 +72,7 @@ func TestSecretsScrubbed(t *testing.T) {
 	}
 	want := map[string]string{
 		"KEEP":        "ok",
-		"TERM":        "dumb",
+		"TERM":        "xterm-256color",
 		"PAGER":       "cat",
 		"GIT_PAGER":   "cat",
 		"GIT_EDITOR":  ":",

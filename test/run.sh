@@ -16,6 +16,8 @@ need=(
   "ed ed"
   "ssh-keygen openssh-client"
   "openssl openssl"
+  "tmux tmux"
+  "vim vim"
   "bwrap bubblewrap"
 )
 missing=()
@@ -61,6 +63,7 @@ fuzz=(
   "FuzzSelectWants ./probes/linux 8000"
   "FuzzPollWants ./probes/linux 8000"
   "FuzzToolArgs ./tools 200"
+  "FuzzEmulator ./backend/local/vt 3000"
 )
 for entry in "${fuzz[@]}"; do
   set -- $entry

@@ -404,9 +404,8 @@ func TestSandboxExactReadiness(t *testing.T) {
 			local.Options{Env: map[string]string{"LESS": "", "LESSOPEN": ""}})
 		sp, _ := h.spawnSandboxed(h.owner)
 		id := sp.ID()
-		h.exactLine(id, "printf 'piped-%s\\n' 1 2 3 | less", "less")
-		if res := h.exact(id, messages.SendRequest{Submit: true}, "less"); !hasLine(res.Viewport, "piped-3") {
-			t.Fatalf("RETURN: viewport %q has no line piped-3", res.Viewport)
+		if res := h.exactLine(id, "printf 'piped-%s\\n' 1 2 3 | less", "less"); !hasLine(res.Viewport, "piped-3") {
+			t.Fatalf("less: viewport %q has no line piped-3", res.Viewport)
 		}
 		res := h.sendReq(id, messages.SendRequest{Text: "q"})
 		if res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 0 {

@@ -134,3 +134,29 @@ func TestToolWaitBuildThenPrompt(t *testing.T) {
 		t.Fatalf("%d calls", calls)
 	}
 }
+
+// A wait's result holds the output since the previous result, printed
+// before the wait began included; an explicit cursor reads from there.
+func TestWaitShowsOutputSinceTheCursor(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sh := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	first, err := sh.Send(ctx, messages.SendRequest{Text: "echo one; sleep 0.3; echo between-output; sleep 0.6; echo two", Submit: true,
+		Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}})
+	if err != nil || first.Cause != messages.CauseSilence {
+		t.Fatalf("send: %+v %v", first, err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the output between", func() bool {
+		p, err := sh.Read(ctx, messages.ReadRequest{})
+		return err == nil && strings.Contains(p.Text, "between-output\n")
+	})
+	res, err := sh.Wait(ctx, messages.WaitPolicy{NoSilence: true})
+	if err != nil || res.Cause != messages.CausePrompt || !hasLine(res.Viewport, "between-output") || !hasLine(res.Viewport, "two") {
+		t.Fatalf("wait: %+v %v", res, err)
+	}
+	from := first.Cursor
+	res, err = sh.Wait(ctx, messages.WaitPolicy{NoSilence: true, Since: &from})
+	if err != nil || !hasLine(res.Viewport, "between-output") {
+		t.Fatalf("wait from a cursor: %+v %v", res, err)
+	}
+}

@@ -86,6 +86,18 @@ func (a args) text(name string) (string, error) {
 	return s, nil
 }
 
+// strings returns an optional array of strings.
+func (a args) strings(name string) ([]string, error) {
+	if !a.has(name) {
+		return nil, nil
+	}
+	var v []string
+	if err := json.Unmarshal(a[name], &v); err != nil {
+		return nil, messages.InvalidArgument("%s must be an array of strings", name)
+	}
+	return v, nil
+}
+
 func (a args) boolean(name string, def bool) (bool, error) {
 	if !a.has(name) {
 		return def, nil

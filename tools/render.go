@@ -152,7 +152,35 @@ func sendMeta(r messages.SendResult) string {
 	return b.String()
 }
 
+// renderScreen frames a screen so that it reads as a screen, not a log:
+// a ruler line with the size and cursor, the rows (trailing empty rows
+// dropped), a closing ruler.
+func renderScreen(s *messages.Screen, limit int) string {
+	rows := s.Rows
+	for len(rows) > 0 && rows[len(rows)-1] == "" && len(rows)-1 > s.CursorRow {
+		rows = rows[:len(rows)-1]
+	}
+	kind := "screen"
+	if s.AltScreen {
+		kind = "full-screen program"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "┌── %s %dx%d, cursor at row %d col %d ──\n", kind, s.Height, s.Width, s.CursorRow+1, s.CursorCol+1)
+	for _, r := range rows {
+		b.WriteString("│")
+		b.WriteString(r)
+		b.WriteString("\n")
+	}
+	b.WriteString("└──")
+	return finalize(b.String(), limit)
+}
+
 func renderSend(r messages.SendResult, limit int) string {
+	if r.Screen != nil {
+		// A full-screen program: the screen is what it shows; its redraw
+		// bytes are no log.
+		return finalize(renderScreen(r.Screen, limit-len(sendMeta(r)))+sendMeta(r), limit)
+	}
 	body := r.Viewport
 	if body == "" {
 		body = "(no new output)"

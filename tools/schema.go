@@ -19,6 +19,8 @@ const (
 	TerminalOpen   = "terminal_open"
 	TerminalSend   = "terminal_send"
 	TerminalWait   = "terminal_wait"
+	TerminalScreen = "terminal_screen"
+	TerminalResize = "terminal_resize"
 	TerminalRead   = "terminal_read"
 	TerminalSignal = "terminal_signal"
 	TerminalClose  = "terminal_close"
@@ -108,6 +110,10 @@ func (t *Toolset) definitions() []Definition {
 		"text":      strProp("UTF-8 text, typed as a person types: several lines go one at a time, each once the program reading the terminal took the previous one (so later lines can answer a program the first line starts). Control characters are written as given. May be empty: with submit it presses Enter only."),
 		"submit":    boolProp("Press Enter after the text.", true),
 		"raw":       boolProp("Write all of the text at once instead of line by line.", false),
+		"keys": schema{"type": "array", "items": schema{"type": "string"},
+			"description": "Named keys pressed after the text, e.g. [\"Escape\"], [\"Down\",\"Down\",\"Enter\"], [\"Ctrl-C\"]: Enter, Tab, Escape, Backspace, Delete, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1-F12, Ctrl-<letter>, Alt-<key>. Use with submit:false for full-screen programs."},
+		"screen": boolProp("Return the terminal's screen too (automatic while a full-screen program is on the alternate screen; ask for it with programs such as top that draw on the main screen).", false),
+		"paste":  boolProp("Paste the text at once, within bracketed-paste markers when the program turned them on (as a terminal pastes), instead of typing it.", false),
 		"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
 			"description": "How long this send may wait at most, in milliseconds (default: the server's send timeout)."},
 		"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
@@ -137,6 +143,7 @@ func (t *Toolset) definitions() []Definition {
 			"elapsedMs":      schema{"type": "integer"},
 			"unwritten":      schema{"type": "integer", "description": "lines of the text never written (the send ended before their turn)"},
 			"firstUnwritten": schema{"type": "string"},
+			"screen":         screenSchema(),
 			"secret":         schema{"type": "boolean", "description": "the program waits for a password or passphrase (echo off): ask the user to type it"},
 			"cursor":         schema{"type": "integer", "description": "count of final output lines when the send settled: terminal_read with this cursor returns only what came after"},
 			"running": schema{"type": "array", "description": "processes the command left running (background jobs, nohup, disown)", "items": schema{
@@ -181,8 +188,30 @@ func (t *Toolset) definitions() []Definition {
 					"description": "How long to wait at most, in milliseconds."},
 				"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
 					"description": "Also return after this much output silence."},
+				"cursor": schema{"type": "integer", "minimum": 0,
+					"description": "Show the output from this cursor (an earlier result's) on; default: since the previous result."},
 			}, "sessionId")),
 			OutputSchema: mustJSON(sendOut),
+		},
+		{
+			Name:        TerminalScreen,
+			Description: "Show what the terminal displays now, as a person sees it: the rows, the cursor, and whether a full-screen program (vim, less, top, a picker) is on the alternate screen. Use it with full-screen programs; terminal_send results include the screen while one runs.",
+			InputSchema: mustJSON(object(schema{"sessionId": strProp(sessionIDDesc)}, "sessionId")),
+			OutputSchema: mustJSON(schema{"type": "object", "properties": schema{
+				"sessionId": schema{"type": "string"}, "screen": screenSchema(),
+			}, "required": []string{"sessionId", "screen"}}),
+		},
+		{
+			Name:        TerminalResize,
+			Description: "Set the terminal's size; the foreground program gets SIGWINCH and redraws.",
+			InputSchema: mustJSON(object(schema{
+				"sessionId": strProp(sessionIDDesc),
+				"rows":      schema{"type": "integer", "minimum": 1, "maximum": 500},
+				"cols":      schema{"type": "integer", "minimum": 2, "maximum": 1000},
+			}, "sessionId", "rows", "cols")),
+			OutputSchema: mustJSON(schema{"type": "object", "properties": schema{
+				"sessionId": schema{"type": "string"}, "screen": screenSchema(),
+			}, "required": []string{"sessionId", "screen"}}),
 		},
 		{
 			Name:        TerminalRead,
@@ -288,4 +317,16 @@ func (t *Toolset) definitions() []Definition {
 			})
 	}
 	return defs
+}
+
+func screenSchema() schema {
+	return schema{
+		"type":        "object",
+		"description": "the terminal's screen: rows as text, the cursor (0-based), the size, whether a full-screen program is on the alternate screen, and a hash that changes with the screen",
+		"properties": schema{
+			"rows": schema{"type": "array", "items": schema{"type": "string"}}, "cursorRow": schema{"type": "integer"},
+			"cursorCol": schema{"type": "integer"}, "height": schema{"type": "integer"}, "width": schema{"type": "integer"},
+			"altScreen": schema{"type": "boolean"}, "hash": schema{"type": "string"},
+		},
+	}
 }

@@ -132,6 +132,10 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 		r, err = t.send(ctx, owner, a)
 	case TerminalWait:
 		r, err = t.wait(ctx, owner, a)
+	case TerminalScreen:
+		r, err = t.screen(ctx, owner, a)
+	case TerminalResize:
+		r, err = t.resize(ctx, owner, a)
 	case TerminalRead:
 		r, err = t.read(ctx, owner, a)
 	case TerminalSignal:
@@ -235,7 +239,19 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Wait: policy}
+	keys, err := a.strings("keys")
+	if err != nil {
+		return Result{}, err
+	}
+	paste, err := a.boolean("paste", false)
+	if err != nil {
+		return Result{}, err
+	}
+	withScreen, err := a.boolean("screen", false)
+	if err != nil {
+		return Result{}, err
+	}
+	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Keys: keys, Paste: paste, Screen: withScreen, Wait: policy}
 	if bg {
 		label := text
 		if label == "" {
@@ -271,6 +287,42 @@ func (t *Toolset) wait(ctx context.Context, owner messages.Owner, a args) (Resul
 	return t.foreground(ctx, id, res, err)
 }
 
+// screen is terminal_screen.
+func (t *Toolset) screen(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	sc, err := t.svc.Screen(ctx, owner, id)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: renderScreen(&sc, t.opts.MaxResultBytes), Structured: ScreenToolValue{SessionID: string(id), Screen: screenValue(&sc)}}, nil
+}
+
+// resize is terminal_resize: the new size, then the screen.
+func (t *Toolset) resize(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	rows, err := a.integer("rows")
+	if err != nil {
+		return Result{}, err
+	}
+	cols, err := a.integer("cols")
+	if err != nil {
+		return Result{}, err
+	}
+	if rows == nil || cols == nil {
+		return Result{}, messages.InvalidArgument("rows and cols are required")
+	}
+	if err := t.svc.Resize(ctx, owner, id, *rows, *cols); err != nil {
+		return Result{}, err
+	}
+	return t.screen(ctx, owner, a)
+}
+
 // policy reads a call's wait arguments within the server's bounds.
 // terminal_wait waits until something happens, not for silence, unless
 // silence_ms is given; its default deadline is WaitTimeout.
@@ -300,8 +352,20 @@ func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
 			p.Timeout = t.opts.WaitTimeout
 		}
 		p.NoSilence = p.Silence == 0
-		p.Pattern, err = a.str("pattern", false)
-		return p, err
+		if p.Pattern, err = a.str("pattern", false); err != nil {
+			return p, err
+		}
+		cur, err := a.integer("cursor")
+		switch {
+		case err != nil:
+			return p, err
+		case cur != nil && *cur < 0:
+			return p, messages.InvalidArgument("cursor must be an integer >= 0, got %d", *cur)
+		case cur != nil:
+			c := uint64(*cur)
+			p.Since = &c
+		}
+		return p, nil
 	}
 	until, err := a.str("until", false)
 	switch {
@@ -331,7 +395,7 @@ func (t *Toolset) foreground(ctx context.Context, id messages.SessionID, res mes
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo,
-			Running: processValues(res.Running),
+			Running: processValues(res.Running), Screen: screenValue(res.Screen),
 		},
 	}, nil
 }

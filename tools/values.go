@@ -66,6 +66,8 @@ type ForegroundSendValue struct {
 	Cursor      uint64 `json:"cursor"`
 	OmittedFrom uint64 `json:"omittedFrom,omitempty"`
 	OmittedTo   uint64 `json:"omittedTo,omitempty"`
+	// Screen: while a full-screen program shows the alternate screen.
+	Screen *ScreenValue `json:"screen,omitempty"`
 	// Running: what the command left running when it returned to the
 	// prompt.
 	Running []ProcessValue `json:"running,omitempty"`
@@ -167,4 +169,28 @@ type TaskKillValue struct {
 	TaskID  string    `json:"taskId"`
 	Outcome string    `json:"outcome"` // "cancellation-requested" or "already-finished"
 	Task    TaskValue `json:"task"`
+}
+
+// ScreenValue is a terminal screen.
+type ScreenValue struct {
+	Rows      []string `json:"rows"`
+	CursorRow int      `json:"cursorRow"`
+	CursorCol int      `json:"cursorCol"`
+	Height    int      `json:"height"`
+	Width     int      `json:"width"`
+	AltScreen bool     `json:"altScreen"`
+	Hash      string   `json:"hash"`
+}
+
+func screenValue(s *messages.Screen) *ScreenValue {
+	if s == nil {
+		return nil
+	}
+	return &ScreenValue{Rows: s.Rows, CursorRow: s.CursorRow, CursorCol: s.CursorCol, Height: s.Height, Width: s.Width, AltScreen: s.AltScreen, Hash: s.Hash}
+}
+
+// ScreenToolValue is terminal_screen's and terminal_resize's value.
+type ScreenToolValue struct {
+	SessionID string       `json:"sessionId"`
+	Screen    *ScreenValue `json:"screen"`
 }

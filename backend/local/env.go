@@ -9,7 +9,7 @@ import (
 // the terminal. Options.Defaults replaces them.
 func AgentDefaults() map[string]string {
 	return map[string]string{
-		"TERM":       "dumb",
+		"TERM":       "xterm-256color",
 		"PAGER":      "cat",
 		"GIT_PAGER":  "cat",
 		"GIT_EDITOR": ":",

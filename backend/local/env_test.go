@@ -111,7 +111,7 @@ func TestBuildEnvDefaultsAndTrustedMap(t *testing.T) {
 		"EXTRA":        "added",
 	}))
 	want := map[string]string{
-		"TERM":         "dumb", // defaults beat the parent
+		"TERM":         "xterm-256color", // defaults beat the parent
 		"PAGER":        "cat",
 		"MANPAGER":     "cat",
 		"GIT_EDITOR":   ":",
@@ -131,14 +131,14 @@ func TestBuildEnvDefaultsAndTrustedMap(t *testing.T) {
 		}
 	}
 	d := AgentDefaults()
-	for k, v := range map[string]string{"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", "MANPAGER": "cat"} {
+	for k, v := range map[string]string{"TERM": "xterm-256color", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": ":", "MANPAGER": "cat"} {
 		if d[k] != v {
 			t.Errorf("AgentDefaults()[%s] = %q, want %q", k, d[k], v)
 		}
 	}
 	// AgentDefaults hands out a fresh map each time.
 	d["TERM"] = "changed"
-	if AgentDefaults()["TERM"] != "dumb" {
+	if AgentDefaults()["TERM"] != "xterm-256color" {
 		t.Error("AgentDefaults shares its map between callers")
 	}
 }

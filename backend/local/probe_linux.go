@@ -64,6 +64,7 @@ func (s *session) ProbeStdin() (backend.StdinObservation, error) {
 	if w, ok := s.follow.Recheck(pgid); ok {
 		obs.Waiting, obs.Reader = true, w.Comm
 		obs.Waiters = map[int]uint64{w.TID: w.Switches}
+		obs.WaitTimeout, obs.HasWaitTimeout = w.Timeout, w.HasTimeout
 	} else if err := s.probeGroup(pgid, &obs); err != nil {
 		return backend.StdinObservation{}, err
 	}
@@ -99,6 +100,7 @@ func (s *session) probeGroup(pgid int, obs *backend.StdinObservation) error {
 	}
 	if w, ok := g.Waiting(); ok {
 		obs.Waiting, obs.Reader = true, w.Comm
+		obs.WaitTimeout, obs.HasWaitTimeout = w.Timeout, w.HasTimeout
 		s.follow.Track(w)
 	}
 	return nil

@@ -30,7 +30,7 @@ func newNonce() string {
 // why the one-time work is not repeated.
 func promptCommand(nonce string) string {
 	lean := promptEvery(nonce)
-	return `export -n PS1 PROMPT_COMMAND; PROMPT_COMMAND='` + lean + `'; ` + lean
+	return `export -n PS1 PROMPT_COMMAND; bind 'set enable-bracketed-paste off' 2>/dev/null; PROMPT_COMMAND='` + lean + `'; ` + lean
 }
 
 func promptEvery(nonce string) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local/scrollback"
 	"github.com/ptyactor/ptyactor/backend/local/termtext"
+	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/sandbox"
@@ -109,6 +110,15 @@ type session struct {
 	exitAt     time.Time // when Wait returned; zero while running
 	exitSent   bool
 
+	// screen is the terminal emulator (terminal.go), fed under mu.
+	screen *vt.Emulator
+	// Answers to the program's terminal queries wait here for the writer
+	// goroutine (terminal.go), which runs only while some wait.
+	replyMu  sync.Mutex
+	replies  []byte
+	replying bool
+	replyWG  sync.WaitGroup
+
 	// kidsFD holds the shell's children file open for Leftovers (0: not
 	// opened yet, -1: none).
 	kidsMu sync.Mutex
@@ -184,6 +194,9 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
 		collecting: true,
+	}
+	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), s.queueReply); err != nil {
+		return nil, err
 	}
 	if tag != "" && !s.wrapped {
 		// A wrapped shell is pid 1 of its pid namespace: nothing of its
@@ -455,6 +468,7 @@ func (s *session) reportExit() {
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.parser.Feed(p, s)
+	s.screen.Feed(p)
 	collecting, epoch := s.collecting, s.epoch
 	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
@@ -743,6 +757,7 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	s.closeLeftovers()
 	s.masterClosed.Store(true)
 	_ = s.master.Close()
+	s.replyWG.Wait()
 	<-s.pumpDone
 	s.closed = true
 	report.Status = s.Status()

@@ -102,6 +102,24 @@ func run() error {
 		return err
 	}
 
+	t.header("a full-screen program: vim, driven by keys; the result is its screen")
+	if err := t.vimStep(ctx); err != nil {
+		return err
+	}
+
+	t.header("top: a screen that redraws itself; the exact tier sees it waiting for a key")
+	res, err := t.sh.Send(ctx, messages.SendRequest{Text: "top -d 5", Submit: true, Screen: true})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   > top -d 5 (asking for the screen: top draws on the main screen)\n   [wait: %s] [cause: %s] [reader: %s]\n", res.WaitReason, res.Cause, res.Reader)
+	if sc := res.Screen; sc != nil {
+		fmt.Printf("   screen (first 6 of %d rows):\n%s\n", len(sc.Rows), indent(strings.Join(sc.Rows[:min(6, len(sc.Rows))], "\n")))
+	}
+	if _, err := t.send(ctx, "q", false); err != nil {
+		return err
+	}
+
 	t.header("an output flood: the viewport stays bounded and says it was truncated")
 	if _, err := t.send(ctx, "seq 1 200000", true); err != nil {
 		return err
@@ -110,7 +128,7 @@ func run() error {
 	t.header("sleep 30, cancelled: a real SIGINT goes to the foreground group")
 	sctx, scancel := context.WithTimeoutCause(ctx, 300*time.Millisecond, errors.New("demo: caller gave up after 300ms"))
 	start := time.Now()
-	res, err := t.sh.Send(sctx, messages.SendRequest{Text: "sleep 30", Submit: true})
+	res, err = t.sh.Send(sctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	scancel()
 	fmt.Printf("   > sleep 30\n   caller's error: %v\n", err)
 	t.result(res, time.Since(start))
@@ -200,6 +218,33 @@ func (t *tour) sandboxStep(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("   killed=%v survivors=%v; SetMode now: %v\n", report.Killed, report.Survivors, policy.SetMode(t.owner, sandbox.DangerFullAccess))
+	return nil
+}
+
+// vimStep edits a file in vim by keys, shows vim's screen, saves with :wq
+// and checks the file.
+func (t *tour) vimStep(ctx context.Context) error {
+	res, err := t.sh.Send(ctx, messages.SendRequest{Text: "rm -f vim-demo.txt; vim -u NONE -N -n --cmd 'set ttimeout ttimeoutlen=10' vim-demo.txt", Submit: true})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   > vim vim-demo.txt\n   [wait: %s] [reader: %s] [alternate screen: %v]\n", res.WaitReason, res.Reader, res.Screen != nil && res.Screen.AltScreen)
+	if _, err := t.sh.Send(ctx, messages.SendRequest{Text: "iedited by keys in vim"}); err != nil {
+		return err
+	}
+	res, err = t.sh.Send(ctx, messages.SendRequest{Keys: []string{"Escape"}})
+	if err != nil || res.Screen == nil {
+		return fmt.Errorf("vim escape: %v", err)
+	}
+	fmt.Printf("   > (keys: Escape)\n   screen, first 3 of %d rows, cursor at %d,%d:\n%s\n", len(res.Screen.Rows), res.Screen.CursorRow, res.Screen.CursorCol, indent(strings.Join(res.Screen.Rows[:3], "\n")))
+	if _, err := t.send(ctx, ":wq", true); err != nil {
+		return err
+	}
+	b, err := os.ReadFile("/tmp/ptyactor-demo/vim-demo.txt")
+	if err != nil || string(b) != "edited by keys in vim\n" {
+		return fmt.Errorf("vim-demo.txt %q %v", b, err)
+	}
+	fmt.Printf("   vim-demo.txt now holds %q\n", b)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Terminal identifies the session's terminal: the descriptor targets that
@@ -64,6 +65,11 @@ type ThreadWait struct {
 	// Args are the raw syscall arguments, set whenever the thread is blocked
 	// in a syscall.
 	Args [6]uint64
+	// Timeout is the wait's own timeout when it has one (HasTimeout): the
+	// thread resumes by itself after it, as vim does after an Escape to
+	// see whether a key code follows. Set only when Waiting.
+	Timeout    time.Duration
+	HasTimeout bool
 }
 
 // GroupWait is the result of probing one foreground process group.
@@ -303,6 +309,7 @@ func (p *prober) thread(s Stat, tid int) ThreadWait {
 	}
 	tw.Waiting = true
 	tw.Switches = after
+	tw.Timeout, tw.HasTimeout = p.waitTimeout(s.PID, call, first.Args)
 	return tw
 }
 

@@ -1,0 +1,197 @@
+package vt
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Size bounds. A wide character needs two columns; the upper bounds keep a
+// screen within a few MiB however the size is asked for.
+const (
+	MinRows = 1
+	MinCols = 2
+	MaxRows = 500
+	MaxCols = 1000
+)
+
+// Default history bounds, used when Options leaves them at zero.
+const (
+	DefaultHistoryLines = 10000
+	DefaultHistoryBytes = 1 << 20
+)
+
+// ErrSize is the sentinel every size error matches.
+var ErrSize = errors.New("vt: terminal size out of range")
+
+// SizeError reports a size outside [MinRows, MaxRows] × [MinCols, MaxCols].
+type SizeError struct {
+	Rows, Cols int
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("vt: terminal size %dx%d out of range (rows %d–%d, cols %d–%d)",
+		e.Rows, e.Cols, MinRows, MaxRows, MinCols, MaxCols)
+}
+
+// Unwrap returns ErrSize.
+func (e *SizeError) Unwrap() error { return ErrSize }
+
+func checkSize(rows, cols int) error {
+	if rows < MinRows || rows > MaxRows || cols < MinCols || cols > MaxCols {
+		return &SizeError{Rows: rows, Cols: cols}
+	}
+	return nil
+}
+
+// Options configures an Emulator. The zero value is usable: default history
+// bounds and no replies.
+type Options struct {
+	// HistoryLines bounds the final lines kept; older ones are dropped.
+	// Zero or less means DefaultHistoryLines.
+	HistoryLines int
+	// HistoryBytes bounds the bytes of the final lines kept; older lines are
+	// dropped, and one logical line longer than this is split into final
+	// lines of at most this many bytes. Zero or less means
+	// DefaultHistoryBytes.
+	HistoryBytes int
+	// Reply receives the terminal's answers to queries (device attributes,
+	// cursor position and status reports, mode and colour queries), each a
+	// complete sequence, in the order the queries arrived. It is called from
+	// Feed, and the slice is valid only during the call. It must not block:
+	// Feed runs on the output pump, and a program that waits for its answer
+	// writes nothing more until it gets one. Queue the bytes and write them
+	// to the terminal through the session's one write path, ordered with the
+	// caller's input. Nil means queries go unanswered.
+	Reply func(p []byte)
+}
+
+// Emulator is a terminal: it applies a program's output to a screen and
+// keeps the history of lines that scrolled off. It is not safe for
+// concurrent use; the session that owns it serializes access.
+type Emulator struct {
+	rows, cols int
+
+	main screen
+	alt  *screen // the alternate screen while it is in use, else nil
+	scr  *screen // the active screen
+
+	// The cursor. x == cols is the pending-wrap position after a character
+	// was written in the last column: the next character wraps.
+	x, y     int
+	top, bot int // the scroll region, inclusive
+	altFrom  int // the cursor row on the main screen when the alternate one was entered
+	g        [2]charset
+	gl       int    // the charset invoked into GL by SI (0) or SO (1)
+	last     byte   // the ASCII character just printed, for REP; 0 after anything else
+	saved    cursor // DECSC
+	altSaved cursor // saved by mode 1049
+
+	modes mode
+	tabs  []bool // nil: a stop every 8 columns
+
+	hist  history
+	reply func([]byte)
+
+	parser
+	rbuf  []byte // reply scratch
+	tbuf  []byte // row text scratch
+	spare []line // rows moveLines reuses
+}
+
+// New returns an emulator of rows × cols with an empty screen and history.
+func New(rows, cols int, opts Options) (*Emulator, error) {
+	if err := checkSize(rows, cols); err != nil {
+		return nil, err
+	}
+	e := &Emulator{
+		rows:  rows,
+		cols:  cols,
+		reply: opts.Reply,
+	}
+	e.hist.init(opts.HistoryLines, opts.HistoryBytes)
+	e.main.lines = make([]line, rows)
+	e.scr = &e.main
+	e.resetModes()
+	return e, nil
+}
+
+// Feed applies the next chunk of the program's output. It never blocks, and
+// the result does not depend on how the stream was cut into chunks: a chunk
+// may end inside an escape sequence or a UTF-8 character.
+func (e *Emulator) Feed(p []byte) {
+	i := 0
+	if e.nc > 0 {
+		i = e.resume(p)
+		if e.nc > 0 {
+			return
+		}
+	}
+	for i < len(p) {
+		if e.st == stGround {
+			i = e.ground(p, i)
+		} else {
+			i = e.sequence(p, i)
+		}
+	}
+}
+
+// Modes reports the input modes a program set, which decide how keys and
+// pasted text must be encoded for it.
+type Modes struct {
+	// AppCursor is DECCKM: arrow keys send ESC O A rather than ESC [ A.
+	AppCursor bool
+	// AppKeypad is DECKPAM: the keypad sends application sequences.
+	AppKeypad bool
+	// BracketedPaste is mode 2004: pasted text goes between ESC [ 200 ~
+	// and ESC [ 201 ~.
+	BracketedPaste bool
+}
+
+// Modes returns the current input modes.
+func (e *Emulator) Modes() Modes {
+	return Modes{
+		AppCursor:      e.modes&modeAppCursor != 0,
+		AppKeypad:      e.modes&modeAppKeypad != 0,
+		BracketedPaste: e.modes&modeBracketedPaste != 0,
+	}
+}
+
+// AltScreen reports whether a program uses the alternate screen now (a
+// full-screen program), without building a Screen.
+func (e *Emulator) AltScreen() bool { return e.alt != nil }
+
+// Size returns the current size.
+func (e *Emulator) Size() Size { return Size{Rows: e.rows, Cols: e.cols} }
+
+// Size is a terminal size in character cells.
+type Size struct {
+	Rows, Cols int
+}
+
+// resume completes the character carried over from the previous chunk, as
+// termtext does. It returns how many bytes of p it consumed; e.nc stays
+// non-zero only when p was too short to decide.
+func (e *Emulator) resume(p []byte) int {
+	var join [2 * utf8.UTFMax]byte
+	n := copy(join[:], e.carry[:e.nc])
+	k := copy(join[n:n+utf8.UTFMax], p)
+	buf := join[:n+k]
+	carried := n
+	for carried > 0 {
+		if !utf8.FullRune(buf) {
+			e.nc = copy(e.carry[:], buf)
+			return len(p)
+		}
+		r, size := utf8.DecodeRune(buf)
+		if size > carried {
+			e.nc = 0
+			e.print(r)
+			return size - carried
+		}
+		e.print(r) // U+FFFD for a rejected byte
+		buf, carried = buf[size:], carried-size
+	}
+	e.nc = 0
+	return 0
+}

@@ -1,0 +1,458 @@
+package vt
+
+import "unicode/utf8"
+
+// The parser follows the DEC state machine that xterm and tmux implement: C0
+// controls inside an escape or control sequence are executed without ending
+// it, CAN and SUB cancel a sequence, ESC starts a new one (ESC \ ends a
+// string), DEL is ignored. Nothing it records grows with the input: CSI
+// parameters saturate, extra ones are dropped, and an OSC longer than
+// maxOSC is discarded up to its terminator.
+
+const (
+	bel = 0x07
+	can = 0x18
+	sub = 0x1a
+	esc = 0x1b
+	del = 0x7f
+
+	maxParams = 16
+	maxParam  = 65535
+	// maxOSC bounds the OSC payload recorded: only the colour queries are
+	// acted on, and they are a few bytes.
+	maxOSC = 64
+)
+
+type state uint8
+
+const (
+	stGround    state = iota
+	stEsc             // after ESC
+	stEscInt          // ESC and intermediates 0x20–0x2F
+	stCSI             // ESC [ and parameters
+	stCSIIgnore       // a malformed CSI, consumed up to its final byte
+	stOSC             // ESC ]
+	stOSCEsc          // ESC inside an OSC
+	stStr             // DCS, SOS, PM or APC: ignored up to ST
+	stStrEsc          // ESC inside such a string
+)
+
+type parser struct {
+	st      state
+	seqLast byte // e.last when the current sequence began
+
+	// carry holds an incomplete UTF-8 sequence from the end of the last
+	// chunk; only non-empty in the ground state.
+	carry [utf8.UTFMax]byte
+	nc    int
+
+	params  [maxParams]int
+	np      int  // parameters recorded, the current one included
+	prefix  byte // a private marker: '?', '>', '<' or '='
+	inter   byte // the last intermediate byte (0x20–0x2F)
+	ninter  int
+	osc     [maxOSC]byte
+	nosc    int
+	oscOver bool
+}
+
+func (p *parser) clearSeq() {
+	p.np, p.prefix, p.inter, p.ninter = 0, 0, 0, 0
+	p.params[0] = 0
+}
+
+// param returns parameter i, or def when it is absent or zero.
+func (p *parser) param(i, def int) int {
+	if i < p.np && p.params[i] != 0 {
+		return p.params[i]
+	}
+	return def
+}
+
+// ground applies text and controls from b[i:] until the stream enters a
+// sequence or the chunk ends, and returns the index of the first unconsumed
+// byte.
+func (e *Emulator) ground(b []byte, i int) int {
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			j := i + 1
+			for j < len(b) && b[j] >= 0x20 && b[j] < 0x7f {
+				j++
+			}
+			e.printASCII(b[i:j])
+			i = j
+		case c >= 0x80:
+			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
+				e.nc = copy(e.carry[:], b[i:])
+				return len(b)
+			}
+			r, size := utf8.DecodeRune(b[i:])
+			e.print(r) // U+FFFD for a rejected byte, size 1
+			i += size
+		case c == esc:
+			// REP repeats what was printed right before its sequence;
+			// after any sequence there is nothing to repeat.
+			e.seqLast, e.last = e.last, 0
+			e.st = stEsc
+			return i + 1
+		default:
+			e.control(c)
+			i++
+		}
+	}
+	return i
+}
+
+// sequence consumes b[i:] inside a sequence until the stream returns to
+// the ground state or the chunk ends.
+func (e *Emulator) sequence(b []byte, i int) int {
+	for i < len(b) {
+		c := b[i]
+		i++
+		switch e.st {
+		case stGround:
+			return i - 1
+		case stEsc:
+			switch {
+			case c == '[':
+				e.clearSeq()
+				e.st = stCSI
+			case c == ']':
+				e.nosc, e.oscOver = 0, false
+				e.st = stOSC
+			case c == 'P' || c == 'X' || c == '^' || c == '_':
+				e.st = stStr
+			case c >= 0x20 && c <= 0x2f:
+				e.clearSeq()
+				e.inter, e.ninter = c, 1
+				e.st = stEscInt
+			case c >= 0x30 && c <= 0x7e:
+				e.st = stGround
+				e.escDispatch(0, c)
+			case c == esc, c == del:
+			case c == can || c == sub:
+				e.st = stGround
+			case c < 0x20:
+				e.control(c)
+			default: // a non-ASCII byte ends the sequence and is text
+				e.st = stGround
+				return i - 1
+			}
+		case stEscInt:
+			switch {
+			case c >= 0x20 && c <= 0x2f:
+				e.ninter++
+			case c >= 0x30 && c <= 0x7e:
+				e.st = stGround
+				if e.ninter == 1 {
+					e.escDispatch(e.inter, c)
+				}
+			case c == esc:
+				e.st = stEsc
+			case c == del:
+			case c == can || c == sub:
+				e.st = stGround
+			case c < 0x20:
+				e.control(c)
+			default:
+				e.st = stGround
+				return i - 1
+			}
+		case stCSI:
+			switch {
+			case c >= '0' && c <= '9':
+				if e.ninter > 0 {
+					e.st = stCSIIgnore
+					break
+				}
+				if e.np == 0 {
+					e.np = 1
+				}
+				if v := &e.params[e.np-1]; *v < maxParam {
+					*v = min(*v*10+int(c-'0'), maxParam)
+				}
+			case c == ';' || c == ':':
+				if e.ninter > 0 {
+					e.st = stCSIIgnore
+					break
+				}
+				if e.np == 0 {
+					e.np = 1
+				}
+				if e.np < maxParams {
+					e.params[e.np] = 0
+					e.np++
+				} else {
+					// Extra parameters are dropped: the last slot takes
+					// them in turn and no dispatch reads that far.
+					e.params[e.np-1] = 0
+				}
+			case c >= 0x3c && c <= 0x3f:
+				if e.np > 0 || e.prefix != 0 || e.ninter > 0 {
+					e.st = stCSIIgnore
+					break
+				}
+				e.prefix = c
+			case c >= 0x20 && c <= 0x2f:
+				e.inter = c
+				e.ninter++
+			case c >= 0x40 && c <= 0x7e:
+				e.st = stGround
+				if e.ninter <= 1 {
+					e.csiDispatch(c)
+				}
+			case c == esc:
+				e.st = stEsc
+			case c == can || c == sub:
+				e.st = stGround
+			case c < 0x20:
+				e.control(c)
+			}
+			// DEL and non-ASCII bytes are ignored inside a CSI.
+		case stCSIIgnore:
+			switch {
+			case c >= 0x40 && c <= 0x7e, c == can, c == sub:
+				e.st = stGround
+			case c == esc:
+				e.st = stEsc
+			case c < 0x20:
+				e.control(c)
+			}
+		case stOSC:
+			for c != bel && c != esc && c != can && c != sub {
+				if c >= 0x20 {
+					if e.nosc < maxOSC {
+						e.osc[e.nosc] = c
+						e.nosc++
+					} else {
+						e.oscOver = true
+					}
+				}
+				if i == len(b) {
+					return i
+				}
+				c = b[i]
+				i++
+			}
+			switch c {
+			case bel:
+				e.st = stGround
+				e.oscDispatch(false)
+			case esc:
+				e.st = stOSCEsc
+			default:
+				e.st = stGround
+			}
+		case stOSCEsc:
+			if c == '\\' {
+				e.st = stGround
+				e.oscDispatch(true)
+			} else {
+				e.st = stEsc
+				i-- // c continues the new escape sequence
+			}
+		case stStr:
+			for c != esc && c != can && c != sub {
+				if i == len(b) {
+					return i
+				}
+				c = b[i]
+				i++
+			}
+			if c == esc {
+				e.st = stStrEsc
+			} else {
+				e.st = stGround
+			}
+		case stStrEsc:
+			if c == '\\' {
+				e.st = stGround
+			} else {
+				e.st = stEsc
+				i--
+			}
+		}
+	}
+	return i
+}
+
+// control executes a C0 control.
+func (e *Emulator) control(c byte) {
+	e.last, e.seqLast = 0, 0
+	switch c {
+	case '\b':
+		e.backspace()
+	case '\t':
+		e.tab(1)
+	case '\n', '\v', '\f':
+		e.index()
+		if e.modes&modeLNM != 0 {
+			e.x = 0
+		}
+	case '\r':
+		e.x = 0
+	case 0x0e: // SO
+		e.gl = 1
+	case 0x0f: // SI
+		e.gl = 0
+	}
+	// NUL, BEL, DEL and the rest mean nothing to the screen.
+}
+
+func (e *Emulator) escDispatch(inter, c byte) {
+	switch inter {
+	case 0:
+		switch c {
+		case '7':
+			e.saveCursor()
+		case '8':
+			e.restoreCursor()
+		case 'D':
+			e.index()
+		case 'E':
+			e.x = 0
+			e.index()
+		case 'M':
+			e.reverseIndex()
+		case 'H':
+			e.setTab()
+		case 'c':
+			e.fullReset()
+		case '=':
+			e.modes |= modeAppKeypad
+		case '>':
+			e.modes &^= modeAppKeypad
+		}
+	case '(', ')':
+		g := 0
+		if inter == ')' {
+			g = 1
+		}
+		switch c {
+		case '0':
+			e.g[g] = charsetGraphics
+		default:
+			e.g[g] = charsetASCII
+		}
+	case '#':
+		if c == '8' {
+			e.alignmentTest()
+		}
+	}
+}
+
+func (e *Emulator) csiDispatch(final byte) {
+	if e.prefix != 0 && e.prefix != '?' && e.prefix != '>' {
+		return
+	}
+	if e.ninter == 1 {
+		switch {
+		case e.inter == '$' && final == 'p':
+			e.reportMode(e.prefix == '?', e.param(0, 0))
+		case e.inter == '!' && final == 'p' && e.prefix == 0:
+			e.softReset()
+		}
+		// DECSCUSR (CSI SP q) and the rest change nothing we show.
+		return
+	}
+	if e.prefix == '>' {
+		if final == 'c' && e.param(0, 0) == 0 {
+			e.send(replyDA2)
+		}
+		return
+	}
+	if e.prefix == '?' {
+		switch final {
+		case 'h', 'l':
+			for i := 0; i < max(e.np, 1); i++ {
+				e.setPrivateMode(e.params[i], final == 'h')
+			}
+		case 'n':
+			if e.param(0, 0) == 6 {
+				e.reportCursor(true)
+			}
+		}
+		return
+	}
+	n := e.param(0, 1)
+	switch final {
+	case '@':
+		e.insertBlanks(n)
+	case 'A':
+		e.cursorUp(n)
+	case 'B', 'e':
+		e.cursorDown(n)
+	case 'C', 'a':
+		e.cursorForward(n)
+	case 'D':
+		e.cursorBack(n)
+	case 'E':
+		e.cursorDown(n)
+		e.x = 0
+	case 'F':
+		e.cursorUp(n)
+		e.x = 0
+	case 'G', '`':
+		e.x = min(n, e.cols) - 1
+	case 'H', 'f':
+		e.moveTo(e.param(0, 1)-1, e.param(1, 1)-1)
+	case 'I':
+		e.tab(n)
+	case 'J':
+		e.eraseDisplay(e.param(0, 0))
+	case 'K':
+		e.eraseLine(e.param(0, 0))
+	case 'L':
+		e.insertLines(n)
+	case 'M':
+		e.deleteLines(n)
+	case 'P':
+		e.deleteChars(n)
+	case 'S':
+		e.scrollUp(n)
+	case 'T':
+		e.scrollDown(n)
+	case 'X':
+		e.eraseChars(n)
+	case 'Z':
+		e.backTab(n)
+	case 'b':
+		e.repeat(n, e.seqLast)
+	case 'c':
+		if e.param(0, 0) == 0 {
+			e.send(replyDA1)
+		}
+	case 'd':
+		x := e.x // VPA keeps the column, even the pending-wrap one
+		e.moveTo(n-1, 0)
+		e.x = x
+	case 'g':
+		e.clearTabs(e.param(0, 0))
+	case 'h', 'l':
+		for i := 0; i < max(e.np, 1); i++ {
+			e.setANSIMode(e.params[i], final == 'h')
+		}
+	case 'n':
+		switch e.param(0, 0) {
+		case 5:
+			e.send(replyStatusOK)
+		case 6:
+			e.reportCursor(false)
+		}
+	case 'r':
+		e.setRegion(e.param(0, 1)-1, e.param(1, e.rows)-1)
+	case 's':
+		e.saveCursor()
+	case 'u':
+		e.restoreCursor()
+	case 't':
+		if e.param(0, 0) == 18 {
+			e.reportSize()
+		}
+		// 20 and 21 (icon and window title reports) are never answered:
+		// they would type program-controlled text back as input.
+	}
+	// SGR (m) and the rest change no text.
+}

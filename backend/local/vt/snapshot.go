@@ -1,0 +1,146 @@
+package vt
+
+import (
+	"encoding/hex"
+	"hash/fnv"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Screen is a snapshot of what the terminal shows.
+type Screen struct {
+	// Rows holds the text of every row, top to bottom, as
+	// `tmux capture-pane -p` shows it: attributes dropped, a wide character
+	// once, trailing blanks trimmed.
+	Rows []string
+	// CursorRow and CursorCol are the cursor's cell, counted from 0.
+	CursorRow, CursorCol int
+	// Size is the terminal's size.
+	Size Size
+	// AltScreen reports that a program switched to the alternate screen
+	// (full-screen programs do; the history does not grow meanwhile).
+	AltScreen bool
+	// Hash identifies Rows and the cursor position: equal screens have
+	// equal hashes, in any process (64-bit FNV-1a of the rows and the
+	// cursor, in hex), so a caller can tell a changed screen cheaply.
+	Hash string
+}
+
+// Screen returns the screen as it is now.
+func (e *Emulator) Screen() Screen {
+	s := Screen{
+		Rows:      make([]string, e.rows),
+		CursorRow: e.y,
+		CursorCol: min(e.x, e.cols-1),
+		Size:      e.Size(),
+		AltScreen: e.alt != nil,
+	}
+	h := fnv.New64a()
+	for y := range s.Rows {
+		e.tbuf = trimRight(appendRow(e.tbuf[:0], e.scr.line(y)))
+		s.Rows[y] = string(e.tbuf)
+		e.tbuf = append(e.tbuf, '\n')
+		h.Write(e.tbuf)
+	}
+	b := strconv.AppendInt(e.tbuf[:0], int64(s.CursorRow), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(s.CursorCol), 10)
+	h.Write(b)
+	s.Hash = hex.EncodeToString(h.Sum(nil))
+	return s
+}
+
+// Transcript is the text the terminal showed, as `tmux capture-pane -p -J
+// -S -` shows it: the history, then the main screen's rows; lines the
+// terminal wrapped are joined into one logical line, attributes are
+// dropped, and trailing spaces are trimmed.
+type Transcript struct {
+	// First is the index of Final[0]. It is the index asked for, or later
+	// when the history bounds dropped the lines in between.
+	First int64
+	// Final holds the final lines from First on: logical lines whose last
+	// row scrolled off the main screen (or was cleared away). A final line
+	// never changes.
+	Final []string
+	// Next is the number of final lines so far: the index to ask for next
+	// time to get only new ones.
+	Next int64
+	// Tail holds the logical lines on the main screen, from its top to the
+	// last row with text or the cursor, whichever is lower; the first one
+	// includes the rows of its line that already scrolled off. They may
+	// still change: a program can move the cursor back and rewrite them.
+	Tail []string
+}
+
+// FinalLines returns the number of lines that became final so far,
+// including those the history bounds dropped since.
+func (e *Emulator) FinalLines() int64 { return e.hist.total }
+
+// Transcript returns the final lines from index from on (at most the
+// history bounds hold) and the current tail. While a program uses the alternate screen the tail is still the
+// main screen's (the alternate screen is in Screen), so the transcript
+// reads as a log of the session whatever ran in it.
+func (e *Emulator) Transcript(from int64) Transcript {
+	h := &e.hist
+	t := Transcript{First: max(from, h.first), Next: h.total}
+	for i := t.First; i < h.total; i++ {
+		t.Final = append(t.Final, string(h.line(int(i-h.first))))
+	}
+	if t.First > t.Next {
+		t.First = t.Next
+	}
+
+	s := &e.main
+	last := e.y
+	if e.alt != nil {
+		last = e.altFrom
+	}
+	for y := e.rows - 1; y > last; y-- {
+		if len(s.line(y).cells) > 0 {
+			last = y
+			break
+		}
+	}
+	b := append(e.tbuf[:0], h.partial...)
+	for y := 0; y <= last; y++ {
+		l := s.line(y)
+		b = appendRow(b, l)
+		if !l.wrapped || y == last {
+			t.Tail = append(t.Tail, string(trimRight(b)))
+			b = b[:0]
+		}
+	}
+	e.tbuf = b
+	return t
+}
+
+// push moves a row leaving the main screen into the history.
+func (e *Emulator) push(l *line) {
+	e.tbuf = appendRow(e.tbuf[:0], l)
+	e.hist.pushRow(e.tbuf, l.wrapped)
+}
+
+// appendRow appends the text of l's used cells, as tmux's capture does:
+// blanks read as spaces, the right half of a wide character reads as
+// nothing, combining characters follow their base. Cells never written
+// since the row was last cleared whole are not used: the column a wide
+// character that did not fit left empty joins nothing.
+func appendRow(b []byte, l *line) []byte {
+	for x, c := range l.cells {
+		switch {
+		case c == blank:
+			b = append(b, ' ')
+			continue
+		case c == tail:
+			continue
+		case c < utf8.RuneSelf:
+			b = append(b, byte(c))
+		default:
+			b = utf8.AppendRune(b, c)
+		}
+		if l.marks != nil {
+			b = append(b, l.marks[x]...)
+		}
+	}
+	return b
+}
