@@ -111,12 +111,10 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			ctx.Respond(&StartSendReply{Err: messages.ErrSessionClosing})
 		case p.snap.Status.Exited:
 			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
-		case len(m.Request.Keys) > 0 || m.Request.Paste:
-			ctx.Respond(&StartSendReply{Err: errNotThroughHost})
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
 			r := m.Request
-			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: wire.WaitTo(r.Wait)}}}, true)
+			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: wire.WaitTo(r.Wait), Keys: r.Keys, Paste: r.Paste, Screen: r.Screen}}}, true)
 		}
 	case *AwaitSend:
 		switch {
@@ -588,6 +586,6 @@ func (p *remoteSession) onStopping() {
 	p.end()
 }
 
-// errNotThroughHost: a request the wire protocol does not carry yet (the
-// terminal's screen, resize, keys, paste).
-var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host yet (screen, resize, keys, paste)")
+// errNotThroughHost: a request the wire protocol does not carry yet (a
+// screen on demand, a resize).
+var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host yet (terminal_screen, terminal_resize; a send's screen comes back)")

@@ -287,7 +287,7 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_StartSend:
 		s := b.StartSend
 		return &actors.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
-			Request: messages.SendRequest{Text: s.GetText(), Submit: s.GetSubmit(), Raw: s.GetRaw(), Wait: wire.WaitFrom(s.GetWait())}}
+			Request: messages.SendRequest{Text: s.GetText(), Submit: s.GetSubmit(), Raw: s.GetRaw(), Wait: wire.WaitFrom(s.GetWait()), Keys: s.GetKeys(), Paste: s.GetPaste(), Screen: s.GetScreen()}}
 	case *wire.Request_AwaitSend:
 		return &actors.AwaitSend{Owner: o, Session: messages.SessionID(b.AwaitSend.GetSession()), Ticket: b.AwaitSend.GetTicket()}
 	case *wire.Request_ReadSendOutput:
