@@ -75,18 +75,26 @@ type remoteOwner struct {
 	opening bool
 	queued  []*linkCall
 	tokenTo []*actor.PID // linkResumeToken callers waiting for the open
-	refs    int          // proxies using it (spawning or published), and the pin
+	// proxies: the proxies using it (spawning or published), by PID id.
+	// A proxy gives back only the reference it took: one written off
+	// with a lost host must not release the host-side owner opened for
+	// the same owner after the host came back.
+	proxies map[string]struct{}
 	// pinned: its resume token was handed out, so it outlives its last
 	// session (until the owner is disposed or detached) and the token
 	// stays valid.
 	pinned bool
 }
 
+// used: a proxy or the pin still holds it.
+func (ro *remoteOwner) used() bool { return len(ro.proxies) > 0 || ro.pinned }
+
 // Messages of the link.
 type (
 	// linkCall: send req on behalf of owner; replies go to replyTo as
 	// *linkReply. A Spawn takes a reference on the owner's host-side owner
-	// (opening it first); the proxy gives it back with linkRelease.
+	// for replyTo (opening it first); the proxy gives it back with
+	// linkRelease.
 	linkCall struct {
 		owner   messages.Owner
 		req     *wire.Request
@@ -99,14 +107,20 @@ type (
 		rep  *wire.Reply
 		err  error // the host was lost (wraps messages.ErrHostLost)
 	}
-	linkRelease struct{ owner messages.Owner }
-	linkWatch   struct {
+	linkRelease struct {
+		owner messages.Owner
+		pid   *actor.PID
+	}
+	linkWatch struct {
 		session string
 		pid     *actor.PID
 		owner   messages.Owner
 	}
 	// linkRetain: an adopted proxy (of a resumed owner) takes a reference.
-	linkRetain struct{ owner messages.Owner }
+	linkRetain struct {
+		owner messages.Owner
+		pid   *actor.PID
+	}
 	// linkResumeToken asks for owner's resume token on this host, opening
 	// its host-side owner if needed and pinning it. Reply: *linkTokenReply.
 	linkResumeToken struct{ owner messages.Owner }
@@ -132,7 +146,10 @@ type (
 		sessions []*wire.ResumedSession
 		err      error
 	}
-	linkUnwatch struct{ session string }
+	linkUnwatch struct {
+		session string
+		pid     *actor.PID
+	}
 	// linkLost tells a proxy its host is lost.
 	linkLost struct{ err error }
 	// linkExited tells a proxy its session's shell exited on the host.
@@ -172,26 +189,28 @@ func (l *hostLink) Receive(ctx actor.Context) {
 	case *linkCall:
 		l.onCall(m)
 	case *linkRelease:
-		l.release(m.owner)
+		l.release(m.owner, m.pid)
 	case *linkWatch:
 		l.watchers[m.session] = watcher{pid: m.pid, owner: m.owner}
 	case *linkRetain:
 		if ro := l.owners[m.owner]; ro != nil {
-			ro.refs++
+			ro.proxies[m.pid.Id] = struct{}{}
 		}
 	case *linkResumeToken:
 		l.onResumeToken(m, ctx.Sender())
 	case *linkUnpin:
 		if ro := l.owners[m.owner]; ro != nil && ro.pinned {
 			ro.pinned = false
-			l.release(m.owner)
+			l.maybeDispose(ro)
 		}
 	case *linkDetach:
 		l.onDetach(m, ctx.Sender())
 	case *linkResume:
 		l.onResume(m, ctx.Sender())
 	case *linkUnwatch:
-		delete(l.watchers, m.session)
+		if w, ok := l.watchers[m.session]; ok && w.pid.Equal(m.pid) {
+			delete(l.watchers, m.session)
+		}
 	case *linkClose:
 		l.closing = append(l.closing, ctx.Sender())
 		for _, ro := range l.owners {
@@ -356,7 +375,7 @@ func (l *hostLink) onCall(c *linkCall) {
 		ro = l.open(c.owner)
 	}
 	if c.spawn {
-		ro.refs++
+		ro.proxies[c.replyTo.Id] = struct{}{}
 	}
 	if ro.opening {
 		ro.queued = append(ro.queued, c)
@@ -368,7 +387,7 @@ func (l *hostLink) onCall(c *linkCall) {
 // open opens a host-side owner for o; calls for it queue until the host
 // answered.
 func (l *hostLink) open(o messages.Owner) *remoteOwner {
-	ro := &remoteOwner{owner: o, opening: true}
+	ro := &remoteOwner{owner: o, opening: true, proxies: map[string]struct{}{}}
 	l.owners[o] = ro
 	call := l.host.calls.Add(1)
 	l.calls[call] = &linkPending{kind: forOpen, owner: ro}
@@ -388,10 +407,7 @@ func (l *hostLink) onResumeToken(m *linkResumeToken, to *actor.PID) {
 	if ro == nil {
 		ro = l.open(m.owner)
 	}
-	if !ro.pinned {
-		ro.pinned = true
-		ro.refs++
-	}
+	ro.pinned = true
 	if ro.opening {
 		ro.tokenTo = append(ro.tokenTo, to)
 		return
@@ -434,7 +450,7 @@ func (l *hostLink) onResume(m *linkResume, to *actor.PID) {
 		l.sys.Root.Send(to, &linkResumeReply{err: messages.InvalidArgument("the owner already has sessions on PTY host %q", l.host.name)})
 		return
 	}
-	ro := &remoteOwner{owner: m.owner, opening: true, resume: m.token, pinned: true, refs: 1}
+	ro := &remoteOwner{owner: m.owner, opening: true, resume: m.token, pinned: true, proxies: map[string]struct{}{}}
 	l.owners[m.owner] = ro
 	call := l.host.calls.Add(1)
 	l.calls[call] = &linkPending{kind: forResume, replyTo: to, owner: ro}
@@ -470,15 +486,26 @@ func (l *hostLink) refuse(c *linkCall) {
 	l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, rep: rep})
 }
 
-func (l *hostLink) release(o messages.Owner) {
+// release gives back the reference pid took on o's host-side owner, if
+// it holds one on the current one.
+func (l *hostLink) release(o messages.Owner, pid *actor.PID) {
 	ro := l.owners[o]
 	if ro == nil {
 		return
 	}
-	if ro.refs--; ro.refs > 0 || ro.opening {
+	if _, ok := ro.proxies[pid.Id]; !ok {
 		return
 	}
-	delete(l.owners, o)
+	delete(ro.proxies, pid.Id)
+	l.maybeDispose(ro)
+}
+
+// maybeDispose disposes an opened host-side owner nothing holds any more.
+func (l *hostLink) maybeDispose(ro *remoteOwner) {
+	if ro.opening || ro.used() || l.owners[ro.owner] != ro {
+		return
+	}
+	delete(l.owners, ro.owner)
 	l.dispose(ro)
 }
 
@@ -537,11 +564,8 @@ func (l *hostLink) answer(call uint64, rep *wire.Reply) {
 		}
 		ro.token, ro.resume = rep.GetOpenOwner().GetToken(), rep.GetOpenOwner().GetResumeToken()
 		l.opened(ro)
-		if ro.refs == 0 && l.owners[ro.owner] == ro {
-			// Every spawn that wanted it gave up meanwhile.
-			delete(l.owners, ro.owner)
-			l.dispose(ro)
-		}
+		// Every spawn that wanted it may have given up meanwhile.
+		l.maybeDispose(ro)
 	case forResume:
 		ro := p.owner
 		ro.opening = false

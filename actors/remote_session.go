@@ -354,7 +354,7 @@ func (p *remoteSession) onAdopted(ctx actor.Context) {
 	snap.SessionID = p.id
 	p.snap = snap
 	p.phase = phaseReady
-	ctx.Send(p.host.link, &linkRetain{owner: p.owner})
+	ctx.Send(p.host.link, &linkRetain{owner: p.owner, pid: p.self})
 	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
 	if t := a.GetTicket(); t != 0 {
 		op := &remoteOp{msg: &StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t}
@@ -556,9 +556,9 @@ func (p *remoteSession) end() {
 	p.ended = true
 	p.host.sessions.Add(-1)
 	if p.hostID != "" {
-		p.sys.Root.Send(p.host.link, &linkUnwatch{session: p.hostID})
+		p.sys.Root.Send(p.host.link, &linkUnwatch{session: p.hostID, pid: p.self})
 	}
-	p.sys.Root.Send(p.host.link, &linkRelease{owner: p.owner})
+	p.sys.Root.Send(p.host.link, &linkRelease{owner: p.owner, pid: p.self})
 }
 
 // onStopping: stopped without a close (a failure above it, or its own).
