@@ -17,7 +17,10 @@ import (
 // disposed when their last session ends), and the heartbeat: a host silent
 // for lossAfter is lost, and every pending call and every proxy on it is
 // told at once. A lost host is still asked, once a second, whether it is
-// back; when it answers it takes new sessions again.
+// back; when it answers it takes new sessions again, and the host-side
+// owners this client wrote off with it are disposed there at once (their
+// sessions closed with the host's usual teardown), instead of when the
+// host's grace for a lost client ends.
 type hostLink struct {
 	host      *hostEntry
 	client    string
@@ -42,6 +45,15 @@ type hostLink struct {
 	hellos   []*actor.PID
 	closing  []*actor.PID // linkClose callers: answered when no dispose is pending
 	disposes int          // DisposeOwner calls in flight
+
+	// writtenOff: the capability tokens of the host-side owners this
+	// client wrote off when the host was lost (secrets, never logged);
+	// each is disposed on the host as soon as it answers again.
+	writtenOff []string
+	// late: calls in flight when the host was lost (forOpen, forResume)
+	// whose reply, if the host still sends it, hands this client an owner
+	// nobody here uses any more.
+	late map[uint64]linkInternal
 }
 
 type watcher struct {
@@ -54,6 +66,7 @@ type linkPending struct {
 	multi   bool // a StartSend: the reservation, then the settlement
 	owner   *remoteOwner
 	kind    linkInternal
+	token   string // forDispose: the owner's capability token
 }
 
 type linkInternal int
@@ -167,6 +180,7 @@ func newHostLink(h *hostEntry, client string, every, lossAfter time.Duration, lo
 		log:   log.With().Str("host", h.name).Str("address", h.addr).Logger(),
 		calls: map[uint64]*linkPending{}, owners: map[messages.Owner]*remoteOwner{},
 		watchers: map[string]watcher{}, asm: wire.NewAssembler(64<<20, 64),
+		late: map[uint64]linkInternal{},
 	}
 }
 
@@ -215,7 +229,7 @@ func (l *hostLink) Receive(ctx actor.Context) {
 		l.closing = append(l.closing, ctx.Sender())
 		for _, ro := range l.owners {
 			if !ro.opening && !l.lost {
-				l.dispose(ro)
+				l.dispose(ro.token)
 			}
 		}
 		l.owners = map[messages.Owner]*remoteOwner{}
@@ -293,7 +307,12 @@ func (l *hostLink) onHeard() {
 	if l.lost {
 		l.lost, l.lostErr = false, nil
 		l.host.lost.Store(false)
-		l.log.Info().Msg("PTY host answers again; it takes new sessions")
+		l.log.Info().Int("written_off", len(l.writtenOff)).Msg("PTY host answers again; it takes new sessions, and what was written off is disposed there")
+		tokens := l.writtenOff
+		l.writtenOff = nil
+		for _, t := range tokens {
+			l.dispose(t)
+		}
 	}
 	for _, h := range l.hellos {
 		l.sys.Root.Send(h, &linkHelloReply{})
@@ -302,13 +321,36 @@ func (l *hostLink) onHeard() {
 }
 
 // lose declares the host lost: every call in flight fails, every proxy on
-// it is told, and its host-side owners are written off (the host disposes
-// them when it misses this client, after its grace).
+// it is told, and its host-side owners are written off: disposed there as
+// soon as the host answers again (or, if it never hears this client
+// again, when its grace for a lost client ends).
 func (l *hostLink) lose(err error) {
 	l.lost, l.lostErr = true, err
 	l.host.lost.Store(true)
 	l.log.Warn().Err(err).Int("calls", len(l.calls)).Int("sessions", len(l.watchers)).Msg("PTY host lost")
+	l.writeOff()
 	l.loseAll(err)
+}
+
+// writeOff records what this client leaves on the host it is losing: the
+// host-side owners it opened (with their sessions) and the disposes not
+// yet answered, to dispose when the host is back; and the opens and
+// resumes in flight, whose late reply names an owner to clean up.
+// Detached owners are not here: they are the host's grace's already.
+func (l *hostLink) writeOff() {
+	for _, ro := range l.owners {
+		if !ro.opening {
+			l.writtenOff = append(l.writtenOff, ro.token)
+		}
+	}
+	for call, p := range l.calls {
+		switch p.kind {
+		case forDispose:
+			l.writtenOff = append(l.writtenOff, p.token)
+		case forOpen, forResume:
+			l.late[call] = p.kind
+		}
+	}
 }
 
 func (l *hostLink) loseAll(err error) {
@@ -506,18 +548,44 @@ func (l *hostLink) maybeDispose(ro *remoteOwner) {
 		return
 	}
 	delete(l.owners, ro.owner)
-	l.dispose(ro)
+	l.dispose(ro.token)
 }
 
-// dispose ends a host-side owner whose last session ended.
-func (l *hostLink) dispose(ro *remoteOwner) {
+// dispose ends the host-side owner whose capability token is token (one
+// whose last session ended, or one written off); while the host is lost,
+// it waits for the host to answer again.
+func (l *hostLink) dispose(token string) {
 	if l.lost {
+		l.writtenOff = append(l.writtenOff, token)
 		return
 	}
 	call := l.host.calls.Add(1)
-	l.calls[call] = &linkPending{kind: forDispose}
+	l.calls[call] = &linkPending{kind: forDispose, token: token}
 	l.disposes++
-	l.send(&wire.Request{Call: call, Token: ro.token, Body: &wire.Request_DisposeOwner{DisposeOwner: &wire.DisposeOwner{}}})
+	l.send(&wire.Request{Call: call, Token: token, Body: &wire.Request_DisposeOwner{DisposeOwner: &wire.DisposeOwner{}}})
+}
+
+// onLate handles the reply to a call that was in flight when the host was
+// lost, if it left something on the host: an owner opened for this client
+// is disposed (nothing here uses it: its spawns failed with the loss); an
+// owner resumed for it is detached, back to the host's grace, so that the
+// resume can be tried again with the same resume token.
+func (l *hostLink) onLate(call uint64, rep *wire.Reply) {
+	kind, ok := l.late[call]
+	if !ok {
+		return
+	}
+	delete(l.late, call)
+	switch kind {
+	case forOpen:
+		if t := rep.GetOpenOwner().GetToken(); t != "" {
+			l.dispose(t)
+		}
+	case forResume:
+		if t := rep.GetResumeOwner().GetToken(); t != "" {
+			l.send(&wire.Request{Call: l.host.calls.Add(1), Token: t, Body: &wire.Request_DetachOwner{DetachOwner: &wire.DetachOwner{}}})
+		}
+	}
 }
 
 func (l *hostLink) maybeClosed() {
@@ -541,6 +609,7 @@ func (l *hostLink) onReply(rep *wire.Reply) {
 func (l *hostLink) answer(call uint64, rep *wire.Reply) {
 	p := l.calls[call]
 	if p == nil {
+		l.onLate(call, rep)
 		return
 	}
 	final := !p.multi || rep.GetSendSettled() != nil || rep.Body == nil

@@ -2,10 +2,14 @@ package host_test
 
 import (
 	"errors"
+	"regexp"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
@@ -81,5 +85,84 @@ func TestHostLossFailsPendingSend(t *testing.T) {
 				t.Fatalf("list after close: %v", list)
 			}
 		})
+	}
+}
+
+// A host that stops answering (SIGSTOP) and comes back (SIGCONT): the
+// pending send fails with ErrHostLost within 2 s; once the host answers
+// again it takes new sessions, and the session the client wrote off is
+// closed on it at once, with the usual teardown (its shell and a
+// background job gone), not when the host's grace for a lost client (5
+// minutes here) ends. Closing the written-off session afterwards leaves
+// the new one alone.
+func TestHostComesBack(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	h := startHost(t)
+	svc, o := newClient(t, h)
+	ctx := testkit.Ctx(t)
+	old, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := old.Send(ctx, messages.SendRequest{Text: "sleep 300 & echo bg=$!", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`bg=(\d+)`).FindStringSubmatch(res.Viewport)
+	if m == nil {
+		t.Fatalf("no background pid in %q", res.Viewport)
+	}
+	bg, _ := strconv.Atoi(m[1])
+	shell := old.PID()
+	op, err := old.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 5*time.Second, "the sleep to run", func() bool {
+		d, err := op.ReadOutput(ctx)
+		return err == nil && d.Delta != "" || err != nil
+	})
+
+	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stoppedAt := time.Now()
+	_, err = op.Result(ctx)
+	if took := time.Since(stoppedAt); !errors.Is(err, messages.ErrHostLost) || took > 2*time.Second {
+		t.Fatalf("pending send: %v after %v, want ErrHostLost within 2s", err, took)
+	}
+	if err := h.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	contAt := time.Now()
+
+	var sh *actors.Session
+	testkit.WaitFor(t, 10*time.Second, "the host to take new sessions", func() bool {
+		s, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+		if err != nil && !errors.Is(err, messages.ErrHostLost) {
+			t.Fatalf("spawn on the host that came back: %v", err)
+		}
+		sh = s
+		return err == nil
+	})
+	t.Logf("SIGCONT → a new session in %v", time.Since(contAt).Round(time.Millisecond))
+	if r, err := sh.Send(ctx, messages.SendRequest{Text: "echo back", Submit: true}); err != nil || !strings.Contains(r.Viewport, "back") {
+		t.Fatalf("send on the new session: %+v %v", r, err)
+	}
+	testkit.WaitFor(t, 5*time.Second, "the written-off session's shell and job to be torn down", func() bool {
+		return syscall.Kill(shell, 0) == syscall.ESRCH && syscall.Kill(bg, 0) == syscall.ESRCH
+	})
+	t.Logf("SIGCONT → the written-off tree gone in %v", time.Since(contAt).Round(time.Millisecond))
+
+	if _, err := old.Close(ctx, "written off"); err != nil {
+		t.Fatalf("close of the written-off session: %v", err)
+	}
+	if r, err := sh.Send(ctx, messages.SendRequest{Text: "echo still", Submit: true}); err != nil || !strings.Contains(r.Viewport, "still") {
+		t.Fatalf("send on the new session after the old one's close: %+v %v", r, err)
+	}
+	if list, err := svc.List(ctx, o); err != nil || len(list) != 1 || list[0].SessionID != sh.ID() {
+		t.Fatalf("list: %v %v", list, err)
 	}
 }
