@@ -62,9 +62,8 @@ func SendResultTo(r messages.SendResult) *SendResult {
 	for _, p := range r.Running {
 		w.Running = append(w.Running, &Process{Pid: int64(p.PID), Command: p.Command, Detached: p.Detached})
 	}
-	if sc := r.Screen; sc != nil {
-		w.Screen = &Screen{Rows: sc.Rows, CursorRow: int64(sc.CursorRow), CursorCol: int64(sc.CursorCol),
-			Height: int64(sc.Height), Width: int64(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash}
+	if r.Screen != nil {
+		w.Screen = ScreenTo(*r.Screen)
 	}
 	if r.ExitCode != nil {
 		c := int64(*r.ExitCode)
@@ -87,15 +86,41 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 	for _, p := range w.Running {
 		r.Running = append(r.Running, messages.Process{PID: int(p.Pid), Command: p.Command, Detached: p.Detached})
 	}
-	if sc := w.Screen; sc != nil {
-		r.Screen = &messages.Screen{Rows: sc.Rows, CursorRow: int(sc.CursorRow), CursorCol: int(sc.CursorCol),
-			Height: int(sc.Height), Width: int(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash}
+	if w.Screen != nil {
+		sc := ScreenFrom(w.Screen)
+		r.Screen = &sc
 	}
 	if w.ExitCode != nil {
 		c := int(*w.ExitCode)
 		r.ExitCode = &c
 	}
 	return r
+}
+
+// ScreenTo encodes a screen.
+func ScreenTo(sc messages.Screen) *Screen {
+	return &Screen{Rows: sc.Rows, CursorRow: int64(sc.CursorRow), CursorCol: int64(sc.CursorCol),
+		Height: int64(sc.Height), Width: int64(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash}
+}
+
+// ScreenFrom decodes a screen; nil is the zero Screen.
+func ScreenFrom(w *Screen) messages.Screen {
+	if w == nil {
+		return messages.Screen{}
+	}
+	return messages.Screen{Rows: w.Rows, CursorRow: int(w.CursorRow), CursorCol: int(w.CursorCol),
+		Height: int(w.Height), Width: int(w.Width), AltScreen: w.AltScreen, Hash: w.Hash}
+}
+
+// ResizeTo encodes a resize of session.
+func ResizeTo(session messages.SessionID, rows, cols int) *Resize {
+	return &Resize{Session: string(session), Rows: int64(rows), Cols: int64(cols)}
+}
+
+// ResizeFrom decodes a resize. Sizes beyond int are clamped, so the
+// runtime's range check sees them out of range.
+func ResizeFrom(w *Resize) (session messages.SessionID, rows, cols int) {
+	return messages.SessionID(w.GetSession()), clampInt(w.GetRows()), clampInt(w.GetCols())
 }
 
 // ReadTo encodes a scrollback page request, keeping nil as nil.

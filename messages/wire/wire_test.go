@@ -146,3 +146,26 @@ func TestTypeNames(t *testing.T) {
 		}
 	}
 }
+
+func TestScreenAndResizeRoundTrip(t *testing.T) {
+	sc := messages.Screen{Rows: []string{"$ hello", ""}, CursorRow: 1, CursorCol: 7, Height: 2, Width: 40, AltScreen: true, Hash: "h"}
+	b, err := proto.Marshal(&Reply{Call: 1, Body: &Reply_Screen{Screen: ScreenTo(sc)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Reply
+	if err := proto.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := ScreenFrom(rep.GetScreen())
+	if len(got.Rows) != 2 || got.Rows[0] != sc.Rows[0] || got.CursorRow != 1 || got.CursorCol != 7 || got.Height != 2 || got.Width != 40 || !got.AltScreen || got.Hash != "h" {
+		t.Fatalf("%+v", got)
+	}
+	if id, rows, cols := ResizeFrom(ResizeTo("s", 30, 100)); id != "s" || rows != 30 || cols != 100 {
+		t.Fatalf("resize %s %dx%d", id, rows, cols)
+	}
+	// A size beyond int stays out of range rather than wrapping into it.
+	if _, rows, _ := ResizeFrom(&Resize{Rows: 1 << 62}); rows < 1<<30 {
+		t.Fatalf("rows %d", rows)
+	}
+}
