@@ -702,6 +702,10 @@ func sessionOfWire(req *wire.Request) string {
 		return b.Kill.GetSession()
 	case *wire.Request_Describe:
 		return b.Describe.GetSession()
+	case *wire.Request_GetScreen:
+		return b.GetScreen.GetSession()
+	case *wire.Request_Resize:
+		return b.Resize.GetSession()
 	}
 	return ""
 }

@@ -168,6 +168,22 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
+	case *GetScreen:
+		if p.lostErr != nil {
+			// The screen is on the host, out of reach.
+			ctx.Respond(&ScreenReply{Err: p.lostErr})
+			return
+		}
+		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_GetScreen{GetScreen: &wire.GetScreen{Session: p.hostID}}}, false)
+	case *Resize:
+		switch {
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			ctx.Respond(&ResizeReply{Err: messages.ErrSessionClosing})
+		case p.lostErr != nil:
+			ctx.Respond(&ResizeReply{Err: p.lostErr})
+		default:
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols)}}, false)
+		}
 	case *Kill:
 		reason := m.Reason
 		if reason == "" {
@@ -177,7 +193,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 	case *closeSession:
 		p.beginClose(ctx, m.reason, closeWaiter{})
 	case sessionRequest:
-		// Requests the wire does not carry yet (the screen, resize).
+		// A request the wire does not carry.
 		ctx.Respond(m.refuse(errNotThroughHost))
 
 	case *actor.Stopping:
@@ -264,6 +280,13 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		reply = &SignalReply{Result: messages.SignalResult{Delivered: r.GetDelivered(), TargetPgid: int(r.GetTargetPgid())}, Err: err}
 	case *Describe:
 		reply = p.described(ctx, rep, err)
+	case *GetScreen:
+		if err == nil && rep.GetScreen() == nil {
+			err = fmt.Errorf("%w: malformed screen reply", messages.ErrTransport)
+		}
+		reply = &ScreenReply{Screen: wire.ScreenFrom(rep.GetScreen()), Err: err}
+	case *Resize:
+		reply = &ResizeReply{Err: err}
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -586,6 +609,7 @@ func (p *remoteSession) onStopping() {
 	p.end()
 }
 
-// errNotThroughHost: a request the wire protocol does not carry yet (a
-// screen on demand, a resize).
-var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host yet (terminal_screen, terminal_resize; a send's screen comes back)")
+// errNotThroughHost: a session request the wire protocol does not carry
+// (every one of routes.go's does today; a new one needs wire.proto, the
+// gateway and this proxy).
+var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host")

@@ -302,6 +302,11 @@ func protocol(o messages.Owner, req *wire.Request) any {
 		return &actors.Kill{Owner: o, Session: messages.SessionID(b.Kill.GetSession()), Reason: b.Kill.GetReason()}
 	case *wire.Request_Describe:
 		return &actors.Describe{Owner: o, Session: messages.SessionID(b.Describe.GetSession())}
+	case *wire.Request_GetScreen:
+		return &actors.GetScreen{Owner: o, Session: messages.SessionID(b.GetScreen.GetSession())}
+	case *wire.Request_Resize:
+		id, rows, cols := wire.ResizeFrom(b.Resize)
+		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols}
 	case *wire.Request_List:
 		return &actors.List{Owner: o}
 	case *wire.Request_DisposeOwner:
@@ -393,6 +398,14 @@ func (g *gateway) onReply(r *relay, msg any) {
 	case *actors.DescribeReply:
 		if err = m.Err; err == nil {
 			rep.Body = &wire.Reply_Describe{Describe: wire.SnapshotTo(m.Snapshot)}
+		}
+	case *actors.ScreenReply:
+		if err = m.Err; err == nil {
+			rep.Body = &wire.Reply_Screen{Screen: wire.ScreenTo(m.Screen)}
+		}
+	case *actors.ResizeReply:
+		if err = m.Err; err == nil {
+			rep.Body = &wire.Reply_Resize{Resize: &wire.ResizeReply{}}
 		}
 	case *actors.ListReply:
 		if rec := r.resumed; rec != nil {

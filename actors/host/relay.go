@@ -77,6 +77,10 @@ func sessionOf(req *wire.Request) messages.SessionID {
 		n = b.Kill
 	case *wire.Request_Describe:
 		n = b.Describe
+	case *wire.Request_GetScreen:
+		n = b.GetScreen
+	case *wire.Request_Resize:
+		n = b.Resize
 	default:
 		return ""
 	}
