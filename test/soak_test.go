@@ -114,6 +114,11 @@ func TestSoak(t *testing.T) {
 
 	cfg := testkit.PTYConfig()
 	cfg.IdleSilenceMs = 1000 // python's start may settle on silence; nothing else does
+	// A 5 MB flood through the terminal emulator takes 2-3 s under -race on
+	// one idle core; with four sessions at once on a loaded machine the
+	// default 10 s deadline was seen to pass. The deadline only bounds how
+	// long a wrong answer takes to show.
+	cfg.TimeoutMs = 30000
 	// The subreaper is on, as in cmd/ptymcp: daemons are adopted, and
 	// adopted members that exit are reaped while their session is open.
 	h := newHarness(t, cfg, local.Options{Subreaper: true})
