@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
+	"golang.org/x/sys/unix"
 )
 
 // pickerScript is an arrow-key picker drawn with curses.
@@ -71,13 +73,39 @@ func TestScreensMatchTmux(t *testing.T) {
 			t.Fatalf("%v: %v %s", c, err, out)
 		}
 	}
+	// Other tests make this process a child subreaper (it is process-wide
+	// and sticky). tmux's server daemonizes, and its panes' programs are
+	// orphaned when it dies: under a subreaper they would become this
+	// process's unreaped zombies. Off while tmux runs, on again after.
+	var was uintptr
+	_, _, _ = unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0, 0)
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if was != 0 {
+			_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		}
+	})
 	const rows, cols = 24, 80
 	sock := filepath.Join(dir, "tmux.sock")
 	tmux := func(args ...string) string {
 		out, _ := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
 		return string(out)
 	}
-	t.Cleanup(func() { tmux("kill-server") })
+	t.Cleanup(func() {
+		// Wait for the server to be gone before the subreaper comes back:
+		// its panes are orphaned when it exits.
+		pid := strings.TrimSpace(tmux("display-message", "-p", "#{pid}"))
+		tmux("kill-server")
+		if pid == "" || strings.ContainsAny(pid, " \n") {
+			return
+		}
+		testkit.WaitFor(t, 10*time.Second, "the tmux server to exit", func() bool {
+			_, err := os.Stat("/proc/" + pid)
+			return err != nil
+		})
+	})
 
 	h := newHarness(t, testkit.PTYConfig(), local.Options{Env: map[string]string{"LESS": "", "LESSOPEN": "", "GIT_PAGER": "cat"}})
 	ctx := testkit.Ctx(t)
