@@ -8,6 +8,10 @@ package vt
 // being FinalLines. Lines before first were dropped by the history bounds.
 func (e *Emulator) Retained() (first, next int64) { return e.hist.first, e.hist.total }
 
+// RetainedBytes returns the bytes of the final lines the history holds,
+// line breaks not counted.
+func (e *Emulator) RetainedBytes() int { return e.hist.bytes() }
+
 // FinalLine returns final line i, which must be retained
 // (first <= i < next of Retained); otherwise "".
 func (e *Emulator) FinalLine(i int64) string {

@@ -45,7 +45,8 @@ func TestCursorLine(t *testing.T) {
 // byte of every golden and oracle case: its index names a line of the
 // tail, and its text and that line agree up to the shorter of the two
 // (the tail's lines are trimmed; the text before the cursor is not).
-// Retained and FinalLine read the same final lines as Transcript.
+// Retained, RetainedBytes and FinalLine read the same final lines as
+// Transcript.
 func TestCursorLineAgrees(t *testing.T) {
 	var inputs []struct {
 		rows, cols int
@@ -86,6 +87,13 @@ func TestCursorLineAgrees(t *testing.T) {
 				if got := e.FinalLine(first + int64(k)); got != l {
 					t.Fatalf("FinalLine(%d) = %q, want %q", first+int64(k), got, l)
 				}
+			}
+			n := 0
+			for _, l := range tr.Final {
+				n += len(l)
+			}
+			if got := e.RetainedBytes(); got != n {
+				t.Fatalf("RetainedBytes = %d, the final lines hold %d", got, n)
 			}
 			if e.FinalLine(first-1) != "" || e.FinalLine(next) != "" {
 				t.Fatal("FinalLine outside the retained lines")
