@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ptyactor/ptyactor/backend/local/scrollback"
+	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -23,17 +24,41 @@ import (
 // in their state then, so a progress line redrawn in place reads as its
 // last state.
 
-// view returns the transcript now and the number of the line the cursor is
-// on. The tail's last line keeps its blanks up to the cursor when the
-// cursor is on it: a prompt reads "$ ", as it was printed, not "$".
+// view returns the transcript now, within the scrollback bounds, and the
+// number of the line the cursor is on.
 func (s *session) view() (scrollback.View, int64) {
 	next := s.screen.FinalLines()
-	tail := s.screen.Transcript(next).Tail
-	index, before := s.screen.CursorLine()
-	if last := len(tail) - 1; index == last && len(before) > len(tail[last]) && strings.HasPrefix(before, tail[last]) {
-		tail[last] = before
-	}
+	tail, _ := s.screen.TailFrom(0)
+	index := s.padCursorLine(tail, 0)
 	return scrollback.NewView(s.screen, tail, s.cfg.ScrollbackLines, s.cfg.ScrollbackMaxBytes), next + int64(index)
+}
+
+// sendView is view for the send's output from line from on: the screen's
+// lines above it are not read (a send's output is usually the last few
+// lines of a full screen).
+func (s *session) sendView(from int64) (scrollback.View, int64) {
+	next := s.screen.FinalLines()
+	k := int(max(min(from-next, int64(vt.MaxRows)), 0))
+	tail, n := s.screen.TailFrom(k)
+	if k >= n && n > 0 {
+		// Past the end (the lines shrank since): the last line.
+		k = n - 1
+		tail, _ = s.screen.TailFrom(k)
+	}
+	index := s.padCursorLine(tail, k)
+	return scrollback.NewTailView(s.screen, tail, k, n), next + int64(index)
+}
+
+// padCursorLine keeps the blanks up to the cursor on the tail's last line
+// when the cursor is on it: a prompt reads "$ ", as it was printed, not
+// "$". tail holds the tail's lines from index from on. It returns the
+// index of the cursor's line in the tail.
+func (s *session) padCursorLine(tail []string, from int) int {
+	index, before := s.screen.CursorLine()
+	if k := index - from; k == len(tail)-1 && k >= 0 && len(before) > len(tail[k]) && strings.HasPrefix(before, tail[k]) {
+		tail[k] = before
+	}
+	return index
 }
 
 // collect starts the send's output where the cursor stands now.
@@ -63,7 +88,7 @@ func (s *session) sendLine(i int64, line string) string {
 // takeOutput hands out the send's lines above the cursor's line not handed
 // out before, each ended by '\n', the newest MaxReadBytes of them.
 func (s *session) takeOutput() messages.SendRead {
-	v, at := s.view()
+	v, at := s.sendView(s.taken)
 	lo, dropped := s.taken, false
 	if lo < v.First() {
 		lo, dropped = v.First(), true
@@ -87,7 +112,7 @@ func (s *session) takeOutput() messages.SendRead {
 // out, the tail included, the newest MaxReadBytes of them, and the final
 // lines it leaves out.
 func (s *session) endOutput() messages.SendRead {
-	v, _ := s.view()
+	v, _ := s.sendView(s.taken)
 	from := s.taken
 	lo, dropped := from, false
 	if lo < v.First() {

@@ -26,7 +26,9 @@ type Source interface {
 type View struct {
 	src         Source
 	first, next int64 // first passes next when the bounds cut into the tail
-	tail        []string
+	// tail holds the tail's lines from index tailFrom on, of tailN.
+	tail            []string
+	tailFrom, tailN int
 	// cut: the bounds cut the front of line first, which reads as front.
 	cut   bool
 	front string
@@ -37,10 +39,10 @@ type View struct {
 // scrollback is: the oldest lines go first, then, if one line alone is
 // too long, its front. Values below 1 are read as 1.
 func NewView(src Source, tail []string, maxLines, maxBytes int) View {
-	v := View{src: src, tail: tail}
+	v := View{src: src, tail: tail, tailN: len(tail)}
 	v.first, v.next = src.Retained()
 	if v.next == 0 && len(tail) == 1 && tail[0] == "" {
-		v.tail = nil // nothing was ever printed: no lines
+		v.tail, v.tailN = nil, 0 // nothing was ever printed: no lines
 	}
 	if v.End() == v.first {
 		return v
@@ -69,6 +71,16 @@ func NewView(src Source, tail []string, maxLines, maxBytes int) View {
 	return v
 }
 
+// NewTailView returns the transcript of src's final lines followed by a
+// tail of n lines, of which tail holds those from index from on: the view
+// a send reads its newest lines through, without the text of the screen's
+// lines above them. Its bounds are src's alone.
+func NewTailView(src Source, tail []string, from, n int) View {
+	v := View{src: src, tail: tail, tailFrom: from, tailN: n}
+	v.first, v.next = src.Retained()
+	return v
+}
+
 // Dropped reports whether the bounds dropped anything the session printed.
 func (v *View) Dropped() bool { return v.first > 0 || v.cut }
 
@@ -80,7 +92,7 @@ func (v *View) First() int64 { return v.first }
 func (v *View) Final() int64 { return v.next }
 
 // End returns the number after the newest line.
-func (v *View) End() int64 { return v.next + int64(len(v.tail)) }
+func (v *View) End() int64 { return v.next + int64(v.tailN) }
 
 // Line returns line i, or "" when the view does not hold it.
 func (v *View) Line(i int64) string {
@@ -95,7 +107,10 @@ func (v *View) at(i int64) string {
 	case v.cut && i == v.first:
 		return v.front
 	case i >= v.next:
-		return v.tail[i-v.next]
+		if k := int(i-v.next) - v.tailFrom; k >= 0 {
+			return v.tail[k]
+		}
+		return "" // not read: below the newest lines asked for
 	}
 	return v.src.FinalLine(i)
 }

@@ -22,6 +22,11 @@ func (e *Emulator) FinalLine(i int64) string {
 	return string(h.line(int(i - h.first)))
 }
 
+// TailFrom returns Transcript's Tail[from:] and len(Tail), without
+// building the text of the lines before from: a reader that wants only the
+// newest lines of the screen pays for those.
+func (e *Emulator) TailFrom(from int) (lines []string, n int) { return e.tail(from) }
+
 // CursorLine returns where the cursor stands in the transcript's tail: the
 // index in Transcript's Tail of the logical line it is on, and that line's
 // text before the cursor, blanks read as spaces up to the cursor (so a

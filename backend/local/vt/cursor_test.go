@@ -1,6 +1,7 @@
 package vt
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,7 @@ func TestCursorLine(t *testing.T) {
 // tail, and its text and that line agree up to the shorter of the two
 // (the tail's lines are trimmed; the text before the cursor is not).
 // Retained, RetainedBytes and FinalLine read the same final lines as
-// Transcript.
+// Transcript, and TailFrom the same tail.
 func TestCursorLineAgrees(t *testing.T) {
 	var inputs []struct {
 		rows, cols int
@@ -78,6 +79,12 @@ func TestCursorLineAgrees(t *testing.T) {
 			}
 			if l := tr.Tail[index]; !strings.HasPrefix(before, l) && !strings.HasPrefix(l, before) {
 				t.Fatalf("%q[:%d]: before the cursor %q, its line %q", in.in, i+1, before, l)
+			}
+			for from := range len(tr.Tail) + 2 {
+				lines, n := e.TailFrom(from)
+				if n != len(tr.Tail) || !slices.Equal(lines, tr.Tail[min(from, n):]) {
+					t.Fatalf("TailFrom(%d) = %q, %d; Tail %q", from, lines, n, tr.Tail)
+				}
 			}
 			first, next := e.Retained()
 			if first != tr.First || next != tr.Next {
