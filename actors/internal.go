@@ -4,6 +4,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
 )
 
 // Messages that stay inside the actor tree.
@@ -16,6 +17,9 @@ type ownerSpawn struct {
 	// host, when set, places the session on a remote host (counted there
 	// already); backend is then nil.
 	host *hostEntry
+	// adopt, with host: the session runs there already (a resumed owner's);
+	// id is the one its client gave it.
+	adopt *wire.ResumedSession
 }
 
 // service → owner: the service is disposing; the owner disposes itself.

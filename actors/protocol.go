@@ -3,6 +3,7 @@ package actors
 import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
 )
 
 // The service actor's request/reply protocol. An integration may drive the
@@ -46,6 +47,8 @@ type Spawn struct {
 	Request   messages.SpawnRequest
 	Ref       string
 	Cancelled error
+
+	adopt *wire.ResumedSession // ResumeOwner: a session the host runs already
 }
 
 // CancelSpawn cancels a pending spawn: its reply then carries Cause exactly

@@ -31,7 +31,7 @@ type hostLink struct {
 
 	calls    map[uint64]*linkPending
 	owners   map[messages.Owner]*remoteOwner
-	watchers map[string]*actor.PID // host session id → proxy
+	watchers map[string]watcher // host session id → proxy
 	asm      *wire.Assembler
 
 	heard    time.Time
@@ -42,6 +42,11 @@ type hostLink struct {
 	hellos   []*actor.PID
 	closing  []*actor.PID // linkClose callers: answered when no dispose is pending
 	disposes int          // DisposeOwner calls in flight
+}
+
+type watcher struct {
+	pid   *actor.PID
+	owner messages.Owner
 }
 
 type linkPending struct {
@@ -58,6 +63,7 @@ const (
 	forOpen                 // the link's own OpenOwner
 	forDispose              // the link's own DisposeOwner
 	forBeat                 // a heartbeat
+	forResume               // a ResumeOwner: replyTo hears *linkResumeReply
 )
 
 // remoteOwner is the host-side owner that serves one local owner's sessions
@@ -65,9 +71,15 @@ const (
 type remoteOwner struct {
 	owner   messages.Owner
 	token   string
+	resume  string // the resume token (secret): ResumeOwner presents it
 	opening bool
 	queued  []*linkCall
-	refs    int // proxies using it (spawning or published)
+	tokenTo []*actor.PID // linkResumeToken callers waiting for the open
+	refs    int          // proxies using it (spawning or published), and the pin
+	// pinned: its resume token was handed out, so it outlives its last
+	// session (until the owner is disposed or detached) and the token
+	// stays valid.
+	pinned bool
 }
 
 // Messages of the link.
@@ -91,6 +103,34 @@ type (
 	linkWatch   struct {
 		session string
 		pid     *actor.PID
+		owner   messages.Owner
+	}
+	// linkRetain: an adopted proxy (of a resumed owner) takes a reference.
+	linkRetain struct{ owner messages.Owner }
+	// linkResumeToken asks for owner's resume token on this host, opening
+	// its host-side owner if needed and pinning it. Reply: *linkTokenReply.
+	linkResumeToken struct{ owner messages.Owner }
+	linkTokenReply  struct {
+		token string
+		err   error
+	}
+	// linkUnpin: the owner is disposed; its host-side owner may go with
+	// its last session.
+	linkUnpin struct{ owner messages.Owner }
+	// linkDetach leaves owner's sessions running on the host for its
+	// grace; its proxies are told (linkDetached) before the reply
+	// (*linkReply) and then close without closing the host's sessions.
+	linkDetach   struct{ owner messages.Owner }
+	linkDetached struct{}
+	// linkResume reattaches the host-side owner of token to owner. Reply:
+	// *linkResumeReply.
+	linkResume struct {
+		owner messages.Owner
+		token string
+	}
+	linkResumeReply struct {
+		sessions []*wire.ResumedSession
+		err      error
 	}
 	linkUnwatch struct{ session string }
 	// linkLost tells a proxy its host is lost.
@@ -109,7 +149,7 @@ func newHostLink(h *hostEntry, client string, every, lossAfter time.Duration, lo
 		host: h, client: client, every: every, lossAfter: lossAfter,
 		log:   log.With().Str("host", h.name).Str("address", h.addr).Logger(),
 		calls: map[uint64]*linkPending{}, owners: map[messages.Owner]*remoteOwner{},
-		watchers: map[string]*actor.PID{}, asm: wire.NewAssembler(64<<20, 64),
+		watchers: map[string]watcher{}, asm: wire.NewAssembler(64<<20, 64),
 	}
 }
 
@@ -134,7 +174,22 @@ func (l *hostLink) Receive(ctx actor.Context) {
 	case *linkRelease:
 		l.release(m.owner)
 	case *linkWatch:
-		l.watchers[m.session] = m.pid
+		l.watchers[m.session] = watcher{pid: m.pid, owner: m.owner}
+	case *linkRetain:
+		if ro := l.owners[m.owner]; ro != nil {
+			ro.refs++
+		}
+	case *linkResumeToken:
+		l.onResumeToken(m, ctx.Sender())
+	case *linkUnpin:
+		if ro := l.owners[m.owner]; ro != nil && ro.pinned {
+			ro.pinned = false
+			l.release(m.owner)
+		}
+	case *linkDetach:
+		l.onDetach(m, ctx.Sender())
+	case *linkResume:
+		l.onResume(m, ctx.Sender())
 	case *linkUnwatch:
 		delete(l.watchers, m.session)
 	case *linkClose:
@@ -247,11 +302,14 @@ func (l *hostLink) loseAll(err error) {
 		if p.kind == forOpen {
 			l.failQueued(p.owner, err)
 		}
+		if p.kind == forResume {
+			l.sys.Root.Send(p.replyTo, &linkResumeReply{err: err})
+		}
 	}
-	for _, pid := range l.watchers {
-		l.sys.Root.Send(pid, &linkLost{err: err})
+	for _, w := range l.watchers {
+		l.sys.Root.Send(w.pid, &linkLost{err: err})
 	}
-	l.watchers = map[string]*actor.PID{}
+	l.watchers = map[string]watcher{}
 	for _, ro := range l.owners {
 		l.failQueued(ro, err)
 	}
@@ -269,9 +327,15 @@ func (l *hostLink) failQueued(ro *remoteOwner, err error) {
 		return
 	}
 	for _, c := range ro.queued {
-		l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, err: err})
+		if c.replyTo != nil {
+			l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, err: err})
+		}
 	}
 	ro.queued = nil
+	for _, to := range ro.tokenTo {
+		l.sys.Root.Send(to, &linkTokenReply{err: err})
+	}
+	ro.tokenTo = nil
 }
 
 func (l *hostLink) onCall(c *linkCall) {
@@ -289,11 +353,7 @@ func (l *hostLink) onCall(c *linkCall) {
 			l.refuse(c)
 			return
 		}
-		ro = &remoteOwner{owner: c.owner, opening: true}
-		l.owners[c.owner] = ro
-		call := l.host.calls.Add(1)
-		l.calls[call] = &linkPending{kind: forOpen, owner: ro}
-		l.send(&wire.Request{Call: call, Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: c.owner.Label()}}})
+		ro = l.open(c.owner)
 	}
 	if c.spawn {
 		ro.refs++
@@ -303,6 +363,82 @@ func (l *hostLink) onCall(c *linkCall) {
 		return
 	}
 	l.forward(ro, c)
+}
+
+// open opens a host-side owner for o; calls for it queue until the host
+// answered.
+func (l *hostLink) open(o messages.Owner) *remoteOwner {
+	ro := &remoteOwner{owner: o, opening: true}
+	l.owners[o] = ro
+	call := l.host.calls.Add(1)
+	l.calls[call] = &linkPending{kind: forOpen, owner: ro}
+	l.send(&wire.Request{Call: call, Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: o.Label()}}})
+	return ro
+}
+
+// onResumeToken answers with the owner's resume token, opening its
+// host-side owner first if it has none here, and pins it: the token stays
+// valid while the owner lives, with or without sessions here.
+func (l *hostLink) onResumeToken(m *linkResumeToken, to *actor.PID) {
+	if l.lost {
+		l.sys.Root.Send(to, &linkTokenReply{err: l.lostErr})
+		return
+	}
+	ro := l.owners[m.owner]
+	if ro == nil {
+		ro = l.open(m.owner)
+	}
+	if !ro.pinned {
+		ro.pinned = true
+		ro.refs++
+	}
+	if ro.opening {
+		ro.tokenTo = append(ro.tokenTo, to)
+		return
+	}
+	l.sys.Root.Send(to, &linkTokenReply{token: ro.resume})
+}
+
+// onDetach leaves the owner's sessions to the host's grace: the host is
+// told (DetachOwner), this link forgets the host-side owner without
+// disposing it, and its proxies hear linkDetached before the caller is
+// answered, so the owner's disposal that follows closes them here only.
+func (l *hostLink) onDetach(m *linkDetach, to *actor.PID) {
+	ro := l.owners[m.owner]
+	call := l.host.calls.Add(1)
+	if ro == nil || ro.opening || l.lost {
+		l.sys.Root.Send(to, &linkReply{call: call, rep: &wire.Reply{Call: call}})
+		return
+	}
+	delete(l.owners, m.owner)
+	for id, w := range l.watchers {
+		if w.owner == m.owner {
+			l.sys.Root.Send(w.pid, &linkDetached{})
+			delete(l.watchers, id)
+		}
+	}
+	l.calls[call] = &linkPending{replyTo: to, owner: ro}
+	l.send(&wire.Request{Call: call, Token: ro.token, Body: &wire.Request_DetachOwner{DetachOwner: &wire.DetachOwner{}}})
+}
+
+// onResume reattaches a host-side owner by its resume token: the host
+// answers with a new capability token and the sessions, which the
+// caller adopts (each proxy takes a reference with linkRetain). The
+// owner is pinned, as after linkResumeToken: its token stays the same.
+func (l *hostLink) onResume(m *linkResume, to *actor.PID) {
+	switch {
+	case l.lost:
+		l.sys.Root.Send(to, &linkResumeReply{err: l.lostErr})
+		return
+	case l.owners[m.owner] != nil:
+		l.sys.Root.Send(to, &linkResumeReply{err: messages.InvalidArgument("the owner already has sessions on PTY host %q", l.host.name)})
+		return
+	}
+	ro := &remoteOwner{owner: m.owner, opening: true, resume: m.token, pinned: true, refs: 1}
+	l.owners[m.owner] = ro
+	call := l.host.calls.Add(1)
+	l.calls[call] = &linkPending{kind: forResume, replyTo: to, owner: ro}
+	l.send(&wire.Request{Call: call, Body: &wire.Request_ResumeOwner{ResumeOwner: &wire.ResumeOwner{ResumeToken: m.token}}})
 }
 
 func (l *hostLink) forward(ro *remoteOwner, c *linkCall) {
@@ -399,17 +535,32 @@ func (l *hostLink) answer(call uint64, rep *wire.Reply) {
 			}
 			return
 		}
-		ro.token = rep.GetOpenOwner().GetToken()
-		q := ro.queued
-		ro.queued = nil
-		for _, c := range q {
-			l.forward(ro, c)
-		}
+		ro.token, ro.resume = rep.GetOpenOwner().GetToken(), rep.GetOpenOwner().GetResumeToken()
+		l.opened(ro)
 		if ro.refs == 0 && l.owners[ro.owner] == ro {
 			// Every spawn that wanted it gave up meanwhile.
 			delete(l.owners, ro.owner)
 			l.dispose(ro)
 		}
+	case forResume:
+		ro := p.owner
+		ro.opening = false
+		res := rep.GetResumeOwner()
+		err := wire.ErrorFrom(rep.Error)
+		if err == nil && res == nil {
+			err = fmt.Errorf("%w: malformed resume reply", messages.ErrTransport)
+		}
+		if err != nil {
+			l.failQueued(ro, err)
+			if l.owners[ro.owner] == ro {
+				delete(l.owners, ro.owner)
+			}
+			l.sys.Root.Send(p.replyTo, &linkResumeReply{err: err})
+			return
+		}
+		ro.token = res.GetToken()
+		l.opened(ro)
+		l.sys.Root.Send(p.replyTo, &linkResumeReply{sessions: res.GetSessions()})
 	case forDispose:
 		l.disposes--
 		l.maybeClosed()
@@ -418,10 +569,23 @@ func (l *hostLink) answer(call uint64, rep *wire.Reply) {
 	}
 }
 
+// opened sends what waited for a host-side owner to open.
+func (l *hostLink) opened(ro *remoteOwner) {
+	q := ro.queued
+	ro.queued = nil
+	for _, c := range q {
+		l.forward(ro, c)
+	}
+	for _, to := range ro.tokenTo {
+		l.sys.Root.Send(to, &linkTokenReply{token: ro.resume})
+	}
+	ro.tokenTo = nil
+}
+
 func (l *hostLink) onPush(rep *wire.Reply) {
 	if ex := rep.GetSessionExited(); ex != nil {
-		if pid := l.watchers[ex.GetSession()]; pid != nil {
-			l.sys.Root.Send(pid, &linkExited{status: wire.StatusFrom(ex.GetStatus())})
+		if w, ok := l.watchers[ex.GetSession()]; ok {
+			l.sys.Root.Send(w.pid, &linkExited{status: wire.StatusFrom(ex.GetStatus())})
 		}
 	}
 }

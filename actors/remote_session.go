@@ -45,6 +45,13 @@ type remoteSession struct {
 	lostErr      error
 	finishing    bool
 	ended        bool
+
+	// adopt, when set, is a session of a resumed owner: it runs on the
+	// host already, so the proxy starts ready instead of spawning.
+	adopt *wire.ResumedSession
+	// detached: the owner was detached (linkDetached); a close ends the
+	// proxy only, and the host keeps the session for its grace.
+	detached bool
 }
 
 // remoteOp is a request waiting for its host's answer.
@@ -59,9 +66,12 @@ type remoteOp struct {
 	subscribers []*actor.PID
 }
 
-func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, log zerolog.Logger) *remoteSession {
-	return &remoteSession{id: id, owner: owner, spec: spec, host: host, log: log, pending: map[uint64]*remoteOp{}}
+func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, adopt *wire.ResumedSession, log zerolog.Logger) *remoteSession {
+	return &remoteSession{id: id, owner: owner, spec: spec, host: host, adopt: adopt, log: log, pending: map[uint64]*remoteOp{}}
 }
+
+// errDetached fails what was pending on a proxy whose owner was detached.
+var errDetached = fmt.Errorf("%w: the owner was detached from this client", messages.ErrSessionClosing)
 
 func (p *remoteSession) Receive(ctx actor.Context) {
 	msg := ctx.Message()
@@ -74,8 +84,12 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 	switch m := msg.(type) {
 	case *actor.Started:
 		p.self, p.ownerPID, p.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
+		if p.adopt != nil {
+			p.onAdopted(ctx)
+			return
+		}
 		req := p.spec.SpawnRequest
-		p.spawnCall = p.call(&wire.Request{Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Type: req.Type, Name: req.Name, Cwd: req.Cwd}}}, false, true)
+		p.spawnCall = p.call(&wire.Request{Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Type: req.Type, Name: req.Name, Cwd: req.Cwd, ClientSession: string(p.id)}}}, false, true)
 	case *cancelSpawn:
 		if p.phase == phaseStarting {
 			p.tell(&wire.Request{Body: &wire.Request_CancelSpawn{CancelSpawn: &wire.CancelSpawn{SpawnCall: p.spawnCall}}})
@@ -86,6 +100,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.setStatus(ctx, m.status)
 	case *linkLost:
 		p.lose(ctx, m.err)
+	case *linkDetached:
+		p.detach(ctx)
 
 	case *lookupSession:
 		ctx.Respond(&lookupReply{pid: p.self})
@@ -95,12 +111,10 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			ctx.Respond(&StartSendReply{Err: messages.ErrSessionClosing})
 		case p.snap.Status.Exited:
 			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
-		case len(m.Request.Keys) > 0 || m.Request.Paste:
-			ctx.Respond(&StartSendReply{Err: errNotThroughHost})
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
 			r := m.Request
-			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: wire.WaitTo(r.Wait)}}}, true)
+			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: wire.WaitTo(r.Wait), Keys: r.Keys, Paste: r.Paste, Screen: r.Screen}}}, true)
 		}
 	case *AwaitSend:
 		switch {
@@ -148,7 +162,12 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Signal{Signal: &wire.Signal{Session: p.hostID, Signal: string(m.Signal)}}}, false)
 	case *Describe:
-		ctx.Respond(&DescribeReply{Snapshot: p.snap})
+		if p.lostErr != nil || p.detached || p.phase == phaseClosed {
+			// The host has nothing newer to say.
+			ctx.Respond(&DescribeReply{Snapshot: p.snap})
+			return
+		}
+		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
 	case *Kill:
 		reason := m.Reason
 		if reason == "" {
@@ -181,6 +200,12 @@ func (p *remoteSession) tell(req *wire.Request) {
 }
 
 func (p *remoteSession) forward(op *remoteOp, req *wire.Request, multi bool) {
+	if p.detached {
+		if op.sender != nil {
+			p.sys.Root.Send(op.sender, op.msg.refuse(errDetached))
+		}
+		return
+	}
 	p.pending[p.call(req, multi, false)] = op
 }
 
@@ -237,6 +262,8 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 	case *SignalSession:
 		r := rep.GetSignal()
 		reply = &SignalReply{Result: messages.SignalResult{Delivered: r.GetDelivered(), TargetPgid: int(r.GetTargetPgid())}, Err: err}
+	case *Describe:
+		reply = p.described(ctx, rep, err)
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -253,6 +280,15 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 		return
 	}
 	st := rep.GetSendSettled()
+	if st == nil && op.sender == nil {
+		// An adopted send's AwaitSend failed: nobody asked for it.
+		delete(p.pending, call)
+		if p.cur == op {
+			p.cur = nil
+		}
+		p.maybeFinish(ctx)
+		return
+	}
 	if st == nil || !op.reserved {
 		delete(p.pending, call)
 		if err == nil {
@@ -276,7 +312,11 @@ func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *
 	for _, pid := range op.subscribers {
 		ctx.Send(pid, s)
 	}
-	p.sys.EventStream.Publish(&EventSendSettled{Session: p.id, WaitReason: s.Result.WaitReason, ExitCode: s.Result.ExitCode, Err: s.Err})
+	r := s.Result
+	p.sys.EventStream.Publish(&EventSendSettled{
+		Owner: p.owner, Session: p.id, Ticket: s.Ticket, WaitReason: r.WaitReason, Cause: r.Cause,
+		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Err: s.Err,
+	})
 	if s.Result.Status.Exited && !p.snap.Status.Exited {
 		p.setStatus(ctx, s.Result.Status)
 	}
@@ -299,14 +339,84 @@ func (p *remoteSession) onSpawned(ctx actor.Context, rep *wire.Reply) {
 	snap.SessionID = p.id
 	p.snap = snap
 	p.phase = phaseReady
-	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self})
+	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
 	ctx.Send(p.ownerPID, &sessionStarted{id: p.id, result: messages.SpawnResult{Snapshot: snap, Motd: rep.GetSpawn().GetMotd()}})
+}
+
+// onAdopted makes the proxy of a session its resumed owner has on the
+// host already: published as the host sees it now, and with its latest
+// send (in flight or settled) awaited, so AwaitSend, the settled event
+// and the next send's reservation behave as if this client had started it.
+func (p *remoteSession) onAdopted(ctx actor.Context) {
+	a := p.adopt
+	snap := wire.SnapshotFrom(a.GetSnapshot())
+	p.hostID = string(snap.SessionID)
+	snap.SessionID = p.id
+	p.snap = snap
+	p.phase = phaseReady
+	ctx.Send(p.host.link, &linkRetain{owner: p.owner})
+	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
+	if t := a.GetTicket(); t != 0 {
+		op := &remoteOp{msg: &StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t}
+		p.cur = op
+		p.forward(op, &wire.Request{Body: &wire.Request_AwaitSend{AwaitSend: &wire.AwaitSend{Session: p.hostID, Ticket: t}}}, false)
+	}
+	ctx.Send(p.ownerPID, &sessionStarted{id: p.id, result: messages.SpawnResult{Snapshot: snap}})
+}
+
+// detach: the owner leaves this client and its session stays on the
+// host. What is pending here ends now; a close ends only the proxy.
+func (p *remoteSession) detach(ctx actor.Context) {
+	if p.detached || p.lostErr != nil {
+		return
+	}
+	p.detached = true
+	pending := p.pending
+	p.pending = map[uint64]*remoteOp{}
+	for call, op := range pending {
+		if _, ok := op.msg.(*StartSend); ok && op.reserved {
+			p.pending[call] = op
+			p.settle(ctx, call, op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: errDetached})
+			continue
+		}
+		if op.sender != nil {
+			ctx.Send(op.sender, op.msg.refuse(errDetached))
+		}
+	}
+	if p.closeCall != 0 {
+		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
+	}
+	p.maybeFinish(ctx)
 }
 
 func (p *remoteSession) startFailed(ctx actor.Context, err error) {
 	ctx.Send(p.ownerPID, &sessionStartFailed{id: p.id, err: err})
 	p.phase = phaseClosed
 	p.finish(ctx)
+}
+
+// described answers a Describe with the host's snapshot of the session
+// now, under the client's id; an exit it reports is recorded as one the
+// host pushed.
+func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error) *DescribeReply {
+	if err != nil || rep.GetDescribe() == nil {
+		if err == nil {
+			err = fmt.Errorf("%w: malformed describe reply", messages.ErrTransport)
+		}
+		return &DescribeReply{Err: err}
+	}
+	snap := wire.SnapshotFrom(rep.GetDescribe())
+	snap.SessionID = p.id
+	if snap.Status.Exited {
+		p.setStatus(ctx, snap.Status)
+	}
+	p.snap.SecretPrompt = snap.SecretPrompt
+	if p.snap.Status.Exited {
+		// An exit the client knows of first (host_lost, a pushed exit)
+		// stands.
+		snap.Status = p.snap.Status
+	}
+	return &DescribeReply{Snapshot: snap}
 }
 
 // setStatus records the session's status and reports an exit as
@@ -321,7 +431,7 @@ func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) 
 	}
 	ctx.Send(p.ownerPID, &sessionStatusChanged{id: p.id, status: st})
 	if st.Exited {
-		p.sys.EventStream.Publish(&EventSessionExited{Session: p.id, Status: st})
+		p.sys.EventStream.Publish(&EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
 	}
 }
 
@@ -366,8 +476,9 @@ func (p *remoteSession) beginClose(ctx actor.Context, reason string, w closeWait
 	}
 	p.phase, p.closeReason = phaseClosing, reason
 	p.closeWaiters = append(p.closeWaiters, w)
-	if p.lostErr != nil {
-		// Written off: the host disposes it when it misses this client.
+	if p.lostErr != nil || p.detached {
+		// Written off, or left to the host's grace: the host disposes
+		// it when it misses this client (or a client resumes it).
 		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
 		p.maybeFinish(ctx)
 		return
@@ -384,7 +495,7 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 		waiters := p.closeWaiters
 		p.closeWaiters = nil
 		p.log.Warn().Err(err).Msg("remote close failed")
-		p.sys.EventStream.Publish(&EventCleanupFailed{Session: p.id, Err: err})
+		p.sys.EventStream.Publish(&EventCleanupFailed{Owner: p.owner, Session: p.id, Err: err})
 		for _, w := range waiters {
 			p.replyClose(w, false, report, err)
 		}
@@ -412,7 +523,7 @@ func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
 			replies = append(replies, closeReply{to: w.pid, reply: &KillReply{Closed: !w.joined, Report: report}})
 		}
 	}
-	p.sys.EventStream.Publish(&EventSessionClosed{Session: p.id, Reason: p.closeReason, Report: report})
+	p.sys.EventStream.Publish(&EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
 	ctx.Send(p.ownerPID, &sessionClosed{id: p.id, report: report, replies: replies})
 }
 
@@ -467,7 +578,7 @@ func (p *remoteSession) onStopping() {
 	p.pending = nil
 	if p.phase != phaseClosed {
 		p.phase = phaseClosed
-		if p.hostID != "" && p.lostErr == nil {
+		if p.hostID != "" && p.lostErr == nil && !p.detached {
 			p.tell(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: "PTY session actor stopped"}}})
 		}
 		p.sys.Root.Send(p.ownerPID, &orphanClosed{id: p.id})
@@ -475,6 +586,6 @@ func (p *remoteSession) onStopping() {
 	p.end()
 }
 
-// errNotThroughHost: a request the wire protocol does not carry yet (the
-// terminal's screen, resize, keys, paste).
-var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host yet (screen, resize, keys, paste)")
+// errNotThroughHost: a request the wire protocol does not carry yet (a
+// screen on demand, a resize).
+var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host yet (terminal_screen, terminal_resize; a send's screen comes back)")

@@ -492,6 +492,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 	// The owner's sessions are closed, so its tasks have settled: forget
 	// them (their ids become unknown).
 	_, _ = ask[*tasksOwnerGoneReply](ctx, s.sys, s.tasks, &tasksOwnerGone{owner: owner})
+	s.remote.unpin(s, owner)
 	return r.Err
 }
 

@@ -181,7 +181,11 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 			fail(err)
 			return
 		}
-		ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, host: host, id: newSessionID()}, ctx.Sender())
+		id := newSessionID()
+		if m.adopt != nil {
+			id = messages.SessionID(m.adopt.GetClientSession())
+		}
+		ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, host: host, id: id, adopt: m.adopt}, ctx.Sender())
 		return
 	}
 	backend, err := s.backendFor(m.Request.Type)

@@ -18,6 +18,7 @@ need=(
   "openssl openssl"
   "tmux tmux"
   "vim vim"
+  "git git"
   "man man-db"
   "bwrap bubblewrap"
 )

@@ -139,3 +139,31 @@ func TestShortWaitIsNotReadiness(t *testing.T) {
 	}
 	h.prompt(sh.ID(), ":q!", 0)
 }
+
+// Paste: text goes within bracketed-paste markers only when the caller
+// asks and the program turned bracketed paste on; typed text never does.
+func TestBracketedPaste(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sh := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	// The program turns bracketed paste on, then shows every byte it reads
+	// (escaped) until a line ends.
+	prog := `python3 -c 'import sys,tty; tty.setcbreak(0); sys.stdout.write("\x1b[?2004h>"); sys.stdout.flush(); b=b""
+while not b.endswith(b"\r") and not b.endswith(b"\n"): b += sys.stdin.buffer.read(1)
+print(repr(b))'`
+	for _, c := range []struct {
+		paste bool
+		want  string
+	}{
+		{true, `b'\x1b[200~hi there\x1b[201~\n'`}, // cbreak keeps ICRNL: Enter reads as \n
+		{false, `b'hi there\n'`},
+	} {
+		if res, err := sh.Send(ctx, messages.SendRequest{Text: prog, Submit: true, Raw: true}); err != nil || res.Reader != "python3" {
+			t.Fatalf("program: %+v %v", res, err)
+		}
+		res, err := sh.Send(ctx, messages.SendRequest{Text: "hi there", Submit: true, Paste: c.paste})
+		if err != nil || !strings.Contains(res.Viewport, c.want) {
+			t.Fatalf("paste %v: %q %v, want %s", c.paste, res.Viewport, err, c.want)
+		}
+	}
+}

@@ -113,6 +113,10 @@ func TestRemoteContract(t *testing.T) {
 	if err != nil || !strings.Contains(page.Text, "late\n") || page.Cursor <= cursor {
 		t.Fatalf("cursor read: %+v %v", page, err)
 	}
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "echo keyed", Keys: []string{"Enter"}, Screen: true})
+	if err != nil || res.Cause != messages.CausePrompt || !strings.Contains(res.Viewport, "keyed") || res.Screen == nil || res.Screen.Height == 0 {
+		t.Fatalf("keys and screen: %+v %v", res, err)
+	}
 	res, err = sh.Send(ctx, messages.SendRequest{Text: "sleep 60 &", Submit: true})
 	if err != nil || len(res.Running) != 1 || res.Running[0].Command != "sleep" {
 		t.Fatalf("receipt: %+v %v", res, err)

@@ -28,7 +28,12 @@
 //
 // # Client loss
 //
-// A client heartbeats. One silent for Config.ClientLoss is lost; after
-// Config.ClientGrace its owners are disposed with the same teardown as a
-// local close.
+// A client heartbeats. One silent for Config.ClientLoss is lost, and an
+// owner its client detached (DetachOwner) is left alone: either way the
+// sessions keep running for Config.ClientGrace. ResumeOwner with the
+// owner's resume token (its SHA-256 digest is all the gateway keeps) hands
+// the owner to the client that sends it, with a new capability token, its
+// sessions as they are now, the client's ids of them, and each one's
+// latest send ticket. After the grace the owners are disposed with the
+// same teardown as a local close.
 package host

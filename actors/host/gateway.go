@@ -29,7 +29,8 @@ type gateway struct {
 	sys  *actor.ActorSystem
 	self *actor.PID
 
-	owners   map[digest]*ownerRec
+	owners   map[digest]*ownerRec // by capability token
+	resumes  map[digest]*ownerRec // by resume token
 	clients  map[string]*clientRec
 	sessions map[messages.SessionID]*ownerRec // published sessions, for the exit pushes
 	asm      map[string]*wire.Assembler       // by sender: chunked requests
@@ -44,9 +45,17 @@ type digest [sha256.Size]byte
 type ownerRec struct {
 	owner  messages.Owner
 	token  digest
+	resume digest
 	client *clientRec
 	to     *actor.PID        // the client's link: pushes go there
 	spawns map[uint64]string // pending spawn call → Spawn.Ref
+	// Per published session (the host's id): the client's id of it, and
+	// the ticket of its latest send. A resuming client gets both back.
+	ids     map[messages.SessionID]string
+	tickets map[messages.SessionID]uint64
+	// detachedAt: the client detached the owner (DetachOwner); it is
+	// disposed after the grace unless a client resumes it first.
+	detachedAt time.Time
 }
 
 type clientRec struct {
@@ -68,7 +77,7 @@ type (
 func newGateway(svc *actors.Service, cfg Config) *gateway {
 	return &gateway{
 		svc: svc, cfg: cfg, log: cfg.Log,
-		owners: map[digest]*ownerRec{}, clients: map[string]*clientRec{},
+		owners: map[digest]*ownerRec{}, resumes: map[digest]*ownerRec{}, clients: map[string]*clientRec{},
 		sessions: map[messages.SessionID]*ownerRec{}, asm: map[string]*wire.Assembler{},
 		relays: map[*relay]struct{}{},
 	}
@@ -182,12 +191,21 @@ func (g *gateway) client(id string) *clientRec {
 
 // auth finds the owner a token names; nil for any other token.
 func (g *gateway) auth(token string) *ownerRec {
+	return lookup(g.owners, token, func(r *ownerRec) digest { return r.token })
+}
+
+// lookup finds the owner whose digest (of key) matches token's, compared
+// in constant time; nil for any other token.
+func lookup(m map[digest]*ownerRec, token string, key func(*ownerRec) digest) *ownerRec {
 	if token == "" {
 		return nil
 	}
 	d := sha256.Sum256([]byte(token))
-	rec := g.owners[d]
-	if rec == nil || subtle.ConstantTimeCompare(rec.token[:], d[:]) != 1 {
+	rec := m[d]
+	if rec == nil {
+		return nil
+	}
+	if k := key(rec); subtle.ConstantTimeCompare(k[:], d[:]) != 1 {
 		return nil
 	}
 	return rec
@@ -208,10 +226,16 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		return
 	case *wire.Request_OpenOwner:
 		token, resume := newToken(), newToken()
-		rec := &ownerRec{owner: messages.NewOwner(label(b.OpenOwner.GetLabel())), token: sha256.Sum256([]byte(token)), client: c, to: from, spawns: map[uint64]string{}}
+		rec := &ownerRec{
+			owner: messages.NewOwner(label(b.OpenOwner.GetLabel())), token: sha256.Sum256([]byte(token)), resume: sha256.Sum256([]byte(resume)),
+			client: c, to: from, spawns: map[uint64]string{}, ids: map[messages.SessionID]string{}, tickets: map[messages.SessionID]uint64{},
+		}
 		r := g.relay(req.Call, from, nil)
 		r.open, r.token, r.resume = rec, token, resume
 		ctx.RequestWithCustomSender(g.svc.PID(), &actors.OpenOwner{Owner: rec.owner}, r.pid)
+		return
+	case *wire.Request_ResumeOwner:
+		g.onResume(ctx, req.Call, b.ResumeOwner.GetResumeToken(), c, from)
 		return
 	}
 	// An unknown token acts as the zero owner, which is live nowhere: the
@@ -221,6 +245,14 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 	var o messages.Owner
 	if rec != nil {
 		o = rec.owner
+	}
+	if _, ok := req.Body.(*wire.Request_DetachOwner); ok {
+		if rec != nil && rec.detachedAt.IsZero() {
+			rec.detachedAt = time.Now()
+			g.log.Info().Str("owner", rec.owner.Label()).Dur("grace", g.cfg.ClientGrace).Msg("owner detached by its client")
+		}
+		g.send(from, &wire.Reply{Call: req.Call, Body: &wire.Reply_DetachOwner{DetachOwner: &wire.DetachOwnerReply{}}})
+		return
 	}
 	if cs, ok := req.Body.(*wire.Request_CancelSpawn); ok {
 		if rec != nil {
@@ -241,6 +273,7 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 	if sp, ok := msg.(*actors.Spawn); ok && rec != nil {
 		sp.Ref = fmt.Sprintf("%s/%d", c.id, req.Call)
 		rec.spawns[req.Call] = sp.Ref
+		r.clientSession = req.GetSpawn().GetClientSession()
 	}
 	ctx.RequestWithCustomSender(g.svc.PID(), msg, r.pid)
 }
@@ -254,7 +287,7 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_StartSend:
 		s := b.StartSend
 		return &actors.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
-			Request: messages.SendRequest{Text: s.GetText(), Submit: s.GetSubmit(), Raw: s.GetRaw(), Wait: wire.WaitFrom(s.GetWait())}}
+			Request: messages.SendRequest{Text: s.GetText(), Submit: s.GetSubmit(), Raw: s.GetRaw(), Wait: wire.WaitFrom(s.GetWait()), Keys: s.GetKeys(), Paste: s.GetPaste(), Screen: s.GetScreen()}}
 	case *wire.Request_AwaitSend:
 		return &actors.AwaitSend{Owner: o, Session: messages.SessionID(b.AwaitSend.GetSession()), Ticket: b.AwaitSend.GetTicket()}
 	case *wire.Request_ReadSendOutput:
@@ -300,6 +333,7 @@ func (g *gateway) onReply(r *relay, msg any) {
 		if err = m.Err; err == nil {
 			rec := r.open
 			g.owners[rec.token] = rec
+			g.resumes[rec.resume] = rec
 			rec.client.owners[rec.token] = rec
 			rep.Body = &wire.Reply_OpenOwner{OpenOwner: &wire.OpenOwnerReply{Token: r.token, ResumeToken: r.resume}}
 		}
@@ -310,11 +344,17 @@ func (g *gateway) onReply(r *relay, msg any) {
 		if err = m.Err; err == nil {
 			if r.rec != nil {
 				g.sessions[m.Result.SessionID] = r.rec
+				if len(r.clientSession) <= 64 && r.clientSession != "" {
+					r.rec.ids[m.Result.SessionID] = r.clientSession
+				}
 			}
 			rep.Body = &wire.Reply_Spawn{Spawn: &wire.SpawnReply{Snapshot: wire.SnapshotTo(m.Result.Snapshot), Motd: m.Result.Motd}}
 		}
 	case *actors.StartSendReply:
 		if err = m.Err; err == nil {
+			if r.rec != nil && g.sessions[r.session] == r.rec {
+				r.rec.tickets[r.session] = m.Ticket
+			}
 			rep.Body = &wire.Reply_StartSend{StartSend: &wire.StartSendReply{Ticket: m.Ticket}}
 			g.send(r.to, rep)
 			r.started = true
@@ -355,6 +395,19 @@ func (g *gateway) onReply(r *relay, msg any) {
 			rep.Body = &wire.Reply_Describe{Describe: wire.SnapshotTo(m.Snapshot)}
 		}
 	case *actors.ListReply:
+		if rec := r.resumed; rec != nil {
+			res := &wire.ResumeOwnerReply{Token: r.token}
+			for _, snap := range m.Sessions {
+				id := snap.SessionID
+				cid := rec.ids[id]
+				if cid == "" {
+					cid = string(id)
+				}
+				res.Sessions = append(res.Sessions, &wire.ResumedSession{Snapshot: wire.SnapshotTo(snap), ClientSession: cid, Ticket: rec.tickets[id]})
+			}
+			rep.Body = &wire.Reply_ResumeOwner{ResumeOwner: res}
+			break
+		}
 		l := &wire.ListReply{}
 		for _, s := range m.Sessions {
 			l.Sessions = append(l.Sessions, wire.SnapshotTo(s))
@@ -387,6 +440,7 @@ func (g *gateway) onReply(r *relay, msg any) {
 // forget drops an owner that was disposed.
 func (g *gateway) forget(rec *ownerRec) {
 	delete(g.owners, rec.token)
+	delete(g.resumes, rec.resume)
 	delete(rec.client.owners, rec.token)
 	for id, o := range g.sessions {
 		if o == rec {
@@ -402,6 +456,8 @@ func (g *gateway) onSessionEnd(m *sessionEnd) {
 	}
 	if m.exited == nil {
 		delete(g.sessions, m.id)
+		delete(rec.ids, m.id)
+		delete(rec.tickets, m.id)
 		return
 	}
 	g.send(rec.to, &wire.Reply{Body: &wire.Reply_SessionExited{SessionExited: &wire.SessionExited{Session: string(m.id), Status: wire.StatusTo(*m.exited)}}})
@@ -424,13 +480,49 @@ func (g *gateway) checkClients() {
 			continue
 		}
 		for _, rec := range c.owners {
-			r := g.relay(0, nil, rec)
-			r.internal = true
-			g.sys.Root.RequestWithCustomSender(g.svc.PID(), &actors.DisposeOwner{Owner: rec.owner}, r.pid)
-			g.forget(rec)
+			g.expire(rec)
 		}
 		delete(g.clients, id)
 	}
+	for _, rec := range g.owners {
+		if !rec.detachedAt.IsZero() && now.Sub(rec.detachedAt) >= g.cfg.ClientGrace {
+			g.expire(rec)
+		}
+	}
+}
+
+// expire disposes an owner whose grace ended: its sessions close with the
+// same teardown as a local close, and its tokens stop working at once.
+func (g *gateway) expire(rec *ownerRec) {
+	g.log.Info().Str("owner", rec.owner.Label()).Msg("grace over: disposing the owner")
+	r := g.relay(0, nil, rec)
+	r.internal = true
+	g.sys.Root.RequestWithCustomSender(g.svc.PID(), &actors.DisposeOwner{Owner: rec.owner}, r.pid)
+	g.forget(rec)
+}
+
+// onResume hands an owner to the client that presents its resume token:
+// a new capability token is minted (the previous client's stops working
+// at once), pushes go to the new client, and the owner's grace ends. The
+// reply lists its sessions as they are now (List). An unknown resume
+// token is answered as an owner that is not live.
+func (g *gateway) onResume(ctx actor.Context, call uint64, resume string, c *clientRec, from *actor.PID) {
+	rec := lookup(g.resumes, resume, func(r *ownerRec) digest { return r.resume })
+	if rec == nil {
+		g.fail(from, call, messages.Errorf(messages.CodeOwnerNotLive, "unknown resume token, or its owner's grace is over"))
+		return
+	}
+	token := newToken()
+	delete(g.owners, rec.token)
+	delete(rec.client.owners, rec.token)
+	rec.token = sha256.Sum256([]byte(token))
+	g.owners[rec.token] = rec
+	rec.client, rec.to, rec.detachedAt = c, from, time.Time{}
+	c.owners[rec.token] = rec
+	g.log.Info().Str("owner", rec.owner.Label()).Str("client", c.id).Msg("owner resumed by a client")
+	r := g.relay(call, from, rec)
+	r.resumed, r.token = rec, token
+	ctx.RequestWithCustomSender(g.svc.PID(), &actors.List{Owner: rec.owner}, r.pid)
 }
 
 // newToken mints a secret: 256 random bits.

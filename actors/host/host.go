@@ -16,6 +16,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultClientLoss      = 1500 * time.Millisecond
+	DefaultClientGrace     = 5 * time.Minute // ptyhost -client-grace
 	DefaultMaxRequestBytes = 16 << 20
 )
 
@@ -33,9 +34,10 @@ type Config struct {
 	// ClientLoss is the heartbeat silence after which a client is lost;
 	// zero means DefaultClientLoss.
 	ClientLoss time.Duration
-	// ClientGrace is how long a lost client's owners are kept before they
-	// are disposed (their sessions closed, trees torn down); zero disposes
-	// them as soon as the client is lost.
+	// ClientGrace is how long a lost client's owners (and owners their
+	// client detached) are kept, for a client to resume them with their
+	// resume token, before they are disposed (their sessions closed, trees
+	// torn down); zero disposes them as soon as the client is lost.
 	ClientGrace time.Duration
 	// MaxRequestBytes bounds one request (a send's text, reassembled from
 	// chunks); zero means DefaultMaxRequestBytes.

@@ -35,6 +35,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if script := os.Getenv(clientEnv); script != "" {
+		helperClient(script) // a scripted client process (resume_test.go)
+	}
 	var err error
 	if binDir, err = os.MkdirTemp("", "ptyhost-test-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -30,6 +30,11 @@ type relay struct {
 	token, resume string
 	// internal: a dispose of a lost client's owner; nobody is answered.
 	internal bool
+	// resumed: a ResumeOwner's List of the owner's sessions; token is its
+	// new capability token.
+	resumed *ownerRec
+	// clientSession: a Spawn's client-side id of the session.
+	clientSession string
 
 	// StartSend (isStart): the reservation was answered (started); a
 	// settlement that overtook it waits in early.

@@ -10,8 +10,10 @@
 // refused in the handshake). -insecure is accepted only with a loopback
 // address. Every request carries its owner's capability token, minted
 // here; a client sees only its own owners' sessions. A client that stops
-// heartbeating is lost; after -client-grace its sessions are closed and
-// their trees torn down. SIGINT or SIGTERM closes every session, then the
+// heartbeating is lost (or one detaches its owner): its sessions keep
+// running for -client-grace (default 5m), and a client that presents the
+// owner's resume token within it gets them back; after it they are closed
+// and their trees torn down. SIGINT or SIGTERM closes every session, then the
 // host exits. Logs go to stderr.
 package main
 
@@ -71,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate(s) that sign client certificates; required unless -insecure")
 	fs.BoolVar(&c.insecure, "insecure", false, "serve without TLS (only with a loopback -listen address)")
-	fs.DurationVar(&c.clientGrace, "client-grace", 0, "how long a lost client's sessions keep running before they are closed")
+	fs.DurationVar(&c.clientGrace, "client-grace", host.DefaultClientGrace, "how long a lost (or detached) client's sessions keep running, for the client to resume them, before they are closed; 0 closes them at once")
 	fs.DurationVar(&c.clientLoss, "client-loss", host.DefaultClientLoss, "heartbeat silence after which a client is lost")
 	fs.StringVar(&c.sandbox, "sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or danger-full-access")
 	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")

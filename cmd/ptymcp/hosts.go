@@ -23,6 +23,8 @@ type hostFlags struct {
 	ca       string
 	insecure bool
 	listen   string
+	// resumeFile: -resume-file (resume.go).
+	resumeFile string
 }
 
 // hostList is the repeatable -host flag.
@@ -42,6 +44,9 @@ func (l *hostList) Set(s string) error {
 // TLS only loopback hosts, and TLS needs all three files.
 func (h hostFlags) check() error {
 	if len(h.addrs) == 0 {
+		if h.resumeFile != "" {
+			return errors.New("-resume-file keeps terminals on session hosts: it needs -host")
+		}
 		return nil
 	}
 	tlsGiven := h.cert != "" || h.key != "" || h.ca != ""
@@ -100,9 +105,12 @@ func (h hostFlags) register(ctx context.Context, svc *actors.Service) (string, e
 		opts = append(opts, actors.HostListen(h.listen))
 	}
 	for i, a := range h.addrs {
-		if err := svc.RegisterHost(ctx, fmt.Sprintf("h%d", i), a, cfg, opts...); err != nil {
+		if err := svc.RegisterHost(ctx, hostName(i), a, cfg, opts...); err != nil {
 			return "", fmt.Errorf("-host %s: %w", a, err)
 		}
 	}
 	return messages.AnyHost, nil
 }
+
+// hostName is the name the i-th -host is registered under.
+func hostName(i int) string { return fmt.Sprintf("h%d", i) }

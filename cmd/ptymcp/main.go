@@ -98,6 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.hosts.ca, "host-tls-ca", "", "with -host: the CA that signed the hosts' certificates")
 	fs.BoolVar(&c.hosts.insecure, "host-insecure", false, "with -host: no TLS (loopback hosts only; development)")
 	fs.StringVar(&c.hosts.listen, "host-listen", "", "with -host: the address hosts dial back (default 127.0.0.1:0)")
+	fs.StringVar(&c.hosts.resumeFile, "resume-file", "", "with -host, over stdio: keep the terminals when the connection ends (for the hosts' -client-grace) and resume them in the next ptymcp started with this file (mode 0600, holds the resume tokens)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -142,6 +143,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if err := c.hosts.check(); err != nil {
 		return c, err
+	}
+	if c.hosts.resumeFile != "" && c.httpAddr != "" {
+		return c, errors.New("-resume-file keeps the stdio connection's terminals: not with -http")
 	}
 	return c, nil
 }
@@ -214,6 +218,13 @@ func run(args []string, stderr io.Writer) error {
 	}
 	s := newServer(svc, ts, log)
 	defer s.close()
+	if c.hosts.resumeFile != "" {
+		o, err := c.hosts.resumeOwner(ctx, svc, log)
+		if err != nil {
+			return err
+		}
+		s.keep(o)
+	}
 	log.Info().Str("sandbox", c.sandbox).Str("workspace", c.workspace).Bool("allow_network", c.allowNetwork).Msg("ptymcp starting")
 
 	if c.httpAddr == "" {

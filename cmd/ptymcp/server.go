@@ -33,6 +33,10 @@ type server struct {
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]messages.Owner
+	// kept, with -resume-file: the owner the first MCP session gets, which
+	// is detached, not disposed, when that session ends (resume.go).
+	kept   messages.Owner
+	detach bool
 	closed bool
 	done   chan struct{}  // closed by close: the watchers stop
 	wg     sync.WaitGroup // one watcher per owned session and per running task
@@ -115,7 +119,11 @@ func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession) messages.O
 	if o, ok := s.owners[ss]; ok || s.closed || ss == nil {
 		return o
 	}
-	o, err := s.svc.NewOwner(ctx, "mcp-"+ss.ID())
+	o, err := s.kept, error(nil)
+	s.kept = messages.Owner{}
+	if o.IsZero() {
+		o, err = s.svc.NewOwner(ctx, "mcp-"+ss.ID())
+	}
 	if err != nil {
 		s.log.Warn().Err(err).Msg("cannot open an owner for the MCP session")
 		return messages.Owner{}
@@ -148,6 +156,14 @@ func (s *server) dispose(ss *mcp.ServerSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.disposeTimeout)
 	defer cancel()
 	start := time.Now()
+	if s.detach {
+		if err := s.svc.DetachOwner(ctx, o); err != nil {
+			s.log.Error().Err(err).Str("mcp_session", ss.ID()).Msg("owner detach left failures")
+			return
+		}
+		s.log.Info().Str("mcp_session", ss.ID()).Msg("owner detached: its terminals stay on the hosts for their grace")
+		return
+	}
 	if err := s.svc.DisposeOwner(ctx, o); err != nil {
 		s.log.Error().Err(err).Str("mcp_session", ss.ID()).Msg("owner disposal left failures")
 		return
@@ -175,4 +191,24 @@ func (s *server) close() {
 		_ = ss.Close()
 	}
 	s.wg.Wait()
+	s.mu.Lock()
+	kept := s.kept
+	s.kept = messages.Owner{}
+	s.mu.Unlock()
+	if !kept.IsZero() {
+		// No MCP session took it: its resumed terminals stay all the same.
+		ctx, cancel := context.WithTimeout(context.Background(), s.disposeTimeout)
+		defer cancel()
+		if err := s.svc.DetachOwner(ctx, kept); err != nil {
+			s.log.Error().Err(err).Msg("owner detach left failures")
+		}
+	}
+}
+
+// keep makes o the owner of the first MCP session, detached rather than
+// disposed when it ends (ptymcp -resume-file).
+func (s *server) keep(o messages.Owner) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kept, s.detach = o, true
 }

@@ -62,6 +62,10 @@ func SendResultTo(r messages.SendResult) *SendResult {
 	for _, p := range r.Running {
 		w.Running = append(w.Running, &Process{Pid: int64(p.PID), Command: p.Command, Detached: p.Detached})
 	}
+	if sc := r.Screen; sc != nil {
+		w.Screen = &Screen{Rows: sc.Rows, CursorRow: int64(sc.CursorRow), CursorCol: int64(sc.CursorCol),
+			Height: int64(sc.Height), Width: int64(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash}
+	}
 	if r.ExitCode != nil {
 		c := int64(*r.ExitCode)
 		w.ExitCode = &c
@@ -82,6 +86,10 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 	}
 	for _, p := range w.Running {
 		r.Running = append(r.Running, messages.Process{PID: int(p.Pid), Command: p.Command, Detached: p.Detached})
+	}
+	if sc := w.Screen; sc != nil {
+		r.Screen = &messages.Screen{Rows: sc.Rows, CursorRow: int(sc.CursorRow), CursorCol: int(sc.CursorCol),
+			Height: int(sc.Height), Width: int(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash}
 	}
 	if w.ExitCode != nil {
 		c := int(*w.ExitCode)
@@ -181,7 +189,7 @@ func WaitTo(p messages.WaitPolicy) *WaitPolicy {
 	if p == (messages.WaitPolicy{}) {
 		return nil
 	}
-	return &WaitPolicy{TimeoutNs: int64(p.Timeout), SilenceNs: int64(p.Silence), NoSilence: p.NoSilence, Pattern: p.Pattern}
+	return &WaitPolicy{TimeoutNs: int64(p.Timeout), SilenceNs: int64(p.Silence), NoSilence: p.NoSilence, Pattern: p.Pattern, Since: p.Since}
 }
 
 // WaitFrom decodes a wait policy.
@@ -189,5 +197,5 @@ func WaitFrom(w *WaitPolicy) messages.WaitPolicy {
 	if w == nil {
 		return messages.WaitPolicy{}
 	}
-	return messages.WaitPolicy{Timeout: time.Duration(w.TimeoutNs), Silence: time.Duration(w.SilenceNs), NoSilence: w.NoSilence, Pattern: w.Pattern}
+	return messages.WaitPolicy{Timeout: time.Duration(w.TimeoutNs), Silence: time.Duration(w.SilenceNs), NoSilence: w.NoSilence, Pattern: w.Pattern, Since: w.Since}
 }

@@ -5,8 +5,9 @@ import (
 	"log/slog"
 )
 
-// Tokens are secrets: a Request carries the owner's capability token and an
-// OpenOwnerReply mints it and the resume token. These methods keep them out
+// Tokens are secrets: a Request carries the owner's capability token, an
+// OpenOwnerReply mints it and the resume token, a ResumeOwner carries the
+// resume token and its reply a new capability token. These methods keep them out
 // of every log line: fmt (%v, %s, Sprint) and slog render a redacted form.
 // (The generated String method still prints everything; nothing here calls
 // it.)
@@ -31,6 +32,20 @@ func (r *OpenOwnerReply) Format(f fmt.State, _ rune) {
 
 // LogValue implements slog.LogValuer.
 func (r *OpenOwnerReply) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(r)) }
+
+func (r *ResumeOwner) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "wire.ResumeOwner{resume_token:%s}", redacted(r.GetResumeToken()))
+}
+
+// LogValue implements slog.LogValuer.
+func (r *ResumeOwner) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(r)) }
+
+func (r *ResumeOwnerReply) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "wire.ResumeOwnerReply{token:%s sessions:%d}", redacted(r.GetToken()), len(r.GetSessions()))
+}
+
+// LogValue implements slog.LogValuer.
+func (r *ResumeOwnerReply) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(r)) }
 
 func redacted(s string) string {
 	if s == "" {

@@ -114,10 +114,12 @@ func TestTokensAreNeverFormatted(t *testing.T) {
 	const secret = "s3cr3t-token-value"
 	req := &Request{Call: 1, Token: secret, Body: &Request_List{List: &List{}}}
 	rep := &Reply{Call: 1, Body: &Reply_OpenOwner{OpenOwner: &OpenOwnerReply{Token: secret, ResumeToken: secret}}}
+	resume := &ResumeOwner{ResumeToken: secret}
+	resumed := &ResumeOwnerReply{Token: secret}
 	var b strings.Builder
 	log := slog.New(slog.NewTextHandler(&b, nil))
-	log.Info("x", "req", req, "rep", rep, "open", rep.GetOpenOwner())
-	fmt.Fprintf(&b, "%v %s %+v %v", req, req, rep, rep.GetOpenOwner())
+	log.Info("x", "req", req, "rep", rep, "open", rep.GetOpenOwner(), "resume", resume, "resumed", resumed)
+	fmt.Fprintf(&b, "%v %s %+v %v %v %+v", req, req, rep, rep.GetOpenOwner(), resume, resumed)
 	if strings.Contains(b.String(), secret) {
 		t.Fatalf("a token was printed: %s", b.String())
 	}

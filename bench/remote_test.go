@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// Sessions on a session host (ptyhost) over loopback, against local
+// sessions of the same service in the same run. The host is a separate
+// process built here. Run with -bench only; see README "Many machines".
+
+var (
+	hostBinOnce sync.Once
+	hostBin     string
+	hostBinErr  error
+)
+
+// ptyhostBin builds cmd/ptyhost once per run.
+func ptyhostBin(b testing.TB) string {
+	b.Helper()
+	hostBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ptyactor-bench-")
+		if err != nil {
+			hostBinErr = err
+			return
+		}
+		hostBin = filepath.Join(dir, "ptyhost")
+		if out, err := exec.Command("go", "build", "-o", hostBin, "github.com/ptyactor/ptyactor/cmd/ptyhost").CombinedOutput(); err != nil {
+			hostBinErr = fmt.Errorf("go build ptyhost: %v\n%s", err, out)
+		}
+	})
+	if hostBinErr != nil {
+		b.Fatal(hostBinErr)
+	}
+	return hostBin
+}
+
+// benchHost is a running ptyhost.
+type benchHost struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+}
+
+// startBenchHost runs a loopback ptyhost; cleanup ends it with SIGTERM
+// (it closes its sessions) and waits.
+func startBenchHost(b testing.TB) *benchHost {
+	b.Helper()
+	cmd := exec.Command(ptyhostBin(b), "-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled", "-client-grace", "0s")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	h := &benchHost{cmd: cmd, done: make(chan struct{})}
+	addrs := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ptyhost listening on "); ok {
+				addrs <- a
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+		_ = cmd.Wait()
+		close(h.done)
+	}()
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-h.done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-h.done
+		}
+	})
+	select {
+	case h.addr = <-addrs:
+	case <-h.done:
+		b.Fatal("ptyhost exited before serving")
+	case <-time.After(30 * time.Second):
+		b.Fatal("ptyhost did not serve")
+	}
+	return h
+}
+
+// remoteService is newService with hosts registered as h0, h1, ...
+func remoteService(b testing.TB, hosts ...*benchHost) (*actors.Service, messages.Owner) {
+	b.Helper()
+	svc, o := newService(b, messages.DefaultConfig())
+	for i, h := range hosts {
+		if err := svc.RegisterHost(context.Background(), fmt.Sprintf("h%d", i), h.addr, nil, actors.HostInsecure()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return svc, o
+}
+
+// BenchmarkRemoteSendEchoPaired alternates an echo on a local session and
+// on a session of a loopback host in one loop, and reports the median of
+// the per-pair differences: what the host adds to a send.
+func BenchmarkRemoteSendEchoPaired(b *testing.B) {
+	svc, o := remoteService(b, startBenchHost(b))
+	ctx := context.Background()
+	local, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	remote, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	send := func(sh *actors.Session) time.Duration {
+		t0 := time.Now()
+		res, err := sh.Send(ctx, messages.SendRequest{Text: "echo hi", Submit: true})
+		d := time.Since(t0)
+		if err != nil || res.WaitReason != messages.WaitStdinRead {
+			b.Fatalf("echo: %+v %v", res, err)
+		}
+		return d
+	}
+	var loc, rem, added []time.Duration
+	for b.Loop() {
+		l, r := send(local), send(remote)
+		loc, rem, added = append(loc, l), append(rem, r), append(added, r-l)
+	}
+	b.ReportMetric(ms(median(loc)), "local-median-ms")
+	b.ReportMetric(ms(median(rem)), "remote-median-ms")
+	b.ReportMetric(ms(median(added)), "added-median-ms")
+}
+
+// BenchmarkRemoteFloodPaired floods seq output through a local session
+// and a host's session alternately, and reports each one's MB/s (of the
+// medians), their ratio, and the client's peak RSS growth over the run.
+func BenchmarkRemoteFloodPaired(b *testing.B) {
+	const n = 300000
+	cmd := fmt.Sprintf("seq 1 %d", n)
+	svc, o := remoteService(b, startBenchHost(b))
+	ctx := context.Background()
+	local, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	remote, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	flood := func(sh *actors.Session) time.Duration {
+		t0 := time.Now()
+		res, err := sh.Send(ctx, messages.SendRequest{Text: cmd, Submit: true})
+		d := time.Since(t0)
+		if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, strconv.Itoa(n)) {
+			b.Fatalf("flood: %s %v; tail %q", res.WaitReason, err, tail(res.Viewport))
+		}
+		return d
+	}
+	base := resetPeakRSS(b)
+	var loc, rem []time.Duration
+	for b.Loop() {
+		loc, rem = append(loc, flood(local)), append(rem, flood(remote))
+	}
+	bytes := float64(floodBytes(n))
+	lm, rm := bytes/median(loc).Seconds()/1e6, bytes/median(rem).Seconds()/1e6
+	b.ReportMetric(lm, "local-MB/s")
+	b.ReportMetric(rm, "remote-MB/s")
+	b.ReportMetric(rm/lm, "ratio")
+	b.ReportMetric(float64(peakRSS(b)-base)/(1<<20), "client-peak-rss-growth-MiB")
+}
+
+// BenchmarkRemoteManySessions spawns 500 sessions across two hosts
+// (PTYACTOR_BENCH_REMOTE_SESSIONS overrides the count) and sends to all of
+// them at once; it reports the sends' p50 and p99 and fails on any error.
+func BenchmarkRemoteManySessions(b *testing.B) {
+	count := 500
+	if v, err := strconv.Atoi(os.Getenv("PTYACTOR_BENCH_REMOTE_SESSIONS")); err == nil && v > 0 {
+		count = v
+	}
+	svc, o := remoteService(b, startBenchHost(b), startBenchHost(b))
+	ctx := context.Background()
+	sessions := make([]*actors.Session, count)
+	spawnStart := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, count)
+	sem := make(chan struct{}, 16)
+	for i := range sessions {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: fmt.Sprintf("h%d", i%2)})
+			if err != nil {
+				errs <- err
+				return
+			}
+			sessions[i] = sh
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		b.Fatalf("spawn: %v", err)
+	}
+	spawnAll := time.Since(spawnStart)
+	var all []time.Duration
+	for b.Loop() {
+		lat := make([]time.Duration, count)
+		errs := make(chan error, count)
+		start := make(chan struct{})
+		for i, sh := range sessions {
+			wg.Go(func() {
+				<-start
+				t0 := time.Now()
+				res, err := sh.Send(ctx, messages.SendRequest{Text: "echo hi", Submit: true})
+				lat[i] = time.Since(t0)
+				if err == nil && res.WaitReason != messages.WaitStdinRead {
+					err = fmt.Errorf("settled as %s", res.WaitReason)
+				}
+				if err != nil {
+					errs <- err
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatalf("send (%d failed): %v", len(errs)+1, err)
+		}
+		all = append(all, lat...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	b.ReportMetric(ms(all[len(all)/2]), "p50-ms")
+	b.ReportMetric(ms(all[len(all)*99/100]), "p99-ms")
+	b.ReportMetric(ms(all[len(all)-1]), "max-ms")
+	b.ReportMetric(spawnAll.Seconds(), "spawn-all-s")
+}
+
+// BenchmarkRemoteHostLoss kills a host (SIGKILL) under a pending send,
+// once per iteration, and reports the median and the longest time from
+// the kill to the send's error matching ErrHostLost (the bar: 2 s).
+func BenchmarkRemoteHostLoss(b *testing.B) {
+	svc, o := newService(b, messages.DefaultConfig())
+	ctx := context.Background()
+	var took []time.Duration
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		h := startBenchHost(b)
+		name := fmt.Sprintf("lost%d", i)
+		i++
+		if err := svc.RegisterHost(ctx, name, h.addr, nil, actors.HostInsecure()); err != nil {
+			b.Fatal(err)
+		}
+		sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: name})
+		if err != nil {
+			b.Fatal(err)
+		}
+		op, err := sh.StartSend(ctx, messages.SendRequest{Text: "echo start''ed; sleep 30", Submit: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for seen := ""; !strings.Contains(seen, "started"); {
+			d, err := op.ReadOutput(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			seen += d.Delta
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		_ = h.cmd.Process.Kill()
+		_, err = op.Result(ctx)
+		took = append(took, time.Since(t0))
+		b.StopTimer()
+		<-h.done
+		if !errors.Is(err, messages.ErrHostLost) {
+			b.Fatalf("send on a killed host: %v", err)
+		}
+		if _, err := sh.Close(ctx, "written off"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(ms(median(took)), "median-ms")
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(ms(took[len(took)-1]), "max-ms")
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/tools"
+)
+
+// startPtyhost builds and runs a loopback ptyhost; cleanup ends it with
+// SIGTERM (it closes its sessions) and waits for it.
+func startPtyhost(t *testing.T, args ...string) (addr string, host *exec.Cmd) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ptyhost")
+	if out, err := exec.Command("go", "build", "-o", bin, "../ptyhost").CombinedOutput(); err != nil {
+		t.Fatalf("go build ptyhost: %v\n%s", err, out)
+	}
+	host = exec.Command(bin, append([]string{"-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled"}, args...)...)
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	addrs := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ptyhost listening on "); ok {
+				addrs <- a
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+		_ = host.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = host.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			t.Error("ptyhost ignored SIGTERM for 15s")
+			_ = host.Process.Kill()
+			<-exited
+		}
+	})
+	select {
+	case addr = <-addrs:
+	case <-exited:
+		t.Fatal("ptyhost exited before serving")
+	case <-time.After(30 * time.Second):
+		t.Fatal("ptyhost did not serve")
+	}
+	return addr, host
+}
+
+// ptymcp -resume-file: the end of the stdio connection detaches the
+// owner; the next ptymcp with the same file gets its terminals back, with
+// the same ids and state.
+func TestResumeFileKeepsTerminals(t *testing.T) {
+	addr, _ := startPtyhost(t, "-client-grace", "1m")
+	file := filepath.Join(t.TempDir(), "resume.json")
+	args := []string{"-host", addr, "-host-insecure", "-resume-file", file}
+
+	c, cmd, _ := stdioServer(t, args...)
+	open := c.call(tools.TerminalOpen, obj{})
+	id := open.str("sessionId")
+	pid := int(open.num("pid"))
+	c.call(tools.TerminalSend, obj{"sessionId": id, "text": "X=kept42"})
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("resume file: %v %v, want mode 0600", fi, err)
+	}
+	_ = c.cs.Close() // EOF on ptymcp's stdin: it detaches and exits
+	if cmd.ProcessState == nil {
+		t.Fatal("ptymcp still runs after its client closed")
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the shell %d did not outlive ptymcp: %v", pid, err)
+	}
+
+	// The next one resumes it; SIGTERM (an MCP client restarting its
+	// server) detaches it again.
+	c, cmd, _ = stdioServer(t, args...)
+	if got := sessionPID(t, c, id); got != pid {
+		t.Fatalf("resumed %s has pid %d, want %d", id, got, pid)
+	}
+	c.call(tools.TerminalSend, obj{"sessionId": id, "text": "X=${X}again"})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.cs.Close()
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the shell %d did not outlive ptymcp's SIGTERM: %v", pid, err)
+	}
+
+	c, _, _ = stdioServer(t, args...)
+	if r := c.call(tools.TerminalSend, obj{"sessionId": id, "text": "echo $X"}); !strings.Contains(r.Text, "kept42again") {
+		t.Fatalf("state after resume: %q", r.Text)
+	}
+	if r := c.call(tools.TerminalClose, obj{"sessionId": id}); r.S["outcome"] != "closed" {
+		t.Fatalf("close: %+v", r.S)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("shell %d survived its close: %v", pid, err)
+	}
+}
+
+// The resume file holds credentials: one others may read is refused, and
+// it needs -host.
+func TestResumeFileChecks(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "resume.json")
+	if err := os.WriteFile(file, []byte(`{"hosts":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readResumeFile(file); err == nil {
+		t.Fatal("a world-readable resume file was accepted")
+	}
+	if _, err := parseFlags([]string{"-resume-file", file}, io.Discard); err == nil {
+		t.Fatal("-resume-file without -host was accepted")
+	}
+	st := resumeState{Hosts: map[string]string{"127.0.0.1:1": "t"}}
+	if err := writeResumeFile(file, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readResumeFile(file)
+	if err != nil || got.Hosts["127.0.0.1:1"] != "t" {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+}
