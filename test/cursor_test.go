@@ -24,9 +24,11 @@ func bigScrollback(t *testing.T) (*harness, *actors.Session, uint64) {
 	return h, sh, h.prompt(sh.ID(), "true", 0).Cursor
 }
 
-// Every result carries a cursor; reading on from it shows each later line
-// once, in order, page by page, and says which lines scrollback no longer
-// holds. A flood's truncated viewport states the range it leaves out.
+// Every result carries a cursor; reading on from it shows each later final
+// line once, in order, page by page, then the lines still on the screen
+// (re-sent by every read until they scroll), and says which lines
+// scrollback no longer holds. A flood's truncated viewport states the
+// range it leaves out.
 func TestCursorReads(t *testing.T) {
 	h, sh, start := bigScrollback(t)
 	ctx := testkit.Ctx(t)
@@ -46,16 +48,14 @@ func TestCursorReads(t *testing.T) {
 			t.Fatalf("omitted [%d,%d) with a scrollback that holds everything", r.OmittedFrom, r.OmittedTo)
 		}
 		pages++
-		for _, l := range strings.SplitAfter(r.Text, "\n") {
-			if strings.HasSuffix(l, "\n") {
-				got = append(got, strings.TrimSuffix(l, "\n"))
-			}
-		}
+		final, tail := splitFinal(r.Text, r.Cursor-cursor)
+		got = append(got, final...)
 		if uint64(len(got)) != r.Cursor-start {
 			t.Fatalf("page %d: %d lines shown, cursor moved %d", pages, len(got), r.Cursor-start)
 		}
 		cursor = r.Cursor
 		if !r.More {
+			got = append(got, tail...)
 			break
 		}
 	}
@@ -78,15 +78,25 @@ func TestCursorReads(t *testing.T) {
 	// Scrollback that cannot hold it all says what it dropped.
 	small := newHarness(t, testkit.PTYConfig(), local.Options{})
 	ss := small.spawn(messages.SpawnRequest{})
-	from := small.prompt(ss.ID(), "seq 1 500", 0).Cursor - 500
+	// (The newest lines are still on the screen, not final: 400 back from
+	// the cursor is inside seq's output.)
+	from := small.prompt(ss.ID(), "seq 1 500", 0).Cursor - 400
 	r, err := ss.Read(ctx, messages.ReadRequest{Cursor: &from})
 	if err != nil || r.OmittedFrom != from || r.OmittedTo <= from || !r.Truncated {
 		t.Fatalf("dropped lines: %+v %v", r, err)
 	}
 }
 
+// splitFinal splits a cursor read's text into the n final lines it shows
+// first and the lines after them, still on the screen.
+func splitFinal(text string, n uint64) (final, tail []string) {
+	ls := strings.Split(text, "\n")
+	return ls[:n], ls[n:]
+}
+
 // Two readers with their own cursors, while output flows, each see every
-// line once and in order.
+// final line once and in order, and at the end the lines on the screen
+// continue them.
 func TestCursorConcurrentReaders(t *testing.T) {
 	_, sh, start := bigScrollback(t)
 	ctx := testkit.Ctx(t)
@@ -98,24 +108,43 @@ func TestCursorConcurrentReaders(t *testing.T) {
 	for r := range 2 {
 		wg.Go(func() {
 			cursor, next := start, 1
-			for next <= 3000 {
+			check := func(ls []string) bool {
+				for _, l := range ls {
+					v, ok := strings.CutPrefix(l, "n")
+					if !ok {
+						continue
+					}
+					if v != strconv.Itoa(next) {
+						t.Errorf("reader %d: line n%s, want n%d", r, v, next)
+						return false
+					}
+					next++
+				}
+				return true
+			}
+			for {
+				settled := false
+				select {
+				case <-op.Done():
+					settled = true
+				default:
+				}
 				page, err := sh.Read(ctx, messages.ReadRequest{Cursor: &cursor})
 				if err != nil {
 					t.Errorf("reader %d: %v", r, err)
 					return
 				}
-				for _, l := range strings.SplitAfter(page.Text, "\n") {
-					v, ok := strings.CutPrefix(strings.TrimSuffix(l, "\n"), "n")
-					if !strings.HasSuffix(l, "\n") || !ok {
-						continue
-					}
-					if v != strconv.Itoa(next) {
-						t.Errorf("reader %d: line n%s, want n%d", r, v, next)
-						return
-					}
-					next++
+				final, tail := splitFinal(page.Text, page.Cursor-cursor)
+				if !check(final) {
+					return
 				}
 				cursor = page.Cursor
+				if settled && !page.More {
+					if check(tail) && next != 3001 {
+						t.Errorf("reader %d: %d lines, want 3000", r, next-1)
+					}
+					return
+				}
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,6 +155,12 @@ func codeString(c *int) string {
 func lines(s string) []string { return strings.Split(s, "\n") }
 
 // hasLine reports whether some line of s equals want exactly.
+// onScreen reports whether the screen a result carries (a full-screen
+// program's) has a row that reads want.
+func onScreen(res messages.SendResult, want string) bool {
+	return res.Screen != nil && slices.Contains(res.Screen.Rows, want)
+}
+
 func hasLine(s, want string) bool {
 	for _, l := range lines(s) {
 		if l == want {

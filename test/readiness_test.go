@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,10 +242,12 @@ func TestExactReadiness(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A capable terminal (TERM=xterm-256color): less shows the file at
-		// once, as a person sees it, with no dumb-terminal warning.
+		// once, as a person sees it, with no dumb-terminal warning. It
+		// shows it on the alternate screen, which the result carries; the
+		// transcript keeps only the command.
 		res := h.exactLine(id, "less "+f, "less")
-		if !hasLine(res.Viewport, "page-line-2") || !strings.HasSuffix(res.Viewport, "(END)") || strings.Contains(res.Viewport, "Press RETURN") {
-			t.Fatalf("less: viewport %q, want the file and (END)", res.Viewport)
+		if !onScreen(res, "page-line-2") || !slices.ContainsFunc(res.Screen.Rows, func(r string) bool { return strings.HasSuffix(r, "(END)") }) || strings.Contains(res.Viewport, "Press RETURN") {
+			t.Fatalf("less: screen %+v, viewport %q, want the file and (END)", res.Screen, res.Viewport)
 		}
 		// q without Enter: less reads the terminal in raw mode.
 		res = h.sendReq(id, messages.SendRequest{Text: "q"})
@@ -258,8 +261,8 @@ func TestExactReadiness(t *testing.T) {
 		requireProgram(t, "less", "less")
 		h, id := newReadiness(t, map[string]string{"LESS": "", "LESSOPEN": ""})
 		// less's stdin is the pipe; it reads keys from /dev/tty.
-		if res := h.exactLine(id, "printf 'piped-%s\\n' 1 2 3 | less", "less"); !hasLine(res.Viewport, "piped-3") {
-			t.Fatalf("less: viewport %q has no line piped-3", res.Viewport)
+		if res := h.exactLine(id, "printf 'piped-%s\\n' 1 2 3 | less", "less"); !onScreen(res, "piped-3") {
+			t.Fatalf("less: screen %+v has no line piped-3", res.Screen)
 		}
 		res := h.sendReq(id, messages.SendRequest{Text: "q"})
 		logSettle(t, "q", res)
@@ -450,10 +453,11 @@ func TestStaleWait(t *testing.T) {
 	requireProgram(t, "python3", "python3")
 	h, id := newReadiness(t, nil)
 	h.exactLine(id, "python3 -q", "python3")
-	// A wait reads from the previous result's cursor: only the unfinished
-	// line, the prompt, comes again.
-	if res := h.exact(id, messages.SendRequest{}, "python3"); res.Viewport != ">>> " {
-		t.Fatalf("empty send: viewport %q, want only the re-sent prompt", res.Viewport)
+	// Its viewport is the output since the previous result's cursor,
+	// which counts final lines: the lines still on the screen (the
+	// command and the REPL's prompt) are re-sent, nothing new.
+	if res := h.exact(id, messages.SendRequest{}, "python3"); !strings.HasSuffix(res.Viewport, "$ python3 -q\n>>> ") {
+		t.Fatalf("empty send: viewport %q, want only the lines on the screen again", res.Viewport)
 	}
 	res := h.exactLine(id, "import time; time.sleep(1); print('do' 'ne')", "python3")
 	notBefore(t, "time.sleep(1)", res, time.Second, "done")

@@ -2,28 +2,35 @@ package local
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ptyactor/ptyactor/backend/local/scrollback"
 	"github.com/ptyactor/ptyactor/backend/local/termtext"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // outputPath is the part of a session that a PTY read goes through, built
-// without a PTY: the session's own Sink methods (Text, OSC) over its parser,
-// scrollback, send tail and prompt tracker, fed the way consume feeds them.
-// Only the facts consume reports (Output, Prompt) are left out: they need a
-// terminal to resolve the foreground group.
+// without a PTY: the session's own feed (the parser with the session as its
+// Sink, then the emulator), prompt tracker and transcript readers, on a
+// small terminal whose history is bounded like scrollback. Only the facts
+// consume reports (Output, Prompt) are left out: they need a terminal to
+// resolve the foreground group.
 func outputPath(maxRead int, nonce string) *session {
 	cfg := messages.DefaultConfig()
-	return &session{
+	cfg.MaxReadBytes = maxRead
+	cfg.ScrollbackMaxBytes = max(maxRead, 64)
+	s := &session{
+		cfg:        cfg,
 		parser:     termtext.New(maxRead),
-		scroll:     scrollback.New(cfg.ScrollbackLines, max(maxRead, 64), maxRead),
-		tail:       scrollback.NewTail(maxRead),
 		prompt:     newPromptTracker(nonce),
 		collecting: true,
 	}
+	var err error
+	if s.screen, err = newScreen(4, 20, cfg, nil); err != nil {
+		panic(err)
+	}
+	return s
 }
 
 // feedChunks feeds data in chunks of the given sizes (0 is read as 1; the
@@ -36,7 +43,7 @@ func feedChunks(s *session, data []byte, sizes []int, after func()) {
 			sizes = sizes[1:]
 		}
 		s.mu.Lock()
-		s.parser.Feed(data[:n], s)
+		s.feed(data[:n])
 		s.mu.Unlock()
 		data = data[n:]
 		after()
@@ -47,39 +54,69 @@ func feedChunks(s *session, data []byte, sizes []int, after func()) {
 type sendResult struct {
 	delta     string
 	truncated bool
+	omitted   [2]uint64
 	complete  bool
 	page      string
+	since     string
+}
+
+// clean fails unless text is valid UTF-8 without ESC, BEL or CR, within
+// maxRead bytes.
+func clean(t *testing.T, what, text string, maxRead int) {
+	t.Helper()
+	if !utf8.ValidString(text) {
+		t.Fatalf("%s %q is not valid UTF-8", what, text)
+	}
+	if i := strings.IndexAny(text, "\x1b\x07\r"); i >= 0 {
+		t.Fatalf("%s %q holds control byte %q at %d", what, text, text[i], i)
+	}
+	if len(text) > maxRead {
+		t.Fatalf("%s of %d bytes exceeds maxReadBytes %d", what, len(text), maxRead)
+	}
 }
 
 // FuzzOutputPath checks the whole output path of a send, for arbitrary bytes
-// and an arbitrary chunking of them (the split points are fuzzed too):
+// and an arbitrary chunking of them (the split points are fuzzed too), with
+// the send begun at a fuzzed point of the stream:
 //
-//   - the send's delta and a scrollback page are valid UTF-8 without ESC,
-//     BEL or CR;
-//   - the send's buffer never holds more than maxReadBytes, after any chunk
-//     (its memory is bounded by the configuration, not by the input);
-//   - a read page is at most maxReadBytes;
-//   - the delta, its truncation flag, the page and the prompt evidence do
-//     not depend on where the reads were split.
+//   - the send's output (TakeOutput after every chunk, EndSend), a
+//     scrollback page and a cursor read are valid UTF-8 without ESC, BEL or
+//     CR, and each is at most maxReadBytes (the emulator's own memory is
+//     bounded by its history, which FuzzEmulator checks);
+//   - the send's output, its truncation and omitted range, the page, the
+//     cursor read and the prompt evidence do not depend on where the reads
+//     were split.
 func FuzzOutputPath(f *testing.F) {
 	f.Add([]byte("ls\r\nfile\r\n"+marker("0", testNonce)+PromptText), []byte{1, 2, 3}, uint8(0))
 	f.Add([]byte("h\xc3\xa9llo \xe2\x82\xac\x1b[31mred\x1b[0m\r\n\xff\xfe"), []byte{1}, uint8(3))
 	f.Add([]byte("\x1b]0;title\x07abc\x1bPdcs\x1b\\def\r\rghi\n"), []byte{5, 0, 7}, uint8(9))
 	f.Add(bytes.Repeat([]byte("\xf0\x9f\x98\x80x"), 40), []byte{3, 3, 1}, uint8(16))
 	f.Add([]byte("\x1b]133;D;0;"+testNonce+"\x1b\\$ "), []byte{12, 1}, uint8(40))
+	f.Add([]byte("$ printf 'progress 20%%\\r...'\r\nprogress 20%\rprogress 40%\rprogress 100%\r\n$ "), []byte{7, 9}, uint8(30))
+	f.Add([]byte("$ man\r\nN\bNA\bAM\bME\bE\r\nabc\bX\x1b[K\r\n\x1b[2A\x1b[Kredrawn\r\n\r\n$ "), []byte{2, 11}, uint8(50))
 	f.Fuzz(func(t *testing.T, data, cuts []byte, small uint8) {
 		if len(data) > 2048 {
 			return
 		}
 		// Small bounds exercise truncation; the unit is maxReadBytes.
 		maxRead := 16 + int(small)
-		run := func(sizes []int) sendResult {
+		begin := int(small) * len(data) / 256 // where the send begins
+		run := func(sizes []int, take bool) sendResult {
 			s := outputPath(maxRead, testNonce)
-			feedChunks(s, data, sizes, func() {
-				if n := s.tail.Len(); n > maxRead {
-					t.Fatalf("send buffer holds %d bytes, maxReadBytes is %d", n, maxRead)
+			s.collecting = false
+			after := func() {
+				if take {
+					s.mu.Lock()
+					r := s.takeOutput()
+					s.mu.Unlock()
+					clean(t, "taken output", r.Delta, maxRead)
 				}
-			})
+			}
+			feedChunks(s, data[:begin], sizes, func() {})
+			s.mu.Lock()
+			s.collect()
+			s.mu.Unlock()
+			feedChunks(s, data[begin:], sizes, after)
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			// Flush ends the stream: what a session does when its shell
@@ -87,25 +124,17 @@ func FuzzOutputPath(f *testing.F) {
 			s.parser.Flush(s)
 			var r sendResult
 			r.complete = s.prompt.complete()
-			r.delta, r.truncated = s.tail.Take()
-			r.page = s.scroll.Page(0, messages.DefaultReadCount).Text
-			if n := s.scroll.Bytes(); n > max(maxRead, 64) {
-				t.Fatalf("scrollback holds %d bytes, its bound is %d", n, max(maxRead, 64))
+			end := s.endOutput()
+			r.delta, r.truncated, r.omitted = end.Delta, end.Truncated, [2]uint64{end.OmittedFrom, end.OmittedTo}
+			v, _ := s.view()
+			r.page = v.Page(0, messages.DefaultReadCount, maxRead).Text
+			r.since = v.Since(0, maxRead).Text
+			for what, text := range map[string]string{"output": r.delta, "page": r.page, "cursor read": r.since} {
+				clean(t, what, text, maxRead)
 			}
 			return r
 		}
-		want := run(nil)
-		for _, text := range []string{want.delta, want.page} {
-			if !utf8.ValidString(text) {
-				t.Fatalf("output %q is not valid UTF-8", text)
-			}
-			if i := bytes.IndexAny([]byte(text), "\x1b\x07\r"); i >= 0 {
-				t.Fatalf("output %q holds control byte %q at %d", text, text[i], i)
-			}
-		}
-		if len(want.delta) > maxRead || len(want.page) > maxRead {
-			t.Fatalf("delta %d / page %d bytes exceed maxReadBytes %d", len(want.delta), len(want.page), maxRead)
-		}
+		want := run(nil, false)
 		var sizes []int
 		for _, c := range cuts {
 			sizes = append(sizes, int(c)%48)
@@ -115,10 +144,11 @@ func FuzzOutputPath(f *testing.F) {
 			bytewise[i] = 1
 		}
 		for _, sz := range [][]int{sizes, bytewise} {
-			if got := run(sz); got != want {
+			if got := run(sz, false); got != want {
 				t.Fatalf("chunks %v changed the result:\n got %+v\nwant %+v", sz, got, want)
 			}
 		}
+		run(sizes, true)
 	})
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/backend/local/scrollback"
 	"github.com/ptyactor/ptyactor/backend/local/termtext"
 	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/messages"
@@ -98,19 +97,25 @@ type session struct {
 
 	// mu guards everything below: the pump parses under it; the runtime's
 	// calls read under it.
-	mu         sync.Mutex
-	parser     *termtext.Parser
-	scroll     *scrollback.Buffer
-	tail       *scrollback.Tail
-	prompt     *promptTracker
-	epoch      uint64
+	mu     sync.Mutex
+	parser *termtext.Parser // finds the prompt marker, for the tracker only
+	prompt *promptTracker
+	epoch  uint64
+	// collecting: a send takes output (transcript.go). The current send's
+	// output is the transcript from line sendFrom on, that line without
+	// sendBefore, the text before the cursor when the send began (the
+	// prompt); TakeOutput handed out the lines before taken.
 	collecting bool
-	sendFrom   uint64 // the scrollback cursor when the current send began
+	sendFrom   int64
+	sendBefore string
+	taken      int64
 	status     messages.SessionStatus
 	exitAt     time.Time // when Wait returned; zero while running
 	exitSent   bool
 
-	// screen is the terminal emulator (terminal.go), fed under mu.
+	// screen is the terminal emulator (terminal.go), fed under mu. Its
+	// history and screen are the transcript: scrollback, cursor reads and
+	// send output (transcript.go).
 	screen *vt.Emulator
 	// Answers to the program's terminal queries wait here for the writer
 	// goroutine (terminal.go), which runs only while some wait.
@@ -193,14 +198,12 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		pumpDone: make(chan struct{}),
 		waitDone: make(chan struct{}),
 		parser:   termtext.New(cfg.MaxReadBytes),
-		scroll:   scrollback.New(cfg.ScrollbackLines, cfg.ScrollbackMaxBytes, cfg.MaxReadBytes),
-		tail:     scrollback.NewTail(cfg.MaxReadBytes),
 		prompt:   newPromptTracker(nonce),
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
 		collecting: true,
 	}
-	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), s.queueReply); err != nil {
+	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), cfg, s.queueReply); err != nil {
 		return nil, err
 	}
 	if tag != "" && !s.wrapped {
@@ -472,8 +475,7 @@ func (s *session) reportExit() {
 // settles on the prompt already holds its output.
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
-	s.parser.Feed(p, s)
-	s.screen.Feed(p)
+	s.feed(p)
 	collecting, epoch := s.collecting, s.epoch
 	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
@@ -494,14 +496,16 @@ func (s *session) consume(p []byte) {
 	}
 }
 
-// Text implements termtext.Sink (called under mu).
-func (s *session) Text(b []byte) {
-	s.scroll.Write(b)
-	if s.collecting {
-		s.tail.Write(b)
-	}
-	s.prompt.text(b)
+// feed takes one chunk under mu: the parser first, which finds the prompt
+// marker in the ordered byte stream, then the emulator.
+func (s *session) feed(p []byte) {
+	s.parser.Feed(p, s)
+	s.screen.Feed(p)
 }
+
+// Text implements termtext.Sink (called under mu): the parsed text goes
+// to the prompt tracker only; what a reader sees is the emulator's.
+func (s *session) Text(b []byte) { s.prompt.text(b) }
 
 // OSC implements termtext.Sink (called under mu).
 func (s *session) OSC(payload []byte) { s.prompt.osc(payload) }
@@ -514,20 +518,16 @@ func (s *session) shellForeground() bool {
 func (s *session) BeginSend() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sendFrom = s.scroll.Final()
 	s.epoch++
 	s.prompt.reset()
-	s.tail.Reset()
-	s.collecting = true
+	s.collect()
 	return s.epoch
 }
 
 func (s *session) Resume() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sendFrom = s.scroll.Final()
-	s.tail.Reset()
-	s.collecting = true
+	s.collect()
 	return s.epoch
 }
 
@@ -543,19 +543,13 @@ func (s *session) EndSend() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.collecting = false
-	text, dropped := s.tail.Take()
-	r := messages.SendRead{Delta: text, Truncated: dropped, Cursor: s.scroll.Final()}
-	if shown := uint64(strings.Count(text, "\n")); dropped && r.Cursor-s.sendFrom > shown {
-		r.OmittedFrom, r.OmittedTo = s.sendFrom, r.Cursor-shown
-	}
-	return r
+	return s.endOutput()
 }
 
 func (s *session) TakeOutput() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	text, dropped := s.tail.Take()
-	return messages.SendRead{Delta: text, Truncated: dropped}
+	return s.takeOutput()
 }
 
 func (s *session) PromptReady() (int, bool) {
@@ -692,13 +686,15 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 func (s *session) ReadSince(cursor uint64) (messages.ReadResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.scroll.Since(cursor), nil
+	v, _ := s.view()
+	return v.Since(cursor, s.cfg.MaxReadBytes), nil
 }
 
 func (s *session) Read(offset, count int) (messages.ReadResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.scroll.Page(offset, count), nil
+	v, _ := s.view()
+	return v.Page(offset, count, s.cfg.MaxReadBytes), nil
 }
 
 func (s *session) Status() messages.SessionStatus {

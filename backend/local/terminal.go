@@ -13,16 +13,11 @@ var _ backend.Terminal = (*session)(nil)
 
 // The session's terminal emulator (package vt) receives every byte the
 // pump reads, after the prompt-marker scan, under the session's lock. It
-// holds the screen a person would see and answers the program's queries.
-// Until the transcript moves onto it, scrollback and send results still
-// come from termtext, so its own history is kept tiny.
-const (
-	screenHistoryLines = 1
-	screenHistoryBytes = 4096
-)
-
-func newScreen(rows, cols int, reply func([]byte)) (*vt.Emulator, error) {
-	return vt.New(rows, cols, vt.Options{HistoryLines: screenHistoryLines, HistoryBytes: screenHistoryBytes, Reply: reply})
+// holds the screen a person would see, answers the program's queries, and
+// its history, bounded as scrollback is, with its screen is the
+// transcript every read and send result comes from (transcript.go).
+func newScreen(rows, cols int, cfg messages.Config, reply func([]byte)) (*vt.Emulator, error) {
+	return vt.New(rows, cols, vt.Options{HistoryLines: cfg.ScrollbackLines, HistoryBytes: cfg.ScrollbackMaxBytes, Reply: reply})
 }
 
 // Screen implements backend.Terminal.

@@ -1,27 +1,21 @@
-// Package scrollback holds a session's sanitized output in bounded memory: the
-// retained scrollback that reads page through (Buffer), and the per-send
-// buffer that keeps the most recent output of one send (Tail).
+// Package scrollback reads a session's transcript within a byte bound:
+// pages counted back from the newest line (Page), cursor reads forward
+// from a count of final lines (Since), and the newest bytes of a range of
+// lines (Newest), which a send's output is.
 //
-// Input is text already sanitized by termtext: valid UTF-8 with '\n' line
-// breaks. Both buffers cut only on UTF-8 boundaries, so what they hand out
-// stays valid UTF-8.
+// The transcript is the terminal emulator's (package vt): its final lines,
+// those that scrolled into the history and never change, as far as its
+// bounds retain them, then the tail, the lines still on the screen, which
+// may change until they scroll. A View is one reading of it; the lines are
+// not copied until a read asks for them, and no read holds more than its
+// bound plus one line.
 //
 // # Lines
 //
-// The retained text is the concatenation of everything written, minus what
-// the bounds dropped from its front. Its lines are the pieces of splitting it
-// on '\n': "a\nb" is two lines, "a\n" is two lines of which the last is empty
-// (the line the cursor is on), and "" is no lines at all. Buffer keeps at most
-// maxLines such pieces and at most maxBytes bytes, dropping whole lines from
-// the front first and then, if one line alone is too long, the front of that
-// line. Pages count lines back from the newest one.
-//
-// # Memory
-//
-// Both types allocate lazily, so an idle or empty buffer holds no large array.
-// Text lives in one contiguous window that is compacted in place as the front
-// is dropped, and a Buffer indexes its line breaks in a ring bounded by
-// maxLines, so writing costs amortized O(bytes written) with no allocation
-// per line, and memory stays within about 2×maxBytes plus one word per
-// retained line, whatever the input.
+// Lines are numbered from the first final line ever: final lines have the
+// numbers a cursor counts, and the tail's lines follow the last of them.
+// Text joins lines with '\n': the final lines, each ended by '\n', then
+// the tail's lines, the last one unended (the line the cursor is on). A
+// transcript with no final line and nothing in its tail has no lines at
+// all. Every text is cut on a UTF-8 boundary, so it stays valid UTF-8.
 package scrollback

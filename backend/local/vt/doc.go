@@ -7,7 +7,10 @@
 // never blocks and carries state across chunks, so any chunking gives the
 // same screen and transcript. Screen returns the rows as text with the
 // cursor, size, whether the alternate screen is on, and a stable hash.
-// Transcript returns the final lines since a count and the visible tail.
+// Transcript returns the final lines since a count and the visible tail;
+// Retained, RetainedBytes and FinalLine read final lines one at a time
+// (TailFrom the newest lines of the tail), and CursorLine
+// says which tail line the cursor is on and what stands before it.
 // Modes reports the modes key encoding depends on (application cursor
 // keys, bracketed paste).
 //

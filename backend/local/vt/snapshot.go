@@ -90,6 +90,13 @@ func (e *Emulator) Transcript(from int64) Transcript {
 		t.First = t.Next
 	}
 
+	t.Tail, _ = e.tail(0)
+	return t
+}
+
+// tail returns the tail's lines from index from on and the number of lines
+// in it, building the text only of those returned.
+func (e *Emulator) tail(from int) (lines []string, n int) {
 	s := &e.main
 	last := e.y
 	if e.alt != nil {
@@ -101,17 +108,25 @@ func (e *Emulator) Transcript(from int64) Transcript {
 			break
 		}
 	}
-	b := append(e.tbuf[:0], h.partial...)
+	b := e.tbuf[:0]
+	if from <= 0 {
+		b = append(b, e.hist.partial...)
+	}
 	for y := 0; y <= last; y++ {
 		l := s.line(y)
-		b = appendRow(b, l)
+		if n >= from {
+			b = appendRow(b, l)
+		}
 		if !l.wrapped || y == last {
-			t.Tail = append(t.Tail, string(trimRight(b)))
-			b = b[:0]
+			if n >= from {
+				lines = append(lines, string(trimRight(b)))
+				b = b[:0]
+			}
+			n++
 		}
 	}
 	e.tbuf = b
-	return t
+	return lines, n
 }
 
 // push moves a row leaving the main screen into the history.

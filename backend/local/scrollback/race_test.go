@@ -1,7 +1,0 @@
-//go:build race
-
-package scrollback
-
-// The race detector slows the flood tests by an order of magnitude; they
-// shrink their input under it.
-func init() { raceEnabled = true }
