@@ -729,7 +729,13 @@ const patternWindow = 4096
 func (a *sendActor) matchPattern() bool {
 	r := a.bs.TakeOutput()
 	a.ev.truncated = a.ev.truncated || r.Truncated
-	if r.Delta == "" {
+	var pending string
+	if p, ok := a.bs.(backend.OutputPeeker); ok {
+		// The line the cursor is on (a prompt without a newline) is not
+		// handed out yet, but a pattern may be waiting for it.
+		pending = p.PeekOutput()
+	}
+	if r.Delta == "" && pending == "" {
 		return false
 	}
 	from := max(len(a.kept)-patternWindow, 0)
@@ -742,7 +748,7 @@ func (a *sendActor) matchPattern() bool {
 		a.ev.truncated = true
 		from = max(from-over, 0)
 	}
-	return a.pattern.Match(a.kept[from:])
+	return a.pattern.Match(append(a.kept[from:len(a.kept):len(a.kept)], pending...))
 }
 
 // settle fixes the send's outcome once. After it, output reaches only

@@ -135,6 +135,14 @@ type Terminal interface {
 	InputModes() (appCursor, bracketedPaste, altScreen bool)
 }
 
+// OutputPeeker is an optional Session capability: the send's output that
+// TakeOutput has not handed out yet, the lines the cursor is still on
+// included (a prompt without a newline), without taking it. A wait's
+// pattern is matched against it.
+type OutputPeeker interface {
+	PeekOutput() string
+}
+
 // LeftoverLister is an optional Session capability: which processes the
 // shell's commands left running, for the receipt of a send that returned
 // at the prompt. It runs on every such settlement, so it must cost about

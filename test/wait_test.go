@@ -160,3 +160,21 @@ func TestWaitShowsOutputSinceTheCursor(t *testing.T) {
 		t.Fatalf("wait from a cursor: %+v %v", res, err)
 	}
 }
+
+// A pattern matches the line the cursor is still on: a prompt printed
+// without a newline.
+func TestWaitPatternOnTheCursorLine(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sh := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	if _, err := sh.Send(ctx, messages.SendRequest{Text: "sleep 0.3; printf 'Continue? '; sleep 5", Submit: true,
+		Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sh.Wait(ctx, messages.WaitPolicy{NoSilence: true, Pattern: `Continue\? $`, Timeout: 3 * time.Second})
+	if err != nil || res.Cause != messages.CausePattern {
+		t.Fatalf("wait: %+v %v", res, err)
+	}
+	sh.Signal(ctx, messages.SIGINT)
+	h.send(sh.ID(), "true")
+}

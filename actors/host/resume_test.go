@@ -64,7 +64,9 @@ func helperClient(script string) {
 		switch script {
 		case "counter", "detach":
 			op, err := sh.StartSend(ctx, messages.SendRequest{
-				Text: fmt.Sprintf("for i in $(seq 1 %d); do echo n$i; sleep 0.01; done; echo counted", counterLines), Submit: true,
+				// The blank lines scroll the counter off the 40-row screen: a
+				// cursor counts lines that scrolled into the history.
+				Text: fmt.Sprintf("for i in $(seq 1 %d); do echo n$i; sleep 0.01; done; echo counted; printf '\\n%%.0s' $(seq 1 45)", counterLines), Submit: true,
 				Wait: messages.WaitPolicy{Timeout: 30 * time.Second, NoSilence: true},
 			})
 			if err != nil {

@@ -131,3 +131,11 @@ func (s *session) endOutput() messages.SendRead {
 	}
 	return r
 }
+
+// PeekOutput implements backend.OutputPeeker: what EndSend would return
+// now, without ending or taking anything.
+func (s *session) PeekOutput() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.endOutput().Delta
+}
