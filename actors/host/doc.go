@@ -26,13 +26,19 @@
 // NO_SESSION), so another client's ids are answered like unknown ids, as
 // between owners on one machine. Tokens are never logged.
 //
+// Over mutual TLS an owner is also bound to the TLS identity of the client
+// that opened it (the SHA-256 of its certificate's public key, which the
+// endpoint stamps on every message it admits): both its tokens, presented
+// by a client with another identity, are answered as wrong tokens. An
+// insecure host has no identity, and the tokens alone decide.
+//
 // # Client loss
 //
 // A client heartbeats. One silent for Config.ClientLoss is lost, and an
 // owner its client detached (DetachOwner) is left alone: either way the
 // sessions keep running for Config.ClientGrace. ResumeOwner with the
-// owner's resume token (its SHA-256 digest is all the gateway keeps) hands
-// the owner to the client that sends it, with a new capability token, its
+// owner's resume token (its SHA-256 digest is all the gateway keeps), from
+// a client with the owner's TLS identity, hands the owner to that client, with a new capability token, its
 // sessions as they are now, the client's ids of them, and each one's
 // latest send ticket. After the grace the owners are disposed with the
 // same teardown as a local close.

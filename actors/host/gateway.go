@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/messages/wire"
 	"github.com/rs/zerolog"
@@ -46,9 +47,13 @@ type ownerRec struct {
 	owner  messages.Owner
 	token  digest
 	resume digest
-	client *clientRec
-	to     *actor.PID        // the client's link: pushes go there
-	spawns map[uint64]string // pending spawn call → Spawn.Ref
+	// identity is the TLS identity of the client that opened the owner
+	// (endpoint.Identity; "" on an insecure host): its tokens work only
+	// for requests from a client with the same identity.
+	identity string
+	client   *clientRec
+	to       *actor.PID        // the client's link: pushes go there
+	spawns   map[uint64]string // pending spawn call → Spawn.Ref
 	// Per published session (the host's id): the client's id of it, and
 	// the ticket of its latest send. A resuming client gets both back.
 	ids     map[messages.SessionID]string
@@ -112,11 +117,11 @@ func (g *gateway) Receive(ctx actor.Context) {
 		}
 	case *wire.Request:
 		if ctx.Sender() != nil {
-			g.onRequest(ctx, m, ctx.Sender())
+			g.onRequest(ctx, m, ctx.Sender(), identity(ctx))
 		}
 	case *wire.Chunk:
 		if ctx.Sender() != nil {
-			g.onChunk(ctx, m, ctx.Sender())
+			g.onChunk(ctx, m, ctx.Sender(), identity(ctx))
 		}
 	case *relayed:
 		if !m.r.done {
@@ -151,8 +156,18 @@ func (g *gateway) fail(to *actor.PID, call uint64, err error) {
 	g.send(to, &wire.Reply{Call: call, Error: wire.ErrorTo(err)})
 }
 
-func (g *gateway) onChunk(ctx actor.Context, c *wire.Chunk, from *actor.PID) {
-	key := from.Address + "/" + from.Id
+// identity is the TLS identity of the connection a client's message came
+// in on, as the endpoint's admission check stamped it; "" without TLS.
+func identity(ctx actor.Context) string {
+	if h := ctx.MessageHeader(); h != nil {
+		return h.Get(endpoint.PeerHeader)
+	}
+	return ""
+}
+
+func (g *gateway) onChunk(ctx actor.Context, c *wire.Chunk, from *actor.PID, id string) {
+	// By identity too: chunks from another connection never join these.
+	key := id + "/" + from.Address + "/" + from.Id
 	a := g.asm[key]
 	if a == nil {
 		a = wire.NewAssembler(g.cfg.MaxRequestBytes, 16)
@@ -171,7 +186,7 @@ func (g *gateway) onChunk(ctx actor.Context, c *wire.Chunk, from *actor.PID) {
 			g.fail(from, c.Call, messages.InvalidArgument("malformed chunked request"))
 			return
 		}
-		g.onRequest(ctx, &req, from)
+		g.onRequest(ctx, &req, from, id)
 	}
 }
 
@@ -189,9 +204,14 @@ func (g *gateway) client(id string) *clientRec {
 	return c
 }
 
-// auth finds the owner a token names; nil for any other token.
-func (g *gateway) auth(token string) *ownerRec {
-	return lookup(g.owners, token, func(r *ownerRec) digest { return r.token })
+// auth finds the owner a token names, for a client with the identity
+// that opened it; nil for any other token or identity.
+func (g *gateway) auth(token, id string) *ownerRec {
+	rec := lookup(g.owners, token, func(r *ownerRec) digest { return r.token })
+	if rec == nil || rec.identity != id {
+		return nil
+	}
+	return rec
 }
 
 // lookup finds the owner whose digest (of key) matches token's, compared
@@ -211,7 +231,7 @@ func lookup(m map[digest]*ownerRec, token string, key func(*ownerRec) digest) *o
 	return rec
 }
 
-func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PID) {
+func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PID, id string) {
 	if req.Client == "" || len(req.Client) > 64 {
 		g.fail(from, req.Call, messages.InvalidArgument("a request needs a client id of at most 64 bytes"))
 		return
@@ -228,20 +248,22 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		token, resume := newToken(), newToken()
 		rec := &ownerRec{
 			owner: messages.NewOwner(label(b.OpenOwner.GetLabel())), token: sha256.Sum256([]byte(token)), resume: sha256.Sum256([]byte(resume)),
-			client: c, to: from, spawns: map[uint64]string{}, ids: map[messages.SessionID]string{}, tickets: map[messages.SessionID]uint64{},
+			identity: id, client: c, to: from, spawns: map[uint64]string{}, ids: map[messages.SessionID]string{}, tickets: map[messages.SessionID]uint64{},
 		}
 		r := g.relay(req.Call, from, nil)
 		r.open, r.token, r.resume = rec, token, resume
 		ctx.RequestWithCustomSender(g.svc.PID(), &actors.OpenOwner{Owner: rec.owner}, r.pid)
 		return
 	case *wire.Request_ResumeOwner:
-		g.onResume(ctx, req.Call, b.ResumeOwner.GetResumeToken(), c, from)
+		g.onResume(ctx, req.Call, b.ResumeOwner.GetResumeToken(), id, c, from)
 		return
 	}
-	// An unknown token acts as the zero owner, which is live nowhere: the
-	// runtime answers it exactly as it answers a stranger on one machine
-	// (Spawn: OWNER_NOT_LIVE; a session request: NO_SESSION; List: none).
-	rec := g.auth(req.Token)
+	// An unknown token, or one presented by a client with another TLS
+	// identity than the owner's, acts as the zero owner, which is live
+	// nowhere: the runtime answers it exactly as it answers a stranger on
+	// one machine (Spawn: OWNER_NOT_LIVE; a session request: NO_SESSION;
+	// List: none).
+	rec := g.auth(req.Token, id)
 	var o messages.Owner
 	if rec != nil {
 		o = rec.owner
@@ -518,10 +540,12 @@ func (g *gateway) expire(rec *ownerRec) {
 // a new capability token is minted (the previous client's stops working
 // at once), pushes go to the new client, and the owner's grace ends. The
 // reply lists its sessions as they are now (List). An unknown resume
-// token is answered as an owner that is not live.
-func (g *gateway) onResume(ctx actor.Context, call uint64, resume string, c *clientRec, from *actor.PID) {
+// token, or one presented by a client with another TLS identity than the
+// client that opened the owner, is answered as an owner that is not live,
+// and changes nothing.
+func (g *gateway) onResume(ctx actor.Context, call uint64, resume, id string, c *clientRec, from *actor.PID) {
 	rec := lookup(g.resumes, resume, func(r *ownerRec) digest { return r.resume })
-	if rec == nil {
+	if rec == nil || rec.identity != id {
 		g.fail(from, call, messages.Errorf(messages.CodeOwnerNotLive, "unknown resume token, or its owner's grace is over"))
 		return
 	}

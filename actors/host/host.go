@@ -86,6 +86,7 @@ func Start(svc *actors.Service, cfg Config) (*Host, error) {
 			Target:         func(id string) bool { return id == wire.GatewayID },
 			RequireSender:  true,
 			SenderFromPeer: true,
+			StampIdentity:  true,
 		},
 	})
 	if err != nil {

@@ -3,11 +3,14 @@ package host_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,8 +48,20 @@ func helperClient(script string) {
 		if err != nil {
 			return err
 		}
-		if err := svc.RegisterHost(ctx, "h0", os.Getenv("PTYACTOR_HOST_ADDR"), nil, actors.HostInsecure()); err != nil {
+		if err := registerHelperHost(ctx, svc); err != nil {
 			return err
+		}
+		if script == "resume" {
+			_, sessions, err := svc.ResumeOwner(ctx, "h0", os.Getenv(resumeTokenEnv))
+			switch {
+			case errors.Is(err, messages.ErrOwnerNotLive):
+				fmt.Println("resume notlive")
+			case err != nil:
+				return err
+			default:
+				fmt.Printf("resume sessions=%d\n", len(sessions))
+			}
+			return svc.Shutdown(ctx)
 		}
 		o, err := svc.NewOwner(ctx, "helper")
 		if err != nil {
@@ -117,6 +132,40 @@ func helperClient(script string) {
 	os.Exit(0)
 }
 
+// Environment of a scripted client: the resume token of script "resume",
+// and its mutual TLS ("cert-file|key-file|ca-file"; insecure without).
+const (
+	resumeTokenEnv = "PTYACTOR_HOST_TEST_RESUME_TOKEN"
+	clientTLSEnv   = "PTYACTOR_HOST_TEST_TLS"
+)
+
+// registerHelperHost registers the host at $PTYACTOR_HOST_ADDR as h0,
+// with the client certificate $PTYACTOR_HOST_TEST_TLS names, if any.
+func registerHelperHost(ctx context.Context, svc *actors.Service) error {
+	addr := os.Getenv("PTYACTOR_HOST_ADDR")
+	files := os.Getenv(clientTLSEnv)
+	if files == "" {
+		return svc.RegisterHost(ctx, "h0", addr, nil, actors.HostInsecure())
+	}
+	f := strings.Split(files, "|")
+	if len(f) != 3 {
+		return fmt.Errorf("%s: want cert|key|ca", clientTLSEnv)
+	}
+	pair, err := tls.LoadX509KeyPair(f[0], f[1])
+	if err != nil {
+		return err
+	}
+	caPEM, err := os.ReadFile(f[2])
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return fmt.Errorf("no CA in %s", f[2])
+	}
+	return svc.RegisterHost(ctx, "h0", addr, &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool})
+}
+
 // counted returns the counter values among the final lines a cursor read
 // returned, and the cursor to read on from. The unfinished last line is
 // left for the next read.
@@ -144,10 +193,10 @@ type clientProc struct {
 	done   chan struct{}
 }
 
-func startClient(t *testing.T, h *hostProc, script string) *clientProc {
+func startClient(t *testing.T, h *hostProc, script string, env ...string) *clientProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), clientEnv+"="+script, "PTYACTOR_HOST_ADDR="+h.addr)
+	cmd.Env = append(append(os.Environ(), clientEnv+"="+script, "PTYACTOR_HOST_ADDR="+h.addr), env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
@@ -387,5 +436,56 @@ func TestClientGraceExpiry(t *testing.T) {
 	svc, _ := newClient(t, h)
 	if _, _, err := svc.ResumeOwner(testkit.Ctx(t), "h0", token); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("resume after the grace: %v", err)
+	}
+}
+
+// Over mutual TLS, an owner is bound to the certificate of the client that
+// opened it: a client with another certificate from the same CA that
+// presents the owner's resume token is answered as for a wrong token (the
+// owner is not live), and the owner's sessions are untouched; a client
+// with the first certificate resumes them.
+func TestResumeBoundToCertificate(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	dir := t.TempDir()
+	ca := newCA(t, "ptyactor test CA")
+	hostCert, certA, certB := ca.issue(t, dir, "host"), ca.issue(t, dir, "client-a"), ca.issue(t, dir, "client-b")
+	caFile := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(caFile, ca.pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHostTLS(t, "-listen", "127.0.0.1:0", "-client-grace", "1m",
+		"-tls-cert", hostCert.certFile, "-tls-key", hostCert.keyFile, "-tls-ca", caFile)
+	tlsEnv := func(c issued) string { return clientTLSEnv + "=" + c.certFile + "|" + c.keyFile + "|" + caFile }
+
+	a := startClient(t, h, "detach", tlsEnv(certA))
+	token, id := a.waitFact(t, "token"), messages.SessionID(a.waitFact(t, "session"))
+	select {
+	case <-a.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the detaching client did not exit")
+	}
+	if a.fact("detached") == "" {
+		t.Fatalf("the client did not detach: %s\n%s", a.fact("error"), a.stderr)
+	}
+	before, cursor := a.numbers()
+
+	b := startClient(t, h, "resume", tlsEnv(certB), resumeTokenEnv+"="+token)
+	if got := b.waitFact(t, "resume"); got != "notlive" {
+		t.Fatalf("a client with another certificate resumed the owner: %s", got)
+	}
+
+	good := &tls.Config{Certificates: []tls.Certificate{certA.pair}, RootCAs: ca.pool}
+	svc, _ := newClientWith(t, func(svc *actors.Service) error {
+		return svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
+	})
+	rs, after := resumeAndRead(t, svc, token, id, cursor)
+	checkCounter(t, append(before, after...))
+	if res, err := rs.Latest.Result(testkit.Ctx(t)); err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("the in-flight send's result: %+v %v", res, err)
+	}
+	if strings.Contains(h.stderr.String(), token) {
+		t.Fatal("the host logged a resume token")
 	}
 }

@@ -2,6 +2,8 @@ package endpoint
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
@@ -41,6 +44,7 @@ func (a *admission) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServe
 		if ta, ok := p.Addr.(*net.TCPAddr); ok {
 			s.peerIP = ta.IP
 		}
+		s.identity = Identity(p.AuthInfo)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -56,6 +60,29 @@ type admitStream struct {
 	a         *admission
 	peerIP    net.IP
 	announced string // the address the peer announced in its ConnectRequest
+	identity  string // the peer's TLS identity (see Identity); "" without TLS
+}
+
+// PeerHeader is the message header that carries, to the local actor, the
+// TLS identity of the connection a message came in on (see Identity), when
+// Admit.StampIdentity is set. The admission check writes it on every
+// admitted message, replacing whatever header the peer sent, so its value
+// is the connection's, never the peer's word; without TLS there is no
+// header.
+const PeerHeader = "ptyactor-peer-spki"
+
+// Identity is the TLS identity of a gRPC peer: the hex SHA-256 of the
+// public key (SubjectPublicKeyInfo) of the certificate the handshake
+// verified. A certificate re-issued for the same key has the same
+// identity. "" when the connection has no verified certificate (an
+// insecure endpoint).
+func Identity(info credentials.AuthInfo) string {
+	ti, ok := info.(credentials.TLSInfo)
+	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(ti.State.VerifiedChains[0][0].RawSubjectPublicKeyInfo)
+	return hex.EncodeToString(sum[:])
 }
 
 func (s *admitStream) RecvMsg(m any) error {
@@ -128,6 +155,14 @@ func (s *admitStream) checkBatch(b *remote.MessageBatch) error {
 			return errors.New("a request needs a sender")
 		case e.Sender > 0 && (b.Senders[e.Sender-1] == nil || b.Senders[e.Sender-1].Address != s.announced):
 			return errors.New("sender not on the announced address")
+		}
+	}
+	if s.a.cfg.StampIdentity {
+		for _, e := range b.Envelopes {
+			e.MessageHeader = nil
+			if s.identity != "" {
+				e.MessageHeader = &remote.MessageHeader{HeaderData: map[string]string{PeerHeader: s.identity}}
+			}
 		}
 	}
 	local := s.a.local()

@@ -11,4 +11,9 @@
 // type, a target or a sender outside what Admit allows is ended with
 // PermissionDenied before protoactor decodes it, and the unary calls are
 // refused. A panic inside the library's stream handler is recovered.
+//
+// The library never hands an actor the TLS identity of the connection a
+// message came in on; with Admit.StampIdentity the admission check writes
+// it (PeerHeader) on every message it admits, in place of the peer's own
+// headers, so an actor can bind what it grants to a certificate.
 package endpoint

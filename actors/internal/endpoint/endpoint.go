@@ -60,6 +60,13 @@ type Admit struct {
 	// there) to be on the IP the peer's connection comes from, so a peer
 	// cannot have replies sent to a third party.
 	SenderFromPeer bool
+	// StampIdentity replaces the header of every admitted message with
+	// one that names the TLS identity of the connection it came in on
+	// (PeerHeader), or with none on an insecure endpoint: a local actor
+	// reads who sent a message from ctx.MessageHeader(), and a peer
+	// cannot claim another's identity (the library hands actors neither
+	// the connection nor its certificate).
+	StampIdentity bool
 }
 
 // Endpoint is a started remote endpoint.

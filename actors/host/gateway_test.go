@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/messages/wire"
+	"github.com/ptyactor/ptyactor/test/testkit"
+	"github.com/rs/zerolog"
+)
+
+// An owner's capability token works only for requests stamped with the
+// TLS identity of the client that opened it; from another identity it is
+// answered as a wrong token (Spawn: OWNER_NOT_LIVE, a session request:
+// NO_SESSION), and so is its resume token. The requests are delivered as
+// the endpoint delivers them: an envelope with the stamped header.
+func TestGatewayBindsTokensToIdentity(t *testing.T) {
+	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), local.New(local.Options{})); err != nil {
+		t.Fatal(err)
+	}
+	sys := svc.System()
+	g := newGateway(svc, Config{ClientLoss: time.Minute, ClientGrace: time.Minute, MaxRequestBytes: 1 << 20, Log: zerolog.Nop()})
+	gw, err := sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return g }), "test-gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sys.Root.PoisonFuture(gw).Wait() })
+	replies := make(chan *wire.Reply, 16)
+	probe := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		if r, ok := ctx.Message().(*wire.Reply); ok {
+			replies <- r
+		}
+	}))
+	t.Cleanup(func() { _ = sys.Root.PoisonFuture(probe).Wait() })
+
+	var call uint64
+	ask := func(identity string, req *wire.Request) *wire.Reply {
+		t.Helper()
+		call++
+		req.Call, req.Client = call, "c-"+identity
+		var h map[string]string
+		if identity != "" {
+			h = map[string]string{endpoint.PeerHeader: identity}
+		}
+		sys.Root.Send(gw, &actor.MessageEnvelope{Header: h, Message: req, Sender: probe})
+		for {
+			select {
+			case r := <-replies:
+				if r.Call == call {
+					return r
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no reply to call %d", call)
+			}
+		}
+	}
+	spawn := func(identity, token string) *wire.Reply {
+		return ask(identity, &wire.Request{Token: token, Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Name: "s"}}})
+	}
+
+	open := ask("A", &wire.Request{Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: "a"}}})
+	token, resume := open.GetOpenOwner().GetToken(), open.GetOpenOwner().GetResumeToken()
+	if open.Error != nil || token == "" || resume == "" {
+		t.Fatalf("open: %v", open)
+	}
+	for _, other := range []string{"B", ""} {
+		if r := spawn(other, token); !errors.Is(wire.ErrorFrom(r.Error), messages.ErrOwnerNotLive) {
+			t.Fatalf("spawn with A's token as %q: %v", other, r)
+		}
+	}
+	sp := spawn("A", token)
+	if sp.Error != nil {
+		t.Fatalf("spawn as A: %v", wire.ErrorFrom(sp.Error))
+	}
+	id := sp.GetSpawn().GetSnapshot().GetSession()
+	describe := func(identity string) *wire.Reply {
+		return ask(identity, &wire.Request{Token: token, Body: &wire.Request_Describe{Describe: &wire.Describe{Session: id}}})
+	}
+	if r := describe("B"); !errors.Is(wire.ErrorFrom(r.Error), messages.ErrNoSession) {
+		t.Fatalf("describe as B: %v", r)
+	}
+	if r := describe("A"); r.Error != nil {
+		t.Fatalf("describe as A: %v", wire.ErrorFrom(r.Error))
+	}
+	resumeAs := func(identity string) *wire.Reply {
+		return ask(identity, &wire.Request{Body: &wire.Request_ResumeOwner{ResumeOwner: &wire.ResumeOwner{ResumeToken: resume}}})
+	}
+	if r := resumeAs("B"); !errors.Is(wire.ErrorFrom(r.Error), messages.ErrOwnerNotLive) {
+		t.Fatalf("resume as B: %v", r)
+	}
+	// B's refusal changed nothing: A's capability token still works.
+	if r := describe("A"); r.Error != nil {
+		t.Fatalf("describe as A after B's resume: %v", wire.ErrorFrom(r.Error))
+	}
+	r := resumeAs("A")
+	if r.Error != nil || len(r.GetResumeOwner().GetSessions()) != 1 {
+		t.Fatalf("resume as A: %v", r)
+	}
+	token = r.GetResumeOwner().GetToken()
+	if r := ask("A", &wire.Request{Token: token, Body: &wire.Request_DisposeOwner{DisposeOwner: &wire.DisposeOwner{}}}); r.Error != nil {
+		t.Fatalf("dispose: %v", wire.ErrorFrom(r.Error))
+	}
+}
