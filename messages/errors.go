@@ -15,6 +15,7 @@ const (
 	CodeDuplicateName    Code = "DUPLICATE_NAME"
 	CodeNoBackend        Code = "NO_BACKEND"
 	CodeNoHost           Code = "NO_HOST"
+	CodeSessionLimit     Code = "SESSION_LIMIT"
 	CodeNoSession        Code = "NO_SESSION"
 	CodeOwnerNotLive     Code = "OWNER_NOT_LIVE"
 	CodeSendActive       Code = "SEND_ACTIVE"
@@ -43,6 +44,9 @@ var (
 	ErrDuplicateName    = &Error{CodeDuplicateName, "session name already in use"}
 	ErrNoBackend        = &Error{CodeNoBackend, "no such backend"}
 	ErrNoHost           = &Error{CodeNoHost, "no such PTY host, or none live"}
+	// ErrSessionLimit: a host refuses a spawn beyond its sessions per
+	// client (ptyhost -max-sessions-per-client).
+	ErrSessionLimit = &Error{CodeSessionLimit, "the host's limit of sessions per client is reached"}
 	ErrNoSession        = &Error{CodeNoSession, "unknown PTY session"}
 	ErrOwnerNotLive     = &Error{CodeOwnerNotLive, "owner is not live"}
 	ErrSendActive       = &Error{CodeSendActive, "a send is already active on this session"}

@@ -292,6 +292,11 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 	r := g.relay(req.Call, from, rec)
 	r.session = sessionOf(req)
 	_, r.isStart = msg.(*actors.StartSend)
+	if _, ok := msg.(*actors.Spawn); ok && rec != nil && g.cfg.MaxSessionsPerClient > 0 && g.sessionsOf(c) >= g.cfg.MaxSessionsPerClient {
+		g.fail(from, req.Call, messages.Errorf(messages.CodeSessionLimit,
+			"PTY host: this client already has %d sessions open or starting (the host's limit)", g.cfg.MaxSessionsPerClient))
+		return
+	}
 	if sp, ok := msg.(*actors.Spawn); ok && rec != nil {
 		sp.Ref = fmt.Sprintf("%s/%d", c.id, req.Call)
 		rec.spawns[req.Call] = sp.Ref
@@ -582,4 +587,18 @@ func (s *gatewaySupervisor) HandleFailure(sys *actor.ActorSystem, sup actor.Supe
 		}
 	}
 	sup.ResumeChildren(child)
+}
+
+// sessionsOf counts a client's sessions: published, and spawns in flight.
+func (g *gateway) sessionsOf(c *clientRec) int {
+	n := 0
+	for _, rec := range g.sessions {
+		if rec.client == c {
+			n++
+		}
+	}
+	for _, rec := range c.owners {
+		n += len(rec.spawns)
+	}
+	return n
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// resume token, before they are disposed (their sessions closed, trees
 	// torn down); zero disposes them as soon as the client is lost.
 	ClientGrace time.Duration
+	// MaxSessionsPerClient bounds the sessions one client (by its client
+	// id) may have open or starting on this host; zero means no limit.
+	MaxSessionsPerClient int
 	// MaxRequestBytes bounds one request (a send's text, reassembled from
 	// chunks); zero means DefaultMaxRequestBytes.
 	MaxRequestBytes int

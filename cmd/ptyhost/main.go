@@ -56,6 +56,7 @@ type config struct {
 	insecure     bool
 	clientGrace  time.Duration
 	clientLoss   time.Duration
+	maxSessions  int
 	sandbox      string
 	workspace    string
 	allowNetwork bool
@@ -74,6 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate(s) that sign client certificates; required unless -insecure")
 	fs.BoolVar(&c.insecure, "insecure", false, "serve without TLS (only with a loopback -listen address)")
 	fs.DurationVar(&c.clientGrace, "client-grace", host.DefaultClientGrace, "how long a lost (or detached) client's sessions keep running, for the client to resume them, before they are closed; 0 closes them at once")
+	fs.IntVar(&c.maxSessions, "max-sessions-per-client", 0, "the most sessions one client may have open or starting on this host; 0: no limit")
 	fs.DurationVar(&c.clientLoss, "client-loss", host.DefaultClientLoss, "heartbeat silence after which a client is lost")
 	fs.StringVar(&c.sandbox, "sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or danger-full-access")
 	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
@@ -103,6 +105,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-insecure and -tls-* are exclusive")
 	case !c.insecure && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == ""):
 		return c, errors.New("mutual TLS needs -tls-cert, -tls-key and -tls-ca (or -insecure on a loopback address)")
+	}
+	if c.maxSessions < 0 {
+		return c, fmt.Errorf("-max-sessions-per-client %d: want 0 (no limit) or more", c.maxSessions)
 	}
 	if c.clientGrace < 0 || c.clientLoss <= 0 {
 		return c, errors.New("-client-grace must be >= 0 and -client-loss > 0")
@@ -196,7 +201,7 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	}
 	h, err := host.Start(svc, host.Config{
 		Listen: c.listen, TLS: tc, Insecure: c.insecure, Log: log,
-		ClientGrace: c.clientGrace, ClientLoss: c.clientLoss,
+		ClientGrace: c.clientGrace, ClientLoss: c.clientLoss, MaxSessionsPerClient: c.maxSessions,
 	})
 	if err != nil {
 		return err
