@@ -46,7 +46,7 @@ var (
 	ErrNoHost           = &Error{CodeNoHost, "no such PTY host, or none live"}
 	// ErrSessionLimit: a host refuses a spawn beyond its sessions per
 	// client (ptyhost -max-sessions-per-client).
-	ErrSessionLimit = &Error{CodeSessionLimit, "the host's limit of sessions per client is reached"}
+	ErrSessionLimit     = &Error{CodeSessionLimit, "the host's limit of sessions per client is reached"}
 	ErrNoSession        = &Error{CodeNoSession, "unknown PTY session"}
 	ErrOwnerNotLive     = &Error{CodeOwnerNotLive, "owner is not live"}
 	ErrSendActive       = &Error{CodeSendActive, "a send is already active on this session"}
