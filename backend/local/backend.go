@@ -85,6 +85,28 @@ type Options struct {
 	Sandbox sandbox.Sandbox
 }
 
+// Confine gives the options one deployment-wide sandbox, as the commands
+// (ptymcp, ptyhost) set it from their flags: a policy (mode, workspace
+// root, network) for every owner, and for the restricted modes the
+// bubblewrap provider. Without bwrap on the machine a restricted spawn
+// fails before any process starts, with an error naming the package to
+// install; installing it takes effect at the next spawn.
+func (o *Options) Confine(mode, root string, network bool) error {
+	m, err := sandbox.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	policy, err := sandbox.NewPolicy(sandbox.Settings{Mode: m, Root: root, Network: network})
+	if err != nil {
+		return err
+	}
+	o.Policy = policy
+	if m.Restricted() {
+		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
+	}
+	return nil
+}
+
 // SessionTagVar is the environment variable that carries a session's tag
 // when Options.Subreaper is on. It overrides any value in Options.Env.
 const SessionTagVar = runtimePrefix + "SESSION_TAG"

@@ -180,7 +180,7 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	// The subreaper closes teardown's one escape (a daemon orphaned out of
 	// the shell's session); it exists on Linux only.
 	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
-	if err := confine(c, &bopts); err != nil {
+	if err := bopts.Confine(c.sandbox, c.workspace, c.allowNetwork); err != nil {
 		return err
 	}
 	svc, err := actors.NewService(actors.Options{Config: c.runtime, Log: log})
@@ -216,23 +216,5 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	}
 	<-ctx.Done()
 	log.Info().Msg("ptyhost stopping: closing every session")
-	return nil
-}
-
-// confine gives the backend the host's sandbox (as ptymcp's): one policy
-// for every owner, and bubblewrap for the restricted modes.
-func confine(c config, o *local.Options) error {
-	mode, err := sandbox.ParseMode(c.sandbox)
-	if err != nil {
-		return err
-	}
-	policy, err := sandbox.NewPolicy(sandbox.Settings{Mode: mode, Root: c.workspace, Network: c.allowNetwork})
-	if err != nil {
-		return err
-	}
-	o.Policy = policy
-	if mode.Restricted() {
-		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
-	}
 	return nil
 }

@@ -190,7 +190,7 @@ func run(args []string, stderr io.Writer) error {
 	// the shell's session); it exists on Linux only, and elsewhere the
 	// backend would refuse every spawn with it on.
 	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
-	if err := confine(c, &bopts); err != nil {
+	if err := bopts.Confine(c.sandbox, c.workspace, c.allowNetwork); err != nil {
 		return err
 	}
 	svc, err := actors.NewService(actors.Options{Config: c.runtime, Log: log})
