@@ -190,12 +190,16 @@ func (g *gateway) onChunk(ctx actor.Context, c *wire.Chunk, from *actor.PID, id 
 	}
 }
 
-// client records that a client was heard.
-func (g *gateway) client(id string) *clientRec {
-	c := g.clients[id]
+// client records that a client was heard. A client is its id as heard
+// over one TLS identity: another admitted certificate that names the same
+// id is another client, so it can neither keep this one alive with
+// heartbeats nor spend its session limit.
+func (g *gateway) client(id, identity string) *clientRec {
+	key := identity + "/" + id
+	c := g.clients[key]
 	if c == nil {
 		c = &clientRec{id: id, owners: map[digest]*ownerRec{}}
-		g.clients[id] = c
+		g.clients[key] = c
 	}
 	if !c.lostAt.IsZero() {
 		g.log.Info().Str("client", id).Msg("client heard again")
@@ -236,7 +240,7 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		g.fail(from, req.Call, messages.InvalidArgument("a request needs a client id of at most 64 bytes"))
 		return
 	}
-	c := g.client(req.Client)
+	c := g.client(req.Client, id)
 	switch b := req.Body.(type) {
 	case nil:
 		g.fail(from, req.Call, messages.InvalidArgument("empty or unknown request"))
@@ -507,11 +511,11 @@ func (g *gateway) onSessionEnd(m *sessionEnd) {
 // lost for longer than the grace.
 func (g *gateway) checkClients() {
 	now := time.Now()
-	for id, c := range g.clients {
+	for key, c := range g.clients {
 		if c.lostAt.IsZero() {
 			if now.Sub(c.seen) > g.cfg.ClientLoss {
 				c.lostAt = now
-				g.log.Info().Str("client", id).Int("owners", len(c.owners)).Dur("grace", g.cfg.ClientGrace).Msg("client lost")
+				g.log.Info().Str("client", c.id).Int("owners", len(c.owners)).Dur("grace", g.cfg.ClientGrace).Msg("client lost")
 			} else {
 				continue
 			}
@@ -522,7 +526,7 @@ func (g *gateway) checkClients() {
 		for _, rec := range c.owners {
 			g.expire(rec)
 		}
-		delete(g.clients, id)
+		delete(g.clients, key)
 	}
 	for _, rec := range g.owners {
 		if !rec.detachedAt.IsZero() && now.Sub(rec.detachedAt) >= g.cfg.ClientGrace {

@@ -21,7 +21,11 @@ import (
 // answered as a wrong token (Spawn: OWNER_NOT_LIVE, a session request:
 // NO_SESSION), and so is its resume token. The requests are delivered as
 // the endpoint delivers them: an envelope with the stamped header.
-func TestGatewayBindsTokensToIdentity(t *testing.T) {
+// startGateway runs a gateway on a fresh service and returns a function
+// that delivers a request as the endpoint would (an envelope stamped with
+// the TLS identity, "" for none) and waits for its reply.
+func startGateway(t *testing.T, cfg Config) func(identity, client string, req *wire.Request) *wire.Reply {
+	t.Helper()
 	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +41,8 @@ func TestGatewayBindsTokensToIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys := svc.System()
-	g := newGateway(svc, Config{ClientLoss: time.Minute, ClientGrace: time.Minute, MaxRequestBytes: 1 << 20, Log: zerolog.Nop()})
+	cfg.MaxRequestBytes, cfg.Log = 1<<20, zerolog.Nop()
+	g := newGateway(svc, cfg)
 	gw, err := sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return g }), "test-gateway")
 	if err != nil {
 		t.Fatal(err)
@@ -52,10 +57,10 @@ func TestGatewayBindsTokensToIdentity(t *testing.T) {
 	t.Cleanup(func() { _ = sys.Root.PoisonFuture(probe).Wait() })
 
 	var call uint64
-	ask := func(identity string, req *wire.Request) *wire.Reply {
+	return func(identity, client string, req *wire.Request) *wire.Reply {
 		t.Helper()
 		call++
-		req.Call, req.Client = call, "c-"+identity
+		req.Call, req.Client = call, client
 		var h map[string]string
 		if identity != "" {
 			h = map[string]string{endpoint.PeerHeader: identity}
@@ -71,6 +76,14 @@ func TestGatewayBindsTokensToIdentity(t *testing.T) {
 				t.Fatalf("no reply to call %d", call)
 			}
 		}
+	}
+}
+
+func TestGatewayBindsTokensToIdentity(t *testing.T) {
+	ask2 := startGateway(t, Config{ClientLoss: time.Minute, ClientGrace: time.Minute})
+	ask := func(identity string, req *wire.Request) *wire.Reply {
+		t.Helper()
+		return ask2(identity, "c-"+identity, req)
 	}
 	spawn := func(identity, token string) *wire.Reply {
 		return ask(identity, &wire.Request{Token: token, Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Name: "s"}}})
@@ -117,5 +130,45 @@ func TestGatewayBindsTokensToIdentity(t *testing.T) {
 	token = r.GetResumeOwner().GetToken()
 	if r := ask("A", &wire.Request{Token: token, Body: &wire.Request_DisposeOwner{DisposeOwner: &wire.DisposeOwner{}}}); r.Error != nil {
 		t.Fatalf("dispose: %v", wire.ErrorFrom(r.Error))
+	}
+}
+
+// A client is its id as heard over one TLS identity: another admitted
+// certificate that sends heartbeats under the same client id does not keep
+// it alive, so the owner of a silent client still expires after the loss
+// window and the grace.
+func TestHeartbeatFromAnotherIdentityKeepsNoClientAlive(t *testing.T) {
+	ask := startGateway(t, Config{ClientLoss: 300 * time.Millisecond, ClientGrace: 100 * time.Millisecond})
+	open := ask("A", "c", &wire.Request{Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: "a"}}})
+	token := open.GetOpenOwner().GetToken()
+	if open.Error != nil || token == "" {
+		t.Fatalf("open: %v", open)
+	}
+	sp := ask("A", "c", &wire.Request{Token: token, Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Name: "s"}}})
+	if sp.Error != nil {
+		t.Fatalf("spawn: %v", wire.ErrorFrom(sp.Error))
+	}
+	id := sp.GetSpawn().GetSnapshot().GetSession()
+	// Client "c" of A falls silent; B heartbeats as "c". A's own identity
+	// looks on through another client id, which is not "c" of A either.
+	beat := time.NewTicker(50 * time.Millisecond)
+	defer beat.Stop()
+	deadline := time.After(20 * time.Second)
+	for {
+		if r := ask("B", "c", &wire.Request{Body: &wire.Request_Heartbeat{Heartbeat: &wire.Heartbeat{}}}); r.Error != nil {
+			t.Fatalf("heartbeat as B: %v", wire.ErrorFrom(r.Error))
+		}
+		r := ask("A", "watcher", &wire.Request{Token: token, Body: &wire.Request_Describe{Describe: &wire.Describe{Session: id}}})
+		if errors.Is(wire.ErrorFrom(r.Error), messages.ErrNoSession) {
+			return // expired: the token stopped working and the session is gone
+		}
+		if r.Error != nil {
+			t.Fatalf("describe: %v", wire.ErrorFrom(r.Error))
+		}
+		select {
+		case <-beat.C:
+		case <-deadline:
+			t.Fatal("A's silent client was kept alive by B's heartbeats under its id")
+		}
 	}
 }
