@@ -143,7 +143,13 @@ func (s *session) adoptedLeftovers() []messages.Process {
 			}
 			ours, ok := s.adopted[pid]
 			if !ok {
-				ours = hasEnv(pid, s.adoptTag)
+				var known bool
+				if ours, known = hasEnv(pid, s.adoptTag); !known {
+					// Read mid-exec (an empty environment) or not at all:
+					// read the children again next time, to ask again.
+					s.hostKids = ""
+					continue
+				}
 			}
 			seen[pid] = ours
 		}
@@ -161,16 +167,18 @@ func (s *session) adoptedLeftovers() []messages.Process {
 	return out
 }
 
-// hasEnv reports whether pid's environment holds the entry kv.
-func hasEnv(pid int, kv string) bool {
+// hasEnv reports whether pid's environment holds the entry kv; known is
+// false when the environment could not be read or read empty, which a
+// process in the middle of an exec shows for a moment.
+func hasEnv(pid int, kv string) (has, known bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
+	if err != nil || len(b) == 0 {
+		return false, false
 	}
 	for _, e := range bytes.Split(b, []byte{0}) {
 		if string(e) == kv {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, true
 }
