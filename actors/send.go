@@ -85,8 +85,8 @@ type sendActor struct {
 	// prevIdle: the previous send settled on proof that the terminal
 	// waited with all input consumed.
 	prevIdle bool
-	// since is a wait's output cursor: its own (WaitPolicy.Since) or the
-	// previous result's.
+	// since is the caller's output cursor for a wait (WaitPolicy.Since);
+	// nil: the backend's output from where the previous send's ended.
 	since *uint64
 	// markerNeedsProof: a prompt marker alone does not show this send's
 	// input ran to its end, because more than one line was written at

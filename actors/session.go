@@ -376,13 +376,9 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	// The previous send (settled: the slot is free) says whether the
 	// terminal was proven idle.
 	a.prevIdle = s.lastIdle
-	switch {
-	case m.Request.Wait.Since != nil:
-		a.since = m.Request.Wait.Since
-	case s.last != nil && s.last.Err == nil:
-		c := s.last.Result.Cursor
-		a.since = &c
-	}
+	// A wait without the caller's cursor shows what the backend collected
+	// from where the previous send's output ended (Resume).
+	a.since = m.Request.Wait.Since
 	ticket := s.spawnSend(ctx, a, notify, false)
 	ctx.Send(sender, &StartSendReply{Ticket: ticket})
 }

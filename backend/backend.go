@@ -175,7 +175,9 @@ type Session interface {
 	// Resume collects output again for the current epoch, keeping its
 	// prompt evidence: a wait (a send that writes nothing) continues where
 	// the previous send left off, so a prompt that completed since it
-	// settled is not lost.
+	// settled is not lost, and its output starts where the previous send's
+	// output ended (what was printed in between is the wait's; what the
+	// previous result showed is not shown again).
 	Resume() (epoch uint64)
 	// EndSend stops collecting output for the current send and returns
 	// what was collected since the last TakeOutput; later output reaches

@@ -220,7 +220,8 @@ type WaitPolicy struct {
 	// Since, for a wait (a send that writes nothing), is the caller's
 	// output cursor: the result shows the output from there on, so what
 	// was printed between the previous result and the wait is not lost.
-	// Nil means the cursor of the session's previous result.
+	// Nil means from where the session's previous result ended: the
+	// output printed since, not what that result showed again.
 	Since *uint64
 }
 

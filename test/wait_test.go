@@ -135,8 +135,9 @@ func TestToolWaitBuildThenPrompt(t *testing.T) {
 	}
 }
 
-// A wait's result holds the output since the previous result, printed
-// before the wait began included; an explicit cursor reads from there.
+// A wait's result holds the output since the previous result ended,
+// printed before the wait began included, and not what that result
+// showed again; an explicit cursor reads from there.
 func TestWaitShowsOutputSinceTheCursor(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sh := h.spawn(messages.SpawnRequest{})
@@ -151,7 +152,8 @@ func TestWaitShowsOutputSinceTheCursor(t *testing.T) {
 		return err == nil && strings.Contains(p.Text, "between-output\n")
 	})
 	res, err := sh.Wait(ctx, messages.WaitPolicy{NoSilence: true})
-	if err != nil || res.Cause != messages.CausePrompt || !hasLine(res.Viewport, "between-output") || !hasLine(res.Viewport, "two") {
+	if err != nil || res.Cause != messages.CausePrompt || !hasLine(res.Viewport, "between-output") || !hasLine(res.Viewport, "two") ||
+		hasLine(res.Viewport, "one") || strings.Contains(res.Viewport, "echo one") {
 		t.Fatalf("wait: %+v %v", res, err)
 	}
 	from := first.Cursor

@@ -32,6 +32,7 @@ type Session struct {
 	collecting bool
 	out        strings.Builder // the current send's output
 	scroll     strings.Builder // everything, for Read
+	endedAt    int             // scroll's length when the last send ended (Resume)
 	promptOK   bool
 	promptCode int
 	started    bool // the first prompt was printed (a reader then holds the terminal)
@@ -215,6 +216,7 @@ func (s *Session) Resume() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.out.Reset()
+	s.out.WriteString(s.scroll.String()[min(s.endedAt, s.scroll.Len()):])
 	s.collecting = true
 	return s.epoch
 }
@@ -226,6 +228,7 @@ func (s *Session) EndSend() messages.SendRead {
 	s.collecting = false
 	d := s.out.String()
 	s.out.Reset()
+	s.endedAt = s.scroll.Len()
 	return messages.SendRead{Delta: d, Cursor: uint64(strings.Count(s.scroll.String(), "\n"))}
 }
 

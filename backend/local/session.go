@@ -109,9 +109,16 @@ type session struct {
 	sendFrom   int64
 	sendBefore string
 	taken      int64
-	status     messages.SessionStatus
-	exitAt     time.Time // when Wait returned; zero while running
-	exitSent   bool
+	// ended: where the previous send's output ended (the cursor's line
+	// and the text before the cursor on it), which a wait resumes from.
+	ended struct {
+		ok     bool
+		line   int64
+		before string
+	}
+	status   messages.SessionStatus
+	exitAt   time.Time // when Wait returned; zero while running
+	exitSent bool
 
 	// screen is the terminal emulator (terminal.go), fed under mu. Its
 	// history and screen are the transcript: scrollback, cursor reads and
@@ -527,7 +534,14 @@ func (s *session) BeginSend() uint64 {
 func (s *session) Resume() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.collect()
+	if !s.ended.ok {
+		s.collect()
+		return s.epoch
+	}
+	// From where the previous send's output ended: what was printed since
+	// is the wait's, and what that send showed is not shown again.
+	s.sendFrom, s.sendBefore, s.taken = s.ended.line, s.ended.before, s.ended.line
+	s.collecting = true
 	return s.epoch
 }
 
@@ -543,7 +557,10 @@ func (s *session) EndSend() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.collecting = false
-	return s.endOutput()
+	r := s.endOutput()
+	index, before := s.screen.CursorLine()
+	s.ended.ok, s.ended.line, s.ended.before = true, s.screen.FinalLines()+int64(index), before
+	return r
 }
 
 func (s *session) TakeOutput() messages.SendRead {
