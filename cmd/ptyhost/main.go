@@ -27,16 +27,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime"
 	"syscall"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/host"
-	"github.com/ptyactor/ptyactor/backend/local"
-	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/sandbox"
+	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/rs/zerolog"
 )
 
@@ -49,24 +44,19 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	listen       string
-	tlsCert      string
-	tlsKey       string
-	tlsCA        string
-	insecure     bool
-	clientGrace  time.Duration
-	clientLoss   time.Duration
-	maxSessions  int
-	sandbox      string
-	workspace    string
-	allowNetwork bool
-	runtime      messages.Config
-	logLevel     string
+	listen      string
+	tlsCert     string
+	tlsKey      string
+	tlsCA       string
+	insecure    bool
+	clientGrace time.Duration
+	clientLoss  time.Duration
+	maxSessions int
+	local       terminals.Flags
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
-	c.runtime = messages.DefaultConfig()
 	fs := flag.NewFlagSet("ptyhost", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "", "serve clients on ADDR (host:port; port 0 picks one, printed on stderr)")
@@ -77,16 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.clientGrace, "client-grace", host.DefaultClientGrace, "how long a lost (or detached) client's sessions keep running, for the client to resume them, before they are closed; 0 closes them at once")
 	fs.IntVar(&c.maxSessions, "max-sessions-per-client", 0, "the most sessions one client may have open or starting on this host; 0: no limit")
 	fs.DurationVar(&c.clientLoss, "client-loss", host.DefaultClientLoss, "heartbeat silence after which a client is lost")
-	fs.StringVar(&c.sandbox, "sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or danger-full-access")
-	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
-	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed terminals use the network")
-	fs.IntVar(&c.runtime.IdleSilenceMs, "idle-silence-ms", c.runtime.IdleSilenceMs, "output silence after which a send returns inferred_idle")
-	fs.IntVar(&c.runtime.HandoffGraceMs, "handoff-grace-ms", c.runtime.HandoffGraceMs, "extra silence when a prompt was seen but the shell is not yet in the foreground")
-	fs.IntVar(&c.runtime.TimeoutMs, "timeout-ms", c.runtime.TimeoutMs, "absolute deadline of a send (and of startup)")
-	fs.IntVar(&c.runtime.PollIntervalMs, "poll-interval-ms", c.runtime.PollIntervalMs, "longest gap between readiness checks")
-	fs.IntVar(&c.runtime.DisposeGraceMs, "dispose-grace-ms", c.runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
-	fs.IntVar(&c.runtime.MaxReadBytes, "max-read-bytes", c.runtime.MaxReadBytes, "per-send output buffer and read page size")
-	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+	c.local.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -112,32 +93,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.clientGrace < 0 || c.clientLoss <= 0 {
 		return c, errors.New("-client-grace must be >= 0 and -client-loss > 0")
 	}
-	if _, err := sandbox.ParseMode(c.sandbox); err != nil {
-		return c, fmt.Errorf("-sandbox: %w", err)
-	}
-	if c.workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return c, fmt.Errorf("-workspace: %w", err)
-		}
-		c.workspace = wd
-	}
-	ws, err := filepath.Abs(c.workspace)
-	if err != nil {
-		return c, fmt.Errorf("-workspace: %w", err)
-	}
-	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
-		return c, fmt.Errorf("-workspace %s: not a directory", ws)
-	}
-	c.workspace = ws
-	if c.runtime.MaxReadBytes > c.runtime.ScrollbackMaxBytes {
-		c.runtime.ScrollbackMaxBytes = c.runtime.MaxReadBytes
-	}
-	if err := c.runtime.Validate(); err != nil {
+	if err := c.local.Check(); err != nil {
 		return c, err
-	}
-	if _, err := zerolog.ParseLevel(c.logLevel); err != nil {
-		return c, fmt.Errorf("-log-level: %w", err)
 	}
 	return c, nil
 }
@@ -169,7 +126,7 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	if err != nil {
 		return err
 	}
-	lvl, _ := zerolog.ParseLevel(c.logLevel)
+	lvl, _ := zerolog.ParseLevel(c.local.LogLevel)
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptyhost").Logger()
 	var tc *tls.Config
 	if !c.insecure {
@@ -177,28 +134,15 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 			return err
 		}
 	}
-	// The subreaper closes teardown's one escape (a daemon orphaned out of
-	// the shell's session); it exists on Linux only.
-	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
-	if err := bopts.Confine(c.sandbox, c.workspace, c.allowNetwork); err != nil {
-		return err
-	}
-	svc, err := actors.NewService(actors.Options{Config: c.runtime, Log: log})
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	svc, shutdown, err := c.local.Start(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			log.Error().Err(err).Msg("shutdown left failures")
-		}
-	}()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if _, err := svc.RegisterBackend(ctx, local.New(bopts)); err != nil {
-		return err
-	}
+	// Signals get their default action back before the shutdown: a second
+	// one ends a shutdown that hangs.
+	defer func() { stop(); shutdown() }()
 	h, err := host.Start(svc, host.Config{
 		Listen: c.listen, TLS: tc, Insecure: c.insecure, Log: log,
 		ClientGrace: c.clientGrace, ClientLoss: c.clientLoss, MaxSessionsPerClient: c.maxSessions,
@@ -207,7 +151,7 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 		return err
 	}
 	defer h.Close()
-	log.Info().Str("sandbox", c.sandbox).Str("workspace", c.workspace).Str("address", h.Addr()).Msg("ptyhost ready")
+	log.Info().Str("sandbox", c.local.Sandbox).Str("workspace", c.local.Workspace).Str("address", h.Addr()).Msg("ptyhost ready")
 	// The one line on stdout: where clients reach this host (for scripts
 	// and tests that listen on port 0).
 	fmt.Printf("ptyhost listening on %s\n", h.Addr())

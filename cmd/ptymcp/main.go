@@ -24,15 +24,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ptyactor/ptyactor/actors"
-	"github.com/ptyactor/ptyactor/backend/local"
-	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/rs/zerolog"
 )
@@ -52,25 +48,13 @@ type config struct {
 	allowOrigins   originList // -http-allow-origin, canonical
 	tlsCert        string
 	tlsKey         string
-	sandbox        string
-	workspace      string
-	allowNetwork   bool
-	runtime        messages.Config
+	local          terminals.Flags
 	tools          tools.Options
-	logLevel       string
 	hosts          hostFlags
 }
 
-// Sandbox modes (SPEC §10).
-const (
-	modeReadOnly       = "read-only"
-	modeWorkspaceWrite = "workspace-write"
-	modeFullAccess     = "danger-full-access"
-)
-
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
-	c.runtime = messages.DefaultConfig()
 	fs := flag.NewFlagSet("ptymcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.httpAddr, "http", "", "serve streamable HTTP on ADDR (path /mcp) instead of stdio")
@@ -79,19 +63,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Var(&c.allowOrigins, "http-allow-origin", "with -http: a browser origin (scheme://host[:port]) besides the server's own that may call it, with CORS; repeatable")
 	fs.StringVar(&c.tlsCert, "http-tls-cert", "", "with -http: serve HTTPS with this PEM certificate (chain); needs -http-tls-key; required off loopback")
 	fs.StringVar(&c.tlsKey, "http-tls-key", "", "with -http: the PEM private key of -http-tls-cert")
-	fs.StringVar(&c.sandbox, "sandbox", modeWorkspaceWrite, "sandbox mode: read-only, workspace-write or danger-full-access")
-	fs.StringVar(&c.workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
-	fs.BoolVar(&c.allowNetwork, "allow-network", false, "let sandboxed terminals use the network")
-	fs.IntVar(&c.runtime.IdleSilenceMs, "idle-silence-ms", c.runtime.IdleSilenceMs, "output silence after which a send returns inferred_idle")
-	fs.IntVar(&c.runtime.HandoffGraceMs, "handoff-grace-ms", c.runtime.HandoffGraceMs, "extra silence when a prompt was seen but the shell is not yet in the foreground")
-	fs.IntVar(&c.runtime.TimeoutMs, "timeout-ms", c.runtime.TimeoutMs, "absolute deadline of a send (and of startup)")
-	fs.IntVar(&c.runtime.PollIntervalMs, "poll-interval-ms", c.runtime.PollIntervalMs, "longest gap between readiness checks")
-	fs.IntVar(&c.runtime.DisposeGraceMs, "dispose-grace-ms", c.runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
-	fs.IntVar(&c.runtime.MaxReadBytes, "max-read-bytes", c.runtime.MaxReadBytes, "per-send output buffer and read page size")
+	c.local.Register(fs)
 	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
 	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
 	fs.BoolVar(&c.tools.RefuseSecretInput, "refuse-secret-input", false, "refuse terminal_send text while the terminal waits at a secret prompt (a password read with echo off)")
-	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
 	fs.Var(&c.hosts.addrs, "host", "open terminals on this ptyhost (host:port) instead of this machine; repeatable (the least busy is chosen)")
 	fs.StringVar(&c.hosts.cert, "host-tls-cert", "", "with -host: this client's PEM certificate for mutual TLS")
 	fs.StringVar(&c.hosts.key, "host-tls-key", "", "with -host: the PEM private key of -host-tls-cert")
@@ -106,36 +81,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	c.tools.DisableRunInBackground = *noBG
-	switch c.sandbox {
-	case modeReadOnly, modeWorkspaceWrite, modeFullAccess:
-	default:
-		return c, fmt.Errorf("-sandbox %q: want read-only, workspace-write or danger-full-access", c.sandbox)
-	}
-	if c.workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return c, fmt.Errorf("-workspace: %w", err)
-		}
-		c.workspace = wd
-	}
-	ws, err := filepath.Abs(c.workspace)
-	if err != nil {
-		return c, fmt.Errorf("-workspace: %w", err)
-	}
-	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
-		return c, fmt.Errorf("-workspace %s: not a directory", ws)
-	}
-	c.workspace = ws
-	c.tools.DefaultCwd = ws
-	if c.runtime.MaxReadBytes > c.runtime.ScrollbackMaxBytes {
-		c.runtime.ScrollbackMaxBytes = c.runtime.MaxReadBytes
-	}
-	if err := c.runtime.Validate(); err != nil {
+	if err := c.local.Check(); err != nil {
 		return c, err
 	}
-	if _, err := zerolog.ParseLevel(c.logLevel); err != nil {
-		return c, fmt.Errorf("-log-level: %w", err)
-	}
+	c.tools.DefaultCwd = c.local.Workspace
 	if c.httpAddr != "" {
 		if err := checkHTTPFlags(c); err != nil {
 			return c, err
@@ -175,7 +124,7 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lvl, _ := zerolog.ParseLevel(c.logLevel)
+	lvl, _ := zerolog.ParseLevel(c.local.LogLevel)
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptymcp").Logger()
 	c.tools.Log = log
 	var hc *httpCreds
@@ -186,29 +135,15 @@ func run(args []string, stderr io.Writer) error {
 		}
 	}
 
-	// The subreaper closes teardown's one escape (a daemon orphaned out of
-	// the shell's session); it exists on Linux only, and elsewhere the
-	// backend would refuse every spawn with it on.
-	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
-	if err := bopts.Confine(c.sandbox, c.workspace, c.allowNetwork); err != nil {
-		return err
-	}
-	svc, err := actors.NewService(actors.Options{Config: c.runtime, Log: log})
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	svc, shutdown, err := c.local.Start(ctx, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			log.Error().Err(err).Msg("shutdown left failures")
-		}
-	}()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if _, err := svc.RegisterBackend(ctx, local.New(bopts)); err != nil {
-		return err
-	}
+	// Signals get their default action back before the shutdown: a second
+	// one ends a shutdown that hangs.
+	defer func() { stop(); shutdown() }()
 	if c.tools.DefaultHost, err = c.hosts.register(ctx, svc); err != nil {
 		return err
 	}
@@ -225,7 +160,7 @@ func run(args []string, stderr io.Writer) error {
 		}
 		s.keep(o)
 	}
-	log.Info().Str("sandbox", c.sandbox).Str("workspace", c.workspace).Bool("allow_network", c.allowNetwork).Msg("ptymcp starting")
+	log.Info().Str("sandbox", c.local.Sandbox).Str("workspace", c.local.Workspace).Bool("allow_network", c.local.AllowNetwork).Msg("ptymcp starting")
 
 	if c.httpAddr == "" {
 		err := s.mcp.Run(ctx, &mcp.StdioTransport{})

@@ -1,0 +1,104 @@
+// Package terminals is what ptymcp and ptyhost share: the flags that
+// confine and time their local terminals, and the service that runs them.
+package terminals
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/sandbox"
+	"github.com/rs/zerolog"
+)
+
+// Flags are the command-line settings of local terminals.
+type Flags struct {
+	Sandbox      string
+	Workspace    string // absolute after Check
+	AllowNetwork bool
+	Runtime      messages.Config
+	LogLevel     string
+}
+
+// Register defines the flags on fs, with their defaults.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	f.Runtime = messages.DefaultConfig()
+	fs.StringVar(&f.Sandbox, "sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or danger-full-access")
+	fs.StringVar(&f.Workspace, "workspace", "", "workspace root and default cwd of new terminals (default: the current directory)")
+	fs.BoolVar(&f.AllowNetwork, "allow-network", false, "let sandboxed terminals use the network")
+	fs.IntVar(&f.Runtime.IdleSilenceMs, "idle-silence-ms", f.Runtime.IdleSilenceMs, "output silence after which a send returns inferred_idle")
+	fs.IntVar(&f.Runtime.HandoffGraceMs, "handoff-grace-ms", f.Runtime.HandoffGraceMs, "extra silence when a prompt was seen but the shell is not yet in the foreground")
+	fs.IntVar(&f.Runtime.TimeoutMs, "timeout-ms", f.Runtime.TimeoutMs, "absolute deadline of a send (and of startup)")
+	fs.IntVar(&f.Runtime.PollIntervalMs, "poll-interval-ms", f.Runtime.PollIntervalMs, "longest gap between readiness checks")
+	fs.IntVar(&f.Runtime.DisposeGraceMs, "dispose-grace-ms", f.Runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
+	fs.IntVar(&f.Runtime.MaxReadBytes, "max-read-bytes", f.Runtime.MaxReadBytes, "per-send output buffer and read page size")
+	fs.StringVar(&f.LogLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+}
+
+// Check validates the parsed flags and settles the workspace (the
+// current directory when unset) as an absolute path.
+func (f *Flags) Check() error {
+	if _, err := sandbox.ParseMode(f.Sandbox); err != nil {
+		return fmt.Errorf("-sandbox: %w", err)
+	}
+	if f.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("-workspace: %w", err)
+		}
+		f.Workspace = wd
+	}
+	ws, err := filepath.Abs(f.Workspace)
+	if err != nil {
+		return fmt.Errorf("-workspace: %w", err)
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		return fmt.Errorf("-workspace %s: not a directory", ws)
+	}
+	f.Workspace = ws
+	if f.Runtime.MaxReadBytes > f.Runtime.ScrollbackMaxBytes {
+		f.Runtime.ScrollbackMaxBytes = f.Runtime.MaxReadBytes
+	}
+	if err := f.Runtime.Validate(); err != nil {
+		return err
+	}
+	if _, err := zerolog.ParseLevel(f.LogLevel); err != nil {
+		return fmt.Errorf("-log-level: %w", err)
+	}
+	return nil
+}
+
+// Start runs a service with the local backend, confined as the flags say.
+// stop shuts the service down (every session closed, trees torn down),
+// logging what it left.
+func (f *Flags) Start(ctx context.Context, log zerolog.Logger) (svc *actors.Service, stop func(), err error) {
+	// The subreaper closes teardown's one escape (a daemon orphaned out of
+	// the shell's session); it exists on Linux only, and elsewhere the
+	// backend would refuse every spawn with it on.
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
+	if err := bopts.Confine(f.Sandbox, f.Workspace, f.AllowNetwork); err != nil {
+		return nil, nil, err
+	}
+	if svc, err = actors.NewService(actors.Options{Config: f.Runtime, Log: log}); err != nil {
+		return nil, nil, err
+	}
+	stop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			log.Error().Err(err).Msg("shutdown left failures")
+		}
+	}
+	if _, err := svc.RegisterBackend(ctx, local.New(bopts)); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return svc, stop, nil
+}
