@@ -30,29 +30,41 @@ import (
 // client would.
 
 var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
+	dirOnce sync.Once
+	binDir  string
+	dirErr  error
+	builds  sync.Map // command name → *build
 )
 
-func binary(t testing.TB) string {
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary is cmd/ptymcp, built once per run.
+func binary(t testing.TB) string { return command(t, "ptymcp", ".") }
+
+// command builds the command in dir (relative to this package) once per
+// run, as name in a directory TestMain removes.
+func command(t testing.TB, name, dir string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "ptymcp-test-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "ptymcp")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+	dirOnce.Do(func() { binDir, dirErr = os.MkdirTemp("", "ptymcp-test-") })
+	if dirErr != nil {
+		t.Fatal(dirErr)
+	}
+	v, _ := builds.LoadOrStore(name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		b.path = filepath.Join(binDir, name)
+		if out, err := exec.Command("go", "build", "-o", b.path, dir).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", dir, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 func cleanupBinary() {

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"io"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/tools"
@@ -16,35 +11,7 @@ import (
 // ptymcp -host serves MCP clients with terminals on a real ptyhost: the
 // same tools and results, and the shell is the host's child.
 func TestHostTerminals(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "ptyhost")
-	if out, err := exec.Command("go", "build", "-o", bin, "../ptyhost").CombinedOutput(); err != nil {
-		t.Fatalf("go build ptyhost: %v\n%s", err, out)
-	}
-	host := exec.Command(bin, "-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled")
-	out, err := host.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = host.Process.Kill(); _ = host.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "ptyhost listening on "); ok {
-				addr <- a
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	var a string
-	select {
-	case a = <-addr:
-	case <-time.After(30 * time.Second):
-		t.Fatal("ptyhost did not serve")
-	}
+	a, host := startPtyhost(t)
 	c, _, _ := stdioServer(t, "-host", a, "-host-insecure")
 	open := c.call(tools.TerminalOpen, obj{})
 	id, pid := open.S["sessionId"].(string), int(open.S["pid"].(float64))

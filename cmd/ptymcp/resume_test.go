@@ -15,15 +15,11 @@ import (
 	"github.com/ptyactor/ptyactor/tools"
 )
 
-// startPtyhost builds and runs a loopback ptyhost; cleanup ends it with
-// SIGTERM (it closes its sessions) and waits for it.
+// startPtyhost runs a loopback ptyhost (built once per run); cleanup ends
+// it with SIGTERM (it closes its sessions) and waits for it.
 func startPtyhost(t *testing.T, args ...string) (addr string, host *exec.Cmd) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ptyhost")
-	if out, err := exec.Command("go", "build", "-o", bin, "../ptyhost").CombinedOutput(); err != nil {
-		t.Fatalf("go build ptyhost: %v\n%s", err, out)
-	}
-	host = exec.Command(bin, append([]string{"-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled"}, args...)...)
+	host = exec.Command(command(t, "ptyhost", "../ptyhost"), append([]string{"-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled"}, args...)...)
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
