@@ -1,7 +1,6 @@
 package vt
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -151,82 +149,29 @@ func TestOracleTmuxResize(t *testing.T) {
 	}
 }
 
-type tmuxResult struct {
-	screen     []string
-	transcript []string
-	cx, cy     int
-	alt        bool
-}
-
-var tmuxServers atomic.Int64
-
 // tmuxRun shows input in a detached tmux pane of rows × cols, through a
-// server of its own (a private -L socket under the test's temporary
-// directory), resizes the window to resize if that is not nil, and reads it
-// back. The server is killed in Cleanup.
+// server of its own, resizes the window to resize if that is not nil, and
+// reads it back.
 func tmuxRun(t *testing.T, rows, cols int, input []byte, resize *Size) tmuxResult {
 	t.Helper()
 	dir := t.TempDir()
-	sock := fmt.Sprintf("vt%d-%d", os.Getpid(), tmuxServers.Add(1))
 	file := filepath.Join(dir, "in")
-	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(file, input, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(conf, []byte("set -g status off\nset -g history-limit 10000\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "TMUX_TMPDIR=" + dir, "TERM=xterm-256color"}
-	tmux := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", sock, "-f", conf}, args...)...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tmux %v: %v", args, err)
-		}
-		return string(out)
-	}
 	// The pane writes the bytes unchanged (-opost: no CR added to LF;
 	// -echo: tmux's own answers to queries are not echoed), then signals.
-	script := fmt.Sprintf("stty -opost -echo; cat %s; tmux -L %s wait-for -S done; exec sleep 600", file, sock)
-	tmux("new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), script)
-	t.Cleanup(func() {
-		cmd := exec.Command("tmux", "-L", sock, "-f", conf, "kill-server")
-		cmd.Env = env
-		_ = cmd.Run()
+	tmux := startTmux(t, dir, rows, cols, "", nil, func(sock string) string {
+		return fmt.Sprintf("stty -opost -echo; cat %s; tmux -L %s wait-for -S done; exec sleep 600", file, sock)
 	})
-	tmux("wait-for", "done")
+	tmux.run("wait-for", "done")
 	// wait-for returns when cat is done writing; let tmux read it all.
-	settle := func() string {
-		var screen string
-		for prev := ""; ; prev = screen {
-			time.Sleep(30 * time.Millisecond)
-			screen = tmux("capture-pane", "-p")
-			if screen == prev {
-				return screen
-			}
-		}
-	}
-	screen := settle()
+	screen := tmux.settle(30*time.Millisecond, 1)
 	if resize != nil {
-		tmux("resize-window", "-x", strconv.Itoa(resize.Cols), "-y", strconv.Itoa(resize.Rows))
-		screen = settle()
+		tmux.run("resize-window", "-x", strconv.Itoa(resize.Cols), "-y", strconv.Itoa(resize.Rows))
+		screen = tmux.settle(30*time.Millisecond, 1)
 	}
-	var r tmuxResult
-	r.screen = strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
-	var alt int
-	if _, err := fmt.Sscanf(tmux("display", "-p", "#{cursor_x} #{cursor_y} #{alternate_on}"), "%d %d %d", &r.cx, &r.cy, &alt); err != nil {
-		t.Fatal(err)
-	}
-	r.alt = alt == 1
-	for _, l := range strings.Split(strings.TrimSuffix(tmux("capture-pane", "-p", "-J", "-S", "-"), "\n"), "\n") {
-		r.transcript = append(r.transcript, strings.TrimRight(l, " "))
-	}
-	r.transcript = trimEmpty(r.transcript)
-	return r
+	return tmux.result(screen)
 }
 
 // trimEmpty drops trailing empty lines: tmux shows every row, the tail

@@ -1,13 +1,11 @@
 package vt
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,58 +132,17 @@ curses.wrapper(main)
 func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string) (tmuxResult, []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	sock := fmt.Sprintf("vt%d-%d", os.Getpid(), tmuxServers.Add(1))
-	conf := filepath.Join(dir, "tmux.conf")
 	rec := filepath.Join(dir, "rec")
-	if err := os.WriteFile(conf, []byte("set -g status off\nset -g history-limit 10000\n"+
-		"set -g default-terminal xterm-256color\nset -sg escape-time 0\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "TMUX_TMPDIR=" + dir,
-		"TERM=xterm-256color", "MANPAGER=less", "PAGER=less", "LESSHISTFILE=-", "MANWIDTH=", "COLUMNS=", "LINES="}
-	tmux := func(args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", sock, "-f", conf}, args...)...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tmux %v: %v", args, err)
-		}
-		return string(out)
-	}
 	// The program starts only once pipe-pane records.
-	script := fmt.Sprintf("tmux -L %s wait-for go; exec %s", sock, program)
-	tmux("new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), script)
-	t.Cleanup(func() {
-		cmd := exec.Command("tmux", "-L", sock, "-f", conf, "kill-server")
-		cmd.Env = env
-		_ = cmd.Run()
-	})
-	tmux("pipe-pane", "-o", "cat > "+rec)
-	tmux("wait-for", "-S", "go")
-	settle := func() string {
-		var screen string
-		still := 0
-		deadline := time.Now().Add(10 * time.Second)
-		for prev := ""; still < 3; prev = screen {
-			if time.Now().After(deadline) {
-				t.Fatalf("the screen never settled:\n%s", screen)
-			}
-			time.Sleep(100 * time.Millisecond)
-			screen = tmux("capture-pane", "-p")
-			if screen == prev {
-				still++
-			} else {
-				still = 0
-			}
-		}
-		return screen
-	}
+	tmux := startTmux(t, dir, rows, cols, "set -g default-terminal xterm-256color\nset -sg escape-time 0\n",
+		[]string{"MANPAGER=less", "PAGER=less", "LESSHISTFILE=-", "MANWIDTH=", "COLUMNS=", "LINES="},
+		func(sock string) string { return fmt.Sprintf("tmux -L %s wait-for go; exec %s", sock, program) })
+	tmux.run("pipe-pane", "-o", "cat > "+rec)
+	tmux.run("wait-for", "-S", "go")
+	settle := func() string { return tmux.settle(100*time.Millisecond, 3) }
 	screen := settle()
 	for _, k := range keys {
-		tmux(append([]string{"send-keys"}, k...)...)
+		tmux.run(append([]string{"send-keys"}, k...)...)
 		screen = settle()
 	}
 	// pipe-pane copies through cat: wait until the recording stops
@@ -204,21 +161,10 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string) 
 			}
 			size = len(data)
 		}
-		if again := tmux("capture-pane", "-p"); again == screen {
+		if again := tmux.run("capture-pane", "-p"); again == screen {
 			break
 		}
 		screen = settle()
 	}
-	var r tmuxResult
-	r.screen = strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
-	var alt int
-	if _, err := fmt.Sscanf(tmux("display", "-p", "#{cursor_x} #{cursor_y} #{alternate_on}"), "%d %d %d", &r.cx, &r.cy, &alt); err != nil {
-		t.Fatal(err)
-	}
-	r.alt = alt == 1
-	for _, l := range strings.Split(strings.TrimSuffix(tmux("capture-pane", "-p", "-J", "-S", "-"), "\n"), "\n") {
-		r.transcript = append(r.transcript, strings.TrimRight(l, " "))
-	}
-	r.transcript = trimEmpty(r.transcript)
-	return r, data
+	return tmux.result(screen), data
 }
