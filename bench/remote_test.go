@@ -115,20 +115,29 @@ func remoteService(b testing.TB, hosts ...*benchHost) (*actors.Service, messages
 	return svc, o
 }
 
+// spawnPair spawns a local session and one on host h0, for a paired
+// benchmark.
+func spawnPair(b *testing.B, svc *actors.Service, o messages.Owner) (local, remote *actors.Session) {
+	b.Helper()
+	ctx := context.Background()
+	local, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	remote, err = svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return local, remote
+}
+
 // BenchmarkRemoteSendEchoPaired alternates an echo on a local session and
 // on a session of a loopback host in one loop, and reports the median of
 // the per-pair differences: what the host adds to a send.
 func BenchmarkRemoteSendEchoPaired(b *testing.B) {
 	svc, o := remoteService(b, startBenchHost(b))
 	ctx := context.Background()
-	local, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	remote, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	local, remote := spawnPair(b, svc, o)
 	send := func(sh *actors.Session) time.Duration {
 		t0 := time.Now()
 		res, err := sh.Send(ctx, messages.SendRequest{Text: "echo hi", Submit: true})
@@ -156,14 +165,7 @@ func BenchmarkRemoteFloodPaired(b *testing.B) {
 	cmd := fmt.Sprintf("seq 1 %d", n)
 	svc, o := remoteService(b, startBenchHost(b))
 	ctx := context.Background()
-	local, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	remote, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	local, remote := spawnPair(b, svc, o)
 	flood := func(sh *actors.Session) time.Duration {
 		t0 := time.Now()
 		res, err := sh.Send(ctx, messages.SendRequest{Text: cmd, Submit: true})
