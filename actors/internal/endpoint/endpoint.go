@@ -25,6 +25,11 @@ const Batch = 64
 // MaxRecv is the gRPC receive limit (gRPC's default, stated).
 const MaxRecv = 4 << 20
 
+// handshakeTimeout bounds how long an accepted connection may take to
+// finish its TLS and HTTP/2 handshakes (gRPC allows two minutes): a peer
+// that connects and stays silent holds a goroutine only that long.
+const handshakeTimeout = 10 * time.Second
+
 // dialTimeout bounds one connection attempt of the library's endpoint
 // writer (it blocks that writer, never an actor of ours).
 const dialTimeout = 2 * time.Second
@@ -71,8 +76,9 @@ type Admit struct {
 
 // Endpoint is a started remote endpoint.
 type Endpoint struct {
-	r    *remote.Remote
-	addr string
+	r     *remote.Remote
+	addr  string
+	conns *connSet
 }
 
 // CheckListen refuses, before anything listens, an address that is not
@@ -112,10 +118,13 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 	}
 	host, portStr, _ := net.SplitHostPort(cfg.Listen)
 	port, _ := strconv.Atoi(portStr)
+	conns := &connSet{open: map[*trackedConn]struct{}{}}
+	serverCreds = trackingCreds{serverCreds, conns}
 	adm := &admission{cfg: cfg.Admit, log: cfg.Log, local: func() string { return sys.ProcessRegistry.Address }}
 	rc := remote.Configure(host, port,
 		remote.WithServerOptions(
 			grpc.Creds(serverCreds),
+			grpc.ConnectionTimeout(handshakeTimeout),
 			grpc.MaxRecvMsgSize(MaxRecv),
 			grpc.StreamInterceptor(adm.stream),
 			grpc.UnaryInterceptor(adm.unary),
@@ -141,7 +150,7 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 	if err := start(r); err != nil {
 		return nil, err
 	}
-	return &Endpoint{r: r, addr: sys.ProcessRegistry.Address}, nil
+	return &Endpoint{r: r, addr: sys.ProcessRegistry.Address, conns: conns}, nil
 }
 
 // start calls remote.Start, which panics when it cannot listen (before it
@@ -192,7 +201,10 @@ const closeGrace = time.Second
 // Close stops the endpoint: the library's endpoint actors, then the gRPC
 // server. The library waits up to 10 s for peers' streams to end, which a
 // stopped peer never does; after closeGrace the server is stopped hard
-// (gRPC allows Stop to cut a GracefulStop short).
+// (gRPC allows Stop to cut a GracefulStop short). Even a hard stop waits
+// for every accepted connection to finish its handshake, which a silent
+// peer holds open for handshakeTimeout: those connections are closed
+// first.
 func (e *Endpoint) Close() {
 	done := make(chan struct{})
 	go func() {
@@ -204,6 +216,7 @@ func (e *Endpoint) Close() {
 	select {
 	case <-done:
 	case <-t.C:
+		e.conns.closeAll()
 		e.r.Shutdown(false)
 		<-done
 	}
