@@ -16,8 +16,11 @@ import (
 
 var _ backend.LeftoverLister = (*session)(nil)
 
-// sighup's bit in a signal mask.
-const sighupBit = 1 << (unix.SIGHUP - 1)
+// Signals' bits in a signal mask.
+const (
+	sighupBit  = 1 << (unix.SIGHUP - 1)
+	sigchldBit = 1 << (unix.SIGCHLD - 1)
+)
 
 // Leftovers lists the shell's children: what its commands left running
 // (a job sent to the background, nohup, disown). The shell's children file
@@ -51,6 +54,7 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 	if st, err := linux.ReadStat(fs, s.shell.PID); err == nil {
 		shellComm = st.Comm
 	}
+	shellCaught, caughtErr := linux.CaughtSignals(fs, s.shell.PID)
 	out := adopted
 	for _, f := range bytes.Fields(buf[:n]) {
 		pid, err := strconv.Atoi(string(f))
@@ -71,19 +75,28 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 			p.Detached = true
 		}
 		out = append(out, p)
-		if exe, err := fs.ReadLink("/" + strconv.Itoa(pid) + "/exe"); st.Comm == shellComm || err == nil && exe == shellExe {
-			// Still the shell's program: a job forked an instant ago (whose
-			// handlers bash is already resetting), or a subshell job.
-			starting = true
+		exe, err := fs.ReadLink("/" + strconv.Itoa(pid) + "/exe")
+		if st.Comm == shellComm || err == nil && exe == shellExe {
+			// Still the shell's program: a job forked an instant ago, or a
+			// subshell job. The first holds exactly the shell's handlers
+			// until bash restores the defaults, then (redirections, the
+			// exec itself) catches no SIGCHLD; a subshell catches SIGCHLD
+			// from the start, to wait for its own commands.
+			if caught, err := linux.CaughtSignals(fs, pid); caughtErr == nil && err == nil &&
+				(caught == shellCaught || caught&sigchldBit == 0) {
+				starting = true
+			}
 		}
 	}
 	return out, starting
 }
 
 // leftoverExecWait bounds how long a receipt waits for a job forked an
-// instant before the prompt to run its own program. A subshell job never
-// does; it is listed under the shell's name once the bound passes.
-const leftoverExecWait = 50 * time.Millisecond
+// instant before the prompt to run its own program: as long as a signal
+// waits for one (execWait), since on a loaded machine the child may not
+// run for tens of milliseconds. A subshell job, which never execs, is not
+// waited for once it runs (see Leftovers).
+const leftoverExecWait = execWait
 
 // AwaitLeftovers lists again once no child runs the shell's program any
 // more, or the bound passed.

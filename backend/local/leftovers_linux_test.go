@@ -3,7 +3,16 @@
 package local
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkLeftovers is the receipt's price on every prompt when a command
@@ -18,5 +27,57 @@ func BenchmarkLeftovers(b *testing.B) {
 		if procs, _ := l.Leftovers(); len(procs) != 0 {
 			b.Fatalf("an idle shell has children: %+v", procs)
 		}
+	}
+}
+
+// A receipt waits for a job the shell forked and that has not exec'd its
+// program yet, and only for such a job: a subshell job runs the shell's
+// program for good. The job here is held before its exec by a FIFO its
+// redirection opens (bash restores the default handlers, then redirects,
+// then execs), which is the window a loaded machine stretches.
+func TestLeftoversWaitForAJobBeforeItsExec(t *testing.T) {
+	rec := &recorder{}
+	bs := spawn(t, rec)
+	waitPrompt(t, rec, 0)
+	l := bs.(*session)
+	fifo := filepath.Join(t.TempDir(), "gate")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := bs.BeginSend()
+	line := "( sleep 201; true ) & sleep 202 < " + fifo + " &"
+	if err := bs.Write(context.Background(), append([]byte(line), bs.Enter()...)); err != nil {
+		t.Fatal(err)
+	}
+	waitPrompt(t, rec, ep)
+
+	var procs []messages.Process
+	testkit.WaitFor(t, 10*time.Second, "the subshell and the held job", func() bool {
+		var starting bool
+		procs, starting = l.Leftovers()
+		return len(procs) == 2 && starting
+	})
+	// The receipt waits while the job is held; the gate opens, the job
+	// execs, and the receipt names it by its program.
+	awaited := make(chan []messages.Process, 1)
+	go func() { awaited <- l.AwaitLeftovers() }()
+	gate, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	got := <-awaited
+	var cmds []string
+	for _, p := range got {
+		cmds = append(cmds, p.Command)
+	}
+	slices.Sort(cmds)
+	if !slices.Equal(cmds, []string{"bash", "sleep"}) {
+		t.Fatalf("receipt %+v, want the subshell (bash) and the job by its program (sleep)", got)
+	}
+	// With the job exec'd, nothing is starting: the subshell is not
+	// waited for.
+	if _, starting := l.Leftovers(); starting {
+		t.Fatalf("a subshell job counts as starting: %+v", got)
 	}
 }
