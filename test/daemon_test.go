@@ -162,7 +162,9 @@ func TestSubreaperCatchesSetsidDaemon(t *testing.T) {
 func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{Subreaper: true})
 	sp := h.spawn(messages.SpawnRequest{})
-	res := h.prompt(sp.ID(), "( sleep 0.5 & echo orphan=$! )", 0)
+	// The orphan lives until the test ends it, once it saw the re-parenting:
+	// a short sleep could be reaped before the first look.
+	res := h.prompt(sp.ID(), "( sleep 300 & echo orphan=$! )", 0)
 	var pid int
 	for _, l := range strings.Split(res.Viewport, "\n") {
 		if v, ok := strings.CutPrefix(l, "orphan="); ok {
@@ -172,13 +174,21 @@ func TestSubreaperReapsExitedOrphansWhileOpen(t *testing.T) {
 	if pid <= 0 {
 		t.Fatalf("no orphan pid in %q", res.Viewport)
 	}
+	var orphan linux.Stat
 	testkit.WaitFor(t, 10*time.Second, "the orphan to re-parent to this process", func() bool {
 		s, err := linux.ReadStat(linux.FS{}, pid)
-		return err == nil && s.PPID == os.Getpid() && s.Session == sp.PID()
+		orphan = s
+		return err == nil && s.PPID == os.Getpid() && s.Session == sp.PID() && s.Comm == "sleep"
 	})
 	// A child of the host itself, exiting meanwhile, is not the reaper's.
 	own := exec.Command("sh", "-c", "exit 7")
 	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := linux.ReadStat(linux.FS{}, pid); err != nil || s.StartTime != orphan.StartTime {
+		t.Fatalf("the orphan %d is gone before the test ended it: %v", pid, err)
+	}
+	if err := unix.Kill(pid, unix.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	testkit.WaitFor(t, 10*time.Second, "the orphan reaped while its session is open", func() bool {

@@ -3,6 +3,8 @@
 package test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ptyactor/ptyactor/backend/local"
@@ -37,7 +39,13 @@ func TestReceiptListsLeftRunning(t *testing.T) {
 	if len(res.Running) != 3 {
 		t.Fatalf("after disown: %+v", res.Running)
 	}
-	res = h.prompt(id, "kill %1 %2 2>/dev/null; kill $(jobs -p) 2>/dev/null; pkill -f 'sleep 10[123]'; wait 2>/dev/null; true", 0)
+	// Kill exactly the listed jobs (a pattern would reach other tests'
+	// processes on this machine).
+	var pids []string
+	for _, p := range res.Running {
+		pids = append(pids, strconv.Itoa(p.PID))
+	}
+	h.prompt(id, "kill "+strings.Join(pids, " ")+"; wait 2>/dev/null; true", 0)
 	testkit.WaitFor(t, 5e9, "the jobs to end", func() bool {
 		return len(h.prompt(id, "true", 0).Running) == 0
 	})
