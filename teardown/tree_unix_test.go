@@ -3,8 +3,11 @@
 package teardown
 
 import (
+	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
@@ -16,7 +19,6 @@ import (
 const portableScript = `
 ( trap '' TERM; exec sleep 100 ) & echo "ignterm $!"
 ( (sleep 100 & echo "double $!") & )
-TEARDOWN_TEST_HELPER=stop GORACE=atexit_sleep_ms=0 "$HELPER_BIN" & echo "stopped $!"
 sleep 100 & echo "child $!"
 read -r _
 `
@@ -26,18 +28,18 @@ read -r _
 // real-process test written for both; the Linux-only ones go further
 // (setsid escapes, adoption, reaping).
 func TestTreeRealPortable(t *testing.T) {
-	stopMarker := marker(t)
-	root := startRoot(t, portableScript, markerEnv+"="+stopMarker)
+	root := startRoot(t, portableScript)
 	if id, err := Identify(root.id.PID); err != nil || id != root.id {
 		t.Fatalf("Identify(root) = %+v, %v; want %+v", id, err, root.id)
 	}
-	pids := root.readPids(t, "ignterm", "double", "stopped", "child")
+	pids := root.readPids(t, "ignterm", "double", "child")
 	ids := make(map[string]linux.Identity)
 	for name, pid := range pids {
 		ids[name] = identity(t, pid)
 		track(ids[name], name)
 	}
-	waitFor(t, "helper to stop itself", func() bool { return stat(t, pids["stopped"]).State == 'T' })
+	// The TERM-ignoring member takes Tree through the grace to SIGKILL.
+	waitIgnoresTERM(t, pids["ignterm"])
 	// The double fork's middle process exits, so "double" is found only as
 	// a member of the root's session, not as a descendant.
 	waitFor(t, "double fork to re-parent away", func() bool { return stat(t, pids["double"]).PPID != root.id.PID })
@@ -60,9 +62,64 @@ func TestTreeRealPortable(t *testing.T) {
 	if slices.Contains(rep.Killed, root.id.PID) || quiet(root.id) {
 		t.Fatalf("the root was signalled or is gone: report %+v", rep)
 	}
-	// The stopped helper handled TERM: Tree continued it.
-	waitFor(t, "the stopped helper's TERM marker", func() bool {
-		b, err := os.ReadFile(stopMarker)
-		return err == nil && string(b) == "TERM"
+}
+
+// TestTreeRealStoppedMember proves that Tree continues a stopped member
+// after SIGTERM, so it handles TERM itself instead of sitting out the grace
+// until SIGKILL. The helper stops itself; once continued, its TERM handler
+// writes the marker and exits.
+//
+// Nothing in this tree ignores TERM, so Tree returns as soon as the helper
+// has exited: the grace costs nothing and is long only so that a loaded
+// machine keeping the continued helper off the CPU cannot turn the hand-off
+// into a SIGKILL. It stays below testContext's deadline, so a missing
+// SIGCONT shows up as a missing marker.
+func TestTreeRealStoppedMember(t *testing.T) {
+	stopMarker := marker(t)
+	root := startRoot(t, `TEARDOWN_TEST_HELPER=stop GORACE=atexit_sleep_ms=0 "$HELPER_BIN" & echo "stopped $!"; read -r _`,
+		markerEnv+"="+stopMarker)
+	pid := root.readPids(t, "stopped")["stopped"]
+	id := identity(t, pid)
+	track(id, "stopped")
+	waitFor(t, "helper to stop itself", func() bool { return stat(t, pid).State == 'T' })
+
+	opts := realOpts(t)
+	opts.Grace = watchdog / 2
+	rep, err := Tree(testContext(t), root.id, opts)
+	if err != nil {
+		t.Fatalf("Tree: %v (report %+v)", err, rep)
+	}
+	if !slices.Equal(rep.Killed, []int{pid}) {
+		t.Errorf("Killed = %v; want [%d]", rep.Killed, pid)
+	}
+	if !quiet(id) {
+		t.Errorf("helper (pid %d) still running: %+v", pid, stat(t, pid))
+	}
+	// The helper wrote the marker before it exited, and Tree returned once
+	// it had exited.
+	if b, err := os.ReadFile(stopMarker); err != nil || string(b) != "TERM" {
+		t.Errorf("stopped helper did not handle TERM (marker %q, %v): SIGCONT missing?", b, err)
+	}
+	if quiet(root.id) {
+		t.Errorf("the root is gone: report %+v", rep)
+	}
+}
+
+// waitIgnoresTERM waits until pid, a subshell that traps TERM to be ignored
+// and execs sleep, ignores SIGTERM: the shell prints the pid when it forks
+// the subshell, before the trap has run. On Linux the SigIgn mask says so; on
+// macOS, which has no /proc, the exec of sleep does (the trap ran first, and
+// an ignored signal stays ignored across exec).
+func waitIgnoresTERM(t *testing.T, pid int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("pid %d to ignore SIGTERM", pid), func() bool {
+		if runtime.GOOS != "linux" {
+			return stat(t, pid).Comm == "sleep"
+		}
+		set, err := linux.IgnoredSignals(linux.FS{}, pid)
+		if err != nil {
+			t.Fatalf("SigIgn of pid %d: %v", pid, err)
+		}
+		return set&(1<<(syscall.SIGTERM-1)) != 0
 	})
 }
