@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // recheckUntil rechecks until ok accepts the answer, failing after a
@@ -44,9 +46,20 @@ func TestFollowerFollowsPythonThroughALine(t *testing.T) {
 		t.Fatal("a wait proved for another process group")
 	}
 	// While python sleeps it is not waiting on the terminal; back at its
-	// prompt the same thread waits again, having run in between.
-	s.write("import time; time.sleep(0.3)\n")
-	recheckUntil(t, f, g.Pgid, "python asleep", func(tw ThreadWait, ok bool) bool { return !ok && tw.Call == CallNone })
+	// prompt the same thread waits again, having run in between. It sleeps
+	// until the test interrupts it, so the sleep cannot end unobserved.
+	s.write("import time; time.sleep(3600)\n")
+	recheckUntil(t, f, g.Pgid, "python asleep", func(tw ThreadWait, ok bool) bool {
+		if ok || tw.Call != CallNone {
+			return false
+		}
+		l, err := readSyscall(FS{}, taskPath(w.PID, w.TID))
+		return err == nil && l.Nr == unix.SYS_CLOCK_NANOSLEEP
+	})
+	// SIGINT raises KeyboardInterrupt out of the sleep, back to the prompt.
+	if err := syscall.Kill(w.PID, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
 	again := recheckUntil(t, f, g.Pgid, "python back at its prompt", func(_ ThreadWait, ok bool) bool { return ok })
 	if again.Switches <= first.Switches {
 		t.Fatalf("switch count %d after a line, %d before", again.Switches, first.Switches)

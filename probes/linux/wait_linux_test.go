@@ -179,7 +179,8 @@ func TestProbeRealPython(t *testing.T) {
 
 func TestProbeRealSleep(t *testing.T) {
 	t.Parallel()
-	s := startPTY(t, nil, exec.Command(lookPath(t, "sleep"), "5"))
+	// sleep outlives every probe below; the cleanup kills it.
+	s := startPTY(t, nil, exec.Command(lookPath(t, "sleep"), "3600"))
 	pid := s.cmd.Process.Pid
 	deadline := time.Now().Add(10 * time.Second)
 	for {
