@@ -67,10 +67,12 @@ func Config() messages.Config {
 
 // PTYConfig is the runtime configuration for tests on real PTYs (bash,
 // python3) under -race on a shared machine. It is REFERENCE "Real-PTY test
-// timings" with two deliberate changes: the silence tier (2 s) and the
-// deadline (10 s) are long, because a shell command settles on its prompt
-// marker at once and these only decide how long a wrong answer takes to
-// show. Scrollback is small (100 lines, 32 KiB, 16 KiB pages), so tests
+// timings" with two deliberate changes: the silence tier (30 s) and the
+// deadline (60 s) are long, because a shell command settles on its prompt
+// marker and a REPL on the exact tier, and these only decide how long a
+// wrong answer takes to show. They must outlast any program's start on a
+// loaded machine: with 2 s, python3 starting under -race with both cores
+// busy settled on silence before it prompted (test/stress.sh). Scrollback is small (100 lines, 32 KiB, 16 KiB pages), so tests
 // reach its bounds with little output. Tests that exercise silence or the
 // deadline set their own.
 func PTYConfig() messages.Config {
@@ -80,9 +82,9 @@ func PTYConfig() messages.Config {
 		MaxReadBytes:       16384,
 		PollIntervalMs:     10,
 		ExactProbeAfterMs:  20,
-		IdleSilenceMs:      2000,
+		IdleSilenceMs:      30000,
 		HandoffGraceMs:     250,
-		TimeoutMs:          10000,
+		TimeoutMs:          60000,
 		DisposeGraceMs:     500,
 	}
 }
