@@ -101,24 +101,24 @@ func (r *rig) settlements(id messages.SessionID, n int) []actors.EventSendSettle
 // usable proves a session still works: a send settles on its prompt.
 func (r *rig) usable(id messages.SessionID) {
 	r.t.Helper()
-	res, err := r.sendWhenFree(testkit.Ctx(r.t), id, messages.SendRequest{Text: "echo ok", Submit: true})
+	res, err := r.sendAfterSettled(testkit.Ctx(r.t), id, messages.SendRequest{Text: "echo ok", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead || !strings.Contains(res.Viewport, "echo ok") {
 		r.t.Fatalf("session not usable: %+v, %v", res, err)
 	}
 }
 
-// sendWhenFree sends once the session's slot is free. A send that settled
-// before its write or SIGINT goroutine reported keeps the slot until it
-// does (so no late signal reaches the next send); StartSend waits for that,
-// but a send that has not settled yet (the fault still holds it) answers
-// SEND_ACTIVE. The wait is bounded by its own timeout, not by ctx, which
-// may be one the test cancels.
-func (r *rig) sendWhenFree(ctx context.Context, id messages.SessionID, req messages.SendRequest) (res messages.SendResult, err error) {
+// sendAfterSettled sends once; the caller has seen the session's previous
+// send settle (its Send or Result returned). A failed send frees the slot
+// before its caller is told; one that settled before its write or SIGINT
+// goroutine reported keeps the slot until it does (so no late signal
+// reaches the next send), and StartSend waits for that itself. So
+// SEND_ACTIVE here is a regression and fails the test.
+func (r *rig) sendAfterSettled(ctx context.Context, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
 	r.t.Helper()
-	testkit.WaitFor(r.t, 10*time.Second, "the send slot of "+string(id)+" to free", func() bool {
-		res, err = r.svc.Send(ctx, r.owner, id, req)
-		return !errors.Is(err, messages.ErrSendActive)
-	})
+	res, err := r.svc.Send(ctx, r.owner, id, req)
+	if errors.Is(err, messages.ErrSendActive) {
+		r.t.Fatalf("send to %s after its previous send settled: %v", id, err)
+	}
 	return res, err
 }
 
@@ -561,7 +561,7 @@ func TestCancelRunningCommand(t *testing.T) {
 			cancel2(cause)
 		}
 	}()
-	res, err = r.sendWhenFree(ctx2, id, messages.SendRequest{Text: "sleep", Submit: true})
+	res, err = r.sendAfterSettled(ctx2, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if !errors.Is(err, cause) || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send: %+v, %v; want the result and the caller's cause", res, err)
 	}
