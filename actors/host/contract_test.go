@@ -42,7 +42,11 @@ func TestRemoteContract(t *testing.T) {
 	}
 
 	// Readiness is decided on the host, by the kernel: python waits.
-	res, err := sh.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true})
+	// python3 may take longer to start than the silence tier under load
+	// (a pyenv shim forks a few times first), so the send waits for the
+	// kernel's answer alone.
+	startup := messages.WaitPolicy{NoSilence: true, Timeout: testkit.Timeout}
+	res, err := sh.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true, Wait: startup})
 	if err != nil || res.WaitReason != messages.WaitStdinRead || res.Reader != "python3" || !strings.HasSuffix(res.Viewport, ">>> ") {
 		t.Fatalf("python3: %+v %v", res, err)
 	}
@@ -96,15 +100,19 @@ func TestRemoteContract(t *testing.T) {
 
 	// What the send path reports locally crosses the wire too: typed
 	// lines, causes, cursors and cursor reads, waits, receipts.
-	res, err = sh.Send(ctx, messages.SendRequest{Text: "python3 -c 'print(\"got\", input())'\nhello", Submit: true})
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "python3 -c 'print(\"got\", input())'\nhello", Submit: true, Wait: startup})
 	if err != nil || res.Cause != messages.CausePrompt || !strings.Contains(res.Viewport, "got hello") {
 		t.Fatalf("typed lines: %+v %v", res, err)
 	}
 	cursor := res.Cursor
-	res, err = sh.Send(ctx, messages.SendRequest{Text: "echo late; sleep 0.4; echo done", Submit: true, Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}})
+	// The command stays silent until the test opens its gate, after the
+	// send settled on silence: no timed phase that load could cut short.
+	gate, release := fifoGate(t)
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "echo late; read _ < " + gate + "; echo done", Submit: true, Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}})
 	if err != nil || res.Cause != messages.CauseSilence {
 		t.Fatalf("silence: %+v %v", res, err)
 	}
+	release()
 	res, err = sh.Wait(ctx, messages.WaitPolicy{NoSilence: true})
 	if err != nil || res.Cause != messages.CausePrompt || !strings.Contains(res.Viewport, "done") {
 		t.Fatalf("wait: %+v %v", res, err)

@@ -272,3 +272,32 @@ func newClientWith(t *testing.T, register func(*actors.Service) error) (*actors.
 }
 
 func hostName(i int) string { return fmt.Sprintf("h%d", i) }
+
+// fifoGate makes a FIFO that a command on the host waits on
+// (`read _ < path`, path already shell-quoted) until the test calls
+// release: a phase that lasts exactly until the test has seen what it
+// waits for, whatever the load. The test holds the FIFO open read-write
+// (on Linux that open never blocks), so the command's open does not block
+// either and its read waits for release's line; the test's close at
+// cleanup ends the read (EOF) of a command still waiting.
+func fifoGate(t *testing.T) (path string, release func()) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gate")
+	if strings.Contains(p, "'") {
+		t.Fatalf("gate path %q cannot be single-quoted", p)
+	}
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return "'" + p + "'", func() {
+		t.Helper()
+		if _, err := f.WriteString("go\n"); err != nil {
+			t.Fatalf("release the gate: %v", err)
+		}
+	}
+}
