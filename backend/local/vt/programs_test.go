@@ -61,30 +61,45 @@ func TestOracleTmuxPrograms(t *testing.T) {
 				t.Skipf("%s not installed", strings.Fields(tc.program)[0])
 			}
 			t.Parallel()
-			o, rec := tmuxProgram(t, tc.rows, tc.cols, tc.program, tc.keys)
-			got := run(t, tc.rows, tc.cols, Options{}, rec)
-			t.Logf("%d bytes recorded; screen%s", len(rec), show(got.Screen.Rows))
-			if tc.acs {
-				for i, r := range got.Screen.Rows {
-					got.Screen.Rows[i] = strings.Map(toACS, r)
-				}
-			}
-			if !slices.Equal(got.Screen.Rows, o.screen) {
-				t.Errorf("screen\n got %s\ntmux %s", show(got.Screen.Rows), show(o.screen))
-			}
-			if got.Screen.CursorRow != o.cy || got.Screen.CursorCol != min(o.cx, tc.cols-1) {
-				t.Errorf("cursor %d,%d; tmux %d,%d", got.Screen.CursorRow, got.Screen.CursorCol, o.cy, o.cx)
-			}
-			if got.Screen.AltScreen != o.alt {
-				t.Errorf("alternate screen %v; tmux %v", got.Screen.AltScreen, o.alt)
-			}
-			if !o.alt {
-				if mine := trimEmpty(got.lines()); !slices.Equal(mine, o.transcript) {
-					t.Errorf("transcript\n got %s\ntmux %s", show(mine), show(o.transcript))
-				}
-			}
+			// tmuxProgram compares at every step, and fails if tmux and
+			// the emulator never agree.
+			rec := tmuxProgram(t, tc.rows, tc.cols, tc.program, tc.keys, func(o tmuxResult, rec []byte) string {
+				return programDiff(t, tc.rows, tc.cols, tc.acs, o, rec)
+			})
+			t.Logf("%d bytes recorded; screen%s", len(rec), show(run(t, tc.rows, tc.cols, Options{}, rec).Screen.Rows))
 		})
 	}
+}
+
+// programDiff feeds rec to an emulator of rows × cols and describes how
+// what it shows differs from o, tmux's view of the same bytes: the screen
+// (with acs, DEC line drawing mapped back to tmux's letters), the cursor,
+// the alternate screen and, on the main screen, the transcript. It is
+// empty when they agree.
+func programDiff(t *testing.T, rows, cols int, acs bool, o tmuxResult, rec []byte) string {
+	t.Helper()
+	got := run(t, rows, cols, Options{}, rec)
+	if acs {
+		for i, r := range got.Screen.Rows {
+			got.Screen.Rows[i] = strings.Map(toACS, r)
+		}
+	}
+	var b strings.Builder
+	if !slices.Equal(got.Screen.Rows, o.screen) {
+		fmt.Fprintf(&b, "\nscreen\n got %s\ntmux %s", show(got.Screen.Rows), show(o.screen))
+	}
+	if got.Screen.CursorRow != o.cy || got.Screen.CursorCol != min(o.cx, cols-1) {
+		fmt.Fprintf(&b, "\ncursor %d,%d; tmux %d,%d", got.Screen.CursorRow, got.Screen.CursorCol, o.cy, o.cx)
+	}
+	if got.Screen.AltScreen != o.alt {
+		fmt.Fprintf(&b, "\nalternate screen %v; tmux %v", got.Screen.AltScreen, o.alt)
+	}
+	if !o.alt {
+		if mine := trimEmpty(got.lines()); !slices.Equal(mine, o.transcript) {
+			fmt.Fprintf(&b, "\ntranscript\n got %s\ntmux %s", show(mine), show(o.transcript))
+		}
+	}
+	return b.String()
 }
 
 // toACS maps the box-drawing characters DEC line drawing shows back to
@@ -128,8 +143,14 @@ curses.wrapper(main)
 `
 
 // tmuxProgram runs program in a tmux pane of rows × cols, records its
-// output, sends the keys, and returns what tmux shows and the recording.
-func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string) (tmuxResult, []byte) {
+// output, and sends the keys. After the start and after each key it waits,
+// first until the program has read all its input and waits for more (the
+// runtime's /proc probe), then until diff finds nothing between what tmux
+// shows and the recording so far (tmux applies the output, and pipe-pane's
+// cat writes it down, a little after the program wrote it). It returns the
+// recording, and fails with the last diff if tmux and the recording never
+// agree.
+func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string, diff func(o tmuxResult, rec []byte) string) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec")
@@ -137,34 +158,45 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string) 
 	tmux := startTmux(t, dir, rows, cols, "set -g default-terminal xterm-256color\nset -sg escape-time 0\n",
 		[]string{"MANPAGER=less", "PAGER=less", "LESSHISTFILE=-", "MANWIDTH=", "COLUMNS=", "LINES="},
 		func(sock string) string { return fmt.Sprintf("tmux -L %s wait-for go; exec %s", sock, program) })
+	pane := newPaneWaiter(tmux)
 	tmux.run("pipe-pane", "-o", "cat > "+rec)
 	tmux.run("wait-for", "-S", "go")
-	settle := func() string { return tmux.settle(100*time.Millisecond, 3) }
-	screen := settle()
-	for _, k := range keys {
-		tmux.run(append([]string{"send-keys"}, k...)...)
-		screen = settle()
-	}
-	// pipe-pane copies through cat: wait until the recording stops
-	// growing, and take it only if the screen did not change meanwhile
-	// (a program that paused longer than settle waits is looked at again).
+	const every = 5 * time.Millisecond
 	var data []byte
-	for {
-		for size := -1; ; {
-			time.Sleep(50 * time.Millisecond)
+	step := func(what string) {
+		t.Helper()
+		var seen string
+		if !waitUntil(every, func() bool {
+			var ok bool
+			ok, seen = pane.ready()
+			return ok
+		}) {
+			t.Fatalf("%s: %s never waited for input with its input read: %s", what, program, seen)
+		}
+		t.Logf("%s: %s", what, seen)
+		var d string
+		if !waitUntil(every, func() bool {
+			o := tmux.capture()
 			var err error
 			if data, err = os.ReadFile(rec); err != nil {
 				t.Fatal(err)
 			}
-			if len(data) == size {
-				break
-			}
-			size = len(data)
+			d = diff(o, data)
+			return d == ""
+		}) {
+			t.Fatalf("%s: tmux and the emulator fed the %d bytes recorded still differ:%s", what, len(data), d)
 		}
-		if again := tmux.run("capture-pane", "-p"); again == screen {
-			break
-		}
-		screen = settle()
 	}
-	return tmux.result(screen), data
+	// Until the pane's shell execs the program, nothing in the pane reads
+	// the terminal (the tmux client polls only its socket), so the first
+	// wait seen is the program's.
+	step("start")
+	for _, k := range keys {
+		tmux.run(append([]string{"send-keys"}, k...)...)
+		// An answer from tmux after send-keys: tmux has written the keys
+		// to the pane by then (see paneWaiter.ready).
+		tmux.run("display", "-p", "#{pane_pid}")
+		step(fmt.Sprintf("after keys %q", k))
+	}
+	return data
 }

@@ -71,27 +71,75 @@ func (s *tmuxServer) run(args ...string) string {
 	return string(out)
 }
 
-// settle returns the screen once still reads in a row, every apart,
-// found it unchanged: tmux offers no event for "done drawing", so its
-// screen is polled, within 10 s.
-func (s *tmuxServer) settle(every time.Duration, still int) string {
+// settle returns the screen once tmux has applied everything written to
+// the pane so far, for a pane whose program writes nothing more and never
+// reads its terminal (tmuxRun's sleep). tmux tells no "done reading", so
+// a title is written to the pane's terminal behind that output: once tmux
+// shows it, tmux has applied all that came before. The arguments are those
+// of the polling this replaced, still passed by tmuxRun: every is the poll
+// interval, the count is ignored.
+func (s *tmuxServer) settle(every time.Duration, _ int) string {
 	s.t.Helper()
-	var screen string
-	same := 0
-	deadline := time.Now().Add(10 * time.Second)
-	for prev := ""; same < still; prev = screen {
+	title := fmt.Sprintf("vt-settled-%d", settles.Add(1))
+	tty, err := os.OpenFile(strings.TrimSpace(s.run("display", "-p", "#{pane_tty}")), os.O_WRONLY, 0)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	_, err = tty.WriteString("\x1b]2;" + title + "\a")
+	if cerr := tty.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var seen string
+	if !waitUntil(every, func() bool {
+		seen = strings.TrimSpace(s.run("display", "-p", "#{pane_title}"))
+		return seen == title
+	}) {
+		s.t.Fatalf("tmux never showed the title %q written behind the output (it shows %q)", title, seen)
+	}
+	return s.run("capture-pane", "-p")
+}
+
+var settles atomic.Int64
+
+// waitDeadline bounds waitUntil. It is a guard against a wait that never
+// ends, not a speed bound: the conditions waited for do not hold early, so
+// however slow the machine, waiting longer changes no result.
+const waitDeadline = 15 * time.Second
+
+// waitUntil polls cond, every apart, until it holds, and reports whether
+// it did within waitDeadline. The caller fails with what it saw last.
+func waitUntil(every time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(waitDeadline)
+	for !cond() {
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the screen never settled:\n%s", screen)
+			return false
 		}
 		time.Sleep(every)
-		screen = s.run("capture-pane", "-p")
-		if screen == prev {
-			same++
-		} else {
-			same = 0
-		}
 	}
-	return screen
+	return true
+}
+
+// capture is what tmux shows now, read in one tmux command: the screen,
+// the cursor, the alternate-screen flag and the joined transcript.
+func (s *tmuxServer) capture() tmuxResult {
+	s.t.Helper()
+	out := strings.Split(strings.TrimSuffix(s.run("display", "-p", "#{cursor_x} #{cursor_y} #{alternate_on} #{pane_height}",
+		";", "capture-pane", "-p", ";", "capture-pane", "-p", "-J", "-S", "-"), "\n"), "\n")
+	var r tmuxResult
+	var alt, rows int
+	if _, err := fmt.Sscanf(out[0], "%d %d %d %d", &r.cx, &r.cy, &alt, &rows); err != nil || len(out) < 1+rows {
+		s.t.Fatalf("tmux capture: %v %q", err, out)
+	}
+	r.alt = alt == 1
+	r.screen = out[1 : 1+rows]
+	for _, l := range out[1+rows:] {
+		r.transcript = append(r.transcript, strings.TrimRight(l, " "))
+	}
+	r.transcript = trimEmpty(r.transcript)
+	return r
 }
 
 // result is what tmux shows now, with screen as the screen.
