@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The oracle: tmux, an independent terminal, fed the same bytes at the same
@@ -166,10 +165,10 @@ func tmuxRun(t *testing.T, rows, cols int, input []byte, resize *Size) tmuxResul
 	})
 	tmux.run("wait-for", "done")
 	// wait-for returns when cat is done writing; let tmux read it all.
-	screen := tmux.settle(30*time.Millisecond, 1)
+	screen := tmux.settle()
 	if resize != nil {
 		tmux.run("resize-window", "-x", strconv.Itoa(resize.Cols), "-y", strconv.Itoa(resize.Rows))
-		screen = tmux.settle(30*time.Millisecond, 1)
+		screen = tmux.settle()
 	}
 	return tmux.result(screen)
 }

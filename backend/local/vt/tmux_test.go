@@ -75,10 +75,8 @@ func (s *tmuxServer) run(args ...string) string {
 // the pane so far, for a pane whose program writes nothing more and never
 // reads its terminal (tmuxRun's sleep). tmux tells no "done reading", so
 // a title is written to the pane's terminal behind that output: once tmux
-// shows it, tmux has applied all that came before. The arguments are those
-// of the polling this replaced, still passed by tmuxRun: every is the poll
-// interval, the count is ignored.
-func (s *tmuxServer) settle(every time.Duration, _ int) string {
+// shows it, tmux has applied all that came before.
+func (s *tmuxServer) settle() string {
 	s.t.Helper()
 	title := fmt.Sprintf("vt-settled-%d", settles.Add(1))
 	tty, err := os.OpenFile(strings.TrimSpace(s.run("display", "-p", "#{pane_tty}")), os.O_WRONLY, 0)
@@ -93,7 +91,7 @@ func (s *tmuxServer) settle(every time.Duration, _ int) string {
 		s.t.Fatal(err)
 	}
 	var seen string
-	if !waitUntil(every, func() bool {
+	if !waitUntil(5*time.Millisecond, func() bool {
 		seen = strings.TrimSpace(s.run("display", "-p", "#{pane_title}"))
 		return seen == title
 	}) {
