@@ -42,11 +42,7 @@ func TestRemoteContract(t *testing.T) {
 	}
 
 	// Readiness is decided on the host, by the kernel: python waits.
-	// python3 may take longer to start than the silence tier under load
-	// (a pyenv shim forks a few times first), so the send waits for the
-	// kernel's answer alone.
-	startup := messages.WaitPolicy{NoSilence: true, Timeout: testkit.Timeout}
-	res, err := sh.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true, Wait: startup})
+	res, err := sh.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead || res.Reader != "python3" || !strings.HasSuffix(res.Viewport, ">>> ") {
 		t.Fatalf("python3: %+v %v", res, err)
 	}
@@ -100,7 +96,7 @@ func TestRemoteContract(t *testing.T) {
 
 	// What the send path reports locally crosses the wire too: typed
 	// lines, causes, cursors and cursor reads, waits, receipts.
-	res, err = sh.Send(ctx, messages.SendRequest{Text: "python3 -c 'print(\"got\", input())'\nhello", Submit: true, Wait: startup})
+	res, err = sh.Send(ctx, messages.SendRequest{Text: "python3 -c 'print(\"got\", input())'\nhello", Submit: true})
 	if err != nil || res.Cause != messages.CausePrompt || !strings.Contains(res.Viewport, "got hello") {
 		t.Fatalf("typed lines: %+v %v", res, err)
 	}
