@@ -31,7 +31,12 @@ func TestTaskResourceUpdated(t *testing.T) {
 	t.Cleanup(func() { _ = cs.Close() })
 	c := &client{t: t, cs: cs}
 	id := c.call(tools.TerminalOpen, map[string]any{}).S["sessionId"].(string)
-	bg := c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "sleep 0.5; echo finished", "run_in_background": true})
+	// The task waits at a gate the test opens once it subscribed (and
+	// checked the other client): it cannot finish, and send its one
+	// notification, before. until prompt: silence does not end it while
+	// it waits.
+	gate := newGate(t)
+	bg := c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "read _ < " + gate + "; echo finished", "run_in_background": true, "until": "prompt"})
 	uri := taskURIPrefix + bg.S["taskId"].(string)
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		t.Fatalf("subscribe: %v", err)
@@ -42,6 +47,7 @@ func TestTaskResourceUpdated(t *testing.T) {
 	if _, err := other.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
 		t.Fatal("another client read this client's task")
 	}
+	openGate(t, gate)
 	select {
 	case got := <-updated:
 		if got != uri {
