@@ -23,6 +23,9 @@ func TestWaitUntilConditions(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sh := h.spawn(messages.SpawnRequest{})
 	ctx := testkit.Ctx(t)
+	// Every command blocks on the gate, so it is still running when its
+	// send settles on silence, and goes on when the test releases it.
+	g := newGate(t)
 	quick := messages.WaitPolicy{Silence: 100 * time.Millisecond}
 	start := func(text string) {
 		t.Helper()
@@ -39,18 +42,34 @@ func TestWaitUntilConditions(t *testing.T) {
 		}
 		return res
 	}
+	// waitReleasing begins a wait and then releases the gate: what the
+	// command does next happens while the wait runs.
+	waitReleasing := func(p messages.WaitPolicy, want messages.Cause) messages.SendResult {
+		t.Helper()
+		op, err := sh.StartSend(ctx, messages.SendRequest{Wait: p})
+		if err != nil {
+			t.Fatalf("wait %+v: %v", p, err)
+		}
+		g.release()
+		res, err := op.Result(ctx)
+		if err != nil || res.Cause != want {
+			t.Fatalf("wait %+v: %+v %v, want cause %s", p, res, err, want)
+		}
+		return res
+	}
 	until := messages.WaitPolicy{NoSilence: true}
 
 	// The prompt, with the build's exit code and its output since the wait.
-	start("echo compiling; sleep 0.5; echo built; (exit 3)")
-	res := wait(until, messages.CausePrompt)
+	start("echo compiling; " + g.wait() + "; echo built; (exit 3)")
+	res := waitReleasing(until, messages.CausePrompt)
 	if res.ExitCode == nil || *res.ExitCode != 3 || !hasLine(res.Viewport, "built") {
 		t.Fatalf("prompt: %+v", res)
 	}
 
 	// A prompt that returned before the wait began is not lost.
-	start("sleep 0.3; (exit 5)")
-	testkit.WaitFor(t, 10*time.Second, "the prompt after the sleep", func() bool {
+	start(g.wait() + "; (exit 5)")
+	g.release()
+	testkit.WaitFor(t, 10*time.Second, "the prompt after the gate", func() bool {
 		p, err := sh.Read(ctx, messages.ReadRequest{})
 		return err == nil && strings.HasSuffix(p.Text, "\n"+local.PromptText)
 	})
@@ -59,26 +78,27 @@ func TestWaitUntilConditions(t *testing.T) {
 		t.Fatalf("earlier prompt: %+v", res)
 	}
 
-	// A program that asks for input after a while.
-	start(`python3 -c 'import time; print("thinking"); time.sleep(0.4); print(input("continue? "))'`)
-	res = wait(until, messages.CauseInput)
+	// A program that asks for input once the gate opens.
+	start(`python3 -c 'print("thinking"); open("` + g.path + `").readline(); print(input("continue? "))'`)
+	res = waitReleasing(until, messages.CauseInput)
 	if res.Reader != "python3" || !strings.Contains(res.Viewport, "continue? ") {
 		t.Fatalf("input: %+v", res)
 	}
 	h.prompt(sh.ID(), "y", 0)
 
-	// A pattern in new output.
-	start("for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.15; done")
-	res = wait(messages.WaitPolicy{NoSilence: true, Pattern: `tick [4-6]`}, messages.CausePattern)
+	// A pattern in new output: ticks 4 to 6 come after the gate opens, and
+	// the command then blocks again, so no prompt competes with the match.
+	start("for i in 1 2 3 4 5 6; do echo tick $i; case $i in 3|6) " + g.wait() + ";; esac; done")
+	res = waitReleasing(messages.WaitPolicy{NoSilence: true, Pattern: `tick [4-6]`}, messages.CausePattern)
 	if res.WaitReason != messages.WaitInferredIdle || !strings.Contains(res.Viewport, "tick 4") {
 		t.Fatalf("pattern: %+v", res)
 	}
-	wait(until, messages.CausePrompt)
+	waitReleasing(until, messages.CausePrompt)
 
 	// Its own deadline, while the command still runs.
-	start("echo long; sleep 2")
+	start("echo long; " + g.wait())
 	wait(messages.WaitPolicy{NoSilence: true, Timeout: 200 * time.Millisecond}, messages.CauseDeadline)
-	wait(until, messages.CausePrompt)
+	waitReleasing(until, messages.CausePrompt)
 
 	// A bad pattern is refused before anything waits.
 	if _, err := sh.Wait(ctx, messages.WaitPolicy{Pattern: "("}); !errors.Is(err, messages.ErrInvalidArgument) {
@@ -86,8 +106,8 @@ func TestWaitUntilConditions(t *testing.T) {
 	}
 
 	// The shell's exit.
-	start("sleep 0.3; exit 4")
-	res = wait(until, messages.CauseExit)
+	start(g.wait() + "; exit 4")
+	res = waitReleasing(until, messages.CauseExit)
 	if res.Status.ExitCode == nil || *res.Status.ExitCode != 4 {
 		t.Fatalf("exit: %+v", res)
 	}
@@ -97,14 +117,13 @@ func TestWaitUntilConditions(t *testing.T) {
 // build that outlives its send and ends in a y/n prompt takes three calls
 // (send, wait, answer) instead of a poll loop.
 func TestToolWaitBuildThenPrompt(t *testing.T) {
-	cfg := testkit.PTYConfig()
-	cfg.IdleSilenceMs = 500
-	h := newHarness(t, cfg, local.Options{})
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	ts, err := tools.New(h.svc, tools.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := h.spawn(messages.SpawnRequest{}).ID()
+	g := newGate(t)
 	calls := 0
 	call := func(name string, args map[string]any) tools.ForegroundSendValue {
 		t.Helper()
@@ -118,10 +137,16 @@ func TestToolWaitBuildThenPrompt(t *testing.T) {
 		}
 		return v
 	}
-	v := call(tools.TerminalSend, map[string]any{"text": "echo building; sleep 1.5; read -r -p 'deploy? [y/n] ' a; echo answered $a"})
+	// Only the build's send asks for a short silence; the answer's keeps
+	// the configuration's long one and ends at the prompt.
+	v := call(tools.TerminalSend, map[string]any{"text": "echo building; " + g.wait() + "; read -r -p 'deploy? [y/n] ' a; echo answered $a", "silence_ms": 500})
 	if v.Cause != string(messages.CauseSilence) {
 		t.Fatalf("send: %+v, want it to return while the build runs", v)
 	}
+	// The build ends. Its y/n prompt is a state, not an event: the wait
+	// finds the shell reading the terminal whether it began before the
+	// prompt was printed or after.
+	g.release()
 	v = call(tools.TerminalWait, map[string]any{"timeout_ms": 20000})
 	if v.Cause != string(messages.CauseInput) || !strings.Contains(v.Viewport, "deploy? [y/n] ") {
 		t.Fatalf("wait: %+v, want the y/n prompt", v)
@@ -142,16 +167,25 @@ func TestWaitShowsOutputSinceTheCursor(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sh := h.spawn(messages.SpawnRequest{})
 	ctx := testkit.Ctx(t)
-	first, err := sh.Send(ctx, messages.SendRequest{Text: "echo one; sleep 0.3; echo between-output; sleep 0.6; echo two", Submit: true,
+	g := newGate(t)
+	first, err := sh.Send(ctx, messages.SendRequest{Text: "echo one; " + g.wait() + "; echo between-output; " + g.wait() + "; echo two", Submit: true,
 		Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}})
 	if err != nil || first.Cause != messages.CauseSilence {
 		t.Fatalf("send: %+v %v", first, err)
 	}
+	// Output printed between the send's result and the wait.
+	g.release()
 	testkit.WaitFor(t, 10*time.Second, "the output between", func() bool {
 		p, err := sh.Read(ctx, messages.ReadRequest{})
 		return err == nil && strings.Contains(p.Text, "between-output\n")
 	})
-	res, err := sh.Wait(ctx, messages.WaitPolicy{NoSilence: true})
+	op, err := sh.StartSend(ctx, messages.SendRequest{Wait: messages.WaitPolicy{NoSilence: true}})
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	// Output printed during the wait.
+	g.release()
+	res, err := op.Result(ctx)
 	if err != nil || res.Cause != messages.CausePrompt || !hasLine(res.Viewport, "between-output") || !hasLine(res.Viewport, "two") ||
 		hasLine(res.Viewport, "one") || strings.Contains(res.Viewport, "echo one") {
 		t.Fatalf("wait: %+v %v", res, err)
@@ -169,14 +203,24 @@ func TestWaitPatternOnTheCursorLine(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sh := h.spawn(messages.SpawnRequest{})
 	ctx := testkit.Ctx(t)
-	if _, err := sh.Send(ctx, messages.SendRequest{Text: "sleep 0.3; printf 'Continue? '; sleep 5", Submit: true,
-		Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}}); err != nil {
-		t.Fatal(err)
+	g := newGate(t)
+	res, err := sh.Send(ctx, messages.SendRequest{Text: g.wait() + "; printf 'Continue? '; " + g.wait(), Submit: true,
+		Wait: messages.WaitPolicy{Silence: 100 * time.Millisecond}})
+	if err != nil || res.Cause != messages.CauseSilence {
+		t.Fatalf("send: %+v %v, want it left running (silence)", res, err)
 	}
-	res, err := sh.Wait(ctx, messages.WaitPolicy{NoSilence: true, Pattern: `Continue\? $`, Timeout: 3 * time.Second})
+	// The question is printed while the wait runs: new output.
+	op, err := sh.StartSend(ctx, messages.SendRequest{Wait: messages.WaitPolicy{NoSilence: true, Pattern: `Continue\? $`}})
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	g.release()
+	res, err = op.Result(ctx)
 	if err != nil || res.Cause != messages.CausePattern {
 		t.Fatalf("wait: %+v %v", res, err)
 	}
-	sh.Signal(ctx, messages.SIGINT)
-	h.send(sh.ID(), "true")
+	g.release()
+	if res, err := sh.Wait(ctx, messages.WaitPolicy{NoSilence: true}); err != nil || res.Cause != messages.CausePrompt {
+		t.Fatalf("the command's end: %+v %v", res, err)
+	}
 }
