@@ -126,6 +126,11 @@ func (c *client) call(name string, args any) result {
 func (c *client) callErr(name string, args any) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	return c.callCtx(ctx, name, args)
+}
+
+// callCtx is callErr bounded by ctx instead of a minute.
+func (c *client) callCtx(ctx context.Context, name string, args any) (result, error) {
 	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return result{}, err
