@@ -11,7 +11,9 @@ import (
 // ptymcp -host serves MCP clients with terminals on a real ptyhost: the
 // same tools and results, and the shell is the host's child.
 func TestHostTerminals(t *testing.T) {
-	a, host := startPtyhost(t)
+	// python3's start may outlast the host's default silence tier (3 s) on
+	// a loaded machine; only the exact tier may settle it here.
+	a, host := startPtyhost(t, "-idle-silence-ms", "30000")
 	c, _, _ := stdioServer(t, "-host", a, "-host-insecure")
 	open := c.call(tools.TerminalOpen, obj{})
 	id, pid := open.S["sessionId"].(string), int(open.S["pid"].(float64))
