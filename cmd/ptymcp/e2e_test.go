@@ -91,8 +91,8 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
-// fastFlags: readiness timings for tests (see testConfig).
-var fastFlags = []string{"-sandbox", "danger-full-access", "-idle-silence-ms", "5000", "-timeout-ms", "20000", "-dispose-grace-ms", "500", "-poll-interval-ms", "10", "-log-level", "debug"}
+// fastFlags: readiness timings for tests, testConfig's as flags.
+var fastFlags = []string{"-sandbox", "danger-full-access", "-idle-silence-ms", "30000", "-timeout-ms", "60000", "-dispose-grace-ms", "500", "-poll-interval-ms", "10", "-log-level", "debug"}
 
 // stdioServer starts the binary over stdio and connects a client.
 func stdioServer(t *testing.T, extra ...string) (*client, *exec.Cmd, *syncBuf) {
@@ -280,7 +280,7 @@ func TestStdioMalformedRequests(t *testing.T) {
 // result stays within maxResultBytes.
 func TestFloodBoundedRSS(t *testing.T) {
 	// The flood takes seconds, over a minute on a loaded machine: the
-	// send's deadline (-timeout-ms, after fastFlags' 20 s) and the call's
+	// send's deadline (-timeout-ms, after fastFlags' 60 s) and the call's
 	// bound are guards here, not a speed requirement; until prompt: a
 	// stall of the loaded machine does not settle it as silence either.
 	const guard = 5 * time.Minute
