@@ -82,7 +82,9 @@ func helperClient(script string) {
 				// The blank lines scroll the counter off the 40-row screen: a
 				// cursor counts lines that scrolled into the history.
 				Text: fmt.Sprintf("for i in $(seq 1 %d); do echo n$i; sleep 0.01; done; echo counted; printf '\\n%%.0s' $(seq 1 45)", counterLines), Submit: true,
-				Wait: messages.WaitPolicy{Timeout: 30 * time.Second, NoSilence: true},
+				// A guard, not a speed bound: 300 forks of sleep took over
+				// 30 s under -race with both cores busy (test/stress.sh).
+				Wait: messages.WaitPolicy{Timeout: counterGuard, NoSilence: true},
 			})
 			if err != nil {
 				return err
@@ -282,6 +284,9 @@ func (c *clientProc) kill9(t *testing.T) {
 	<-c.done
 }
 
+// counterGuard bounds the counter's send and the wait for it.
+const counterGuard = 3 * time.Minute
+
 // checkCounter fails unless nums is 1..counterLines, each once, in order.
 func checkCounter(t *testing.T, nums []int) {
 	t.Helper()
@@ -324,7 +329,7 @@ func resumeAndRead(t *testing.T, svc *actors.Service, token string, wantID messa
 			nums = append(nums, n)
 		}
 	}
-	testkit.WaitFor(t, 30*time.Second, "the counter's send to settle", func() bool {
+	testkit.WaitFor(t, counterGuard, "the counter's send to settle", func() bool {
 		read()
 		select {
 		case <-rs.Latest.Done():
