@@ -15,8 +15,10 @@ import (
 // A cancel that lands while the shell starts the command must still stop
 // it, not leave it running to the deadline. The SIGINT may reach the shell
 // itself after it read the line (it goes on to run the command), or the
-// forked child before it exec'd (bash's handler swallows it); and a line
-// editor that drops a half-read line must not run the rest of it. The
+// forked child before it exec'd (bash's handler swallows it, also when the
+// child is halfway through restoring the defaults and its handlers no
+// longer match the shell's); and a line editor that drops a half-read line
+// must not run the rest of it. The
 // windows are short, so the cancel is tried many times, each as soon as
 // the command line's echo shows. Found by TestSoak.
 //
@@ -31,8 +33,10 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 	h := newHarness(t, cfg, local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	id := sp.ID()
-	ctx := testkit.Ctx(t)
 	for i := range tries {
+		// Each try's own watchdog: the stress form's thousand tries
+		// together outlast one (testkit.Timeout) on a loaded machine.
+		ctx := testkit.Ctx(t)
 		op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "yes window", Submit: true})
 		if err != nil {
 			t.Fatalf("try %d: StartSend: %v", i, err)
@@ -53,7 +57,7 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 		// runs as a command ("y" dropped, "es window" not found). The
 		// kernel's input queue was flushed; readline's buffer cannot be.
 		res, err := op.Result(ctx)
-		tail := readlineTail(res)
+		tail := lineTailRan(res)
 		if tail {
 			t.Logf("try %d: readline ran its buffered tail after the interrupt: %q", i, res.Viewport)
 		}
@@ -67,4 +71,14 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 		}
 		h.sendWhenFree(id, "true")
 	}
+}
+
+// lineTailRan reports the readline case above for this test's command
+// line: its tail ran ("es window", not found) at the shell's prompt. Unlike
+// readlineTail it does not ask for the "^C" readline echoes: under load
+// that line is sometimes left blank (seen about one tail in three, and on
+// tries whose line was dropped whole too), and the tail of this very line
+// is evidence enough.
+func lineTailRan(res messages.SendResult) bool {
+	return res.ExitCode != nil && *res.ExitCode == 127 && strings.Contains(res.Viewport, "bash: es: command not found")
 }

@@ -675,18 +675,7 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 		if num == unix.SIGKILL && (pgid == s.PID() || pgid == s.identity.PID) {
 			return messages.SignalResult{}, messages.ErrRefuseKillShell
 		}
-		if num != unix.SIGKILL {
-			// A command the shell forked a moment ago would lose the
-			// signal to the shell's handlers until it execs.
-			s.awaitExec(pgid)
-		}
-		if num == unix.SIGINT {
-			// What the terminal does for ^C: input not read yet goes
-			// with the interrupt, or a line editor that drops the line
-			// it holds would then read and run the rest of it.
-			s.flushInput()
-		}
-		if err = unix.Kill(-pgid, num); err == nil {
+		if err = s.signalGroup(pgid, num); err == nil {
 			return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
 		}
 		if !errors.Is(err, unix.ESRCH) {
@@ -698,6 +687,32 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 	// The group is gone and the terminal still names it: there is no
 	// program to signal, which the caller may retry; never a guess.
 	return messages.SignalResult{}, err
+}
+
+// signalGroup sends num to the foreground group pgid so that it reaches
+// the command's program, not the shell's code the command's process runs
+// until its exec.
+func (s *session) signalGroup(pgid int, num unix.Signal) error {
+	var child preExec
+	if num != unix.SIGKILL {
+		// A command the shell forked a moment ago would lose the signal
+		// to the shell's handlers until it execs.
+		child = s.awaitExec(pgid)
+	}
+	if num == unix.SIGINT {
+		// What the terminal does for ^C: input not read yet goes with the
+		// interrupt, or a line editor that drops the line it holds would
+		// then read and run the rest of it.
+		s.flushInput()
+	}
+	if err := unix.Kill(-pgid, num); err != nil {
+		return err
+	}
+	// awaitExec cannot tell every child still on its way to its exec from
+	// a subshell: one that took the signal in the shell's handlers and
+	// then exec'd gets it again.
+	s.redeliver(child, pgid, num)
+	return nil
 }
 
 func (s *session) ReadSince(cursor uint64) (messages.ReadResult, error) {

@@ -3,6 +3,7 @@
 package local
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 
@@ -11,56 +12,144 @@ import (
 )
 
 // execWait bounds how long a signal waits for a command the shell forked
-// to exec (see awaitExec), and so how long Signal may take. The gap is
-// normally well under a millisecond; on a loaded machine the child may not
-// run for tens of milliseconds (seen: over 50 ms with both cores busy), so
-// the bound is generous. Only a child that still holds the shell's own
-// signal handlers is waited for, which is a child that has not yet reached
-// its exec: a subshell or a script sets its own handlers at once.
+// to exec (see awaitExec), and how long its delivery is followed afterwards
+// (see redeliver), and so how long Signal may take. The gap is normally
+// well under a millisecond; on a loaded machine the child may not run for
+// tens of milliseconds (seen: over 50 ms with both cores busy), so the
+// bound is generous. Only a child of the shell that has not exec'd yet is
+// waited for or followed.
 const execWait = time.Second
+
+// preExec is the leader of a foreground group that was still the shell's
+// forked child, running the shell's program, when a signal went to its
+// group; the zero value is none. The child keeps the shell's executable and
+// its command line (the memory fork copied) until it execs.
+type preExec struct {
+	id       linux.Identity
+	shellExe string
+	shellCmd []byte // the shell's /proc cmdline
+}
 
 // awaitExec waits, briefly, until the leader of the foreground group pgid
 // runs its own program. The shell forks each command, and the child makes
 // its group the terminal's foreground group before it execs: until the
 // exec it still runs the shell's code under the shell's signal handlers
-// (bash restores the defaults just before exec), which swallow SIGINT,
-// SIGTERM and SIGHUP and ignore SIGTSTP, and the command then runs as if
-// it had never been signalled. A child of the shell that still runs the
-// shell's executable with exactly the shell's caught-signal set is
-// therefore waited for, up to execWait. A subshell or a bash script runs
-// the same executable but installs its own, smaller set of handlers, and
-// is signalled at once. Only the leader is checked: the other members of a
-// pipeline end when it does.
-func (s *session) awaitExec(pgid int) {
+// (bash restores the defaults one by one just before exec), which swallow
+// SIGINT, SIGTERM and SIGHUP and ignore SIGTSTP, and the command then runs
+// as if it had never been signalled. A child of the shell that has not
+// exec'd and still has exactly the shell's caught-signal set is therefore
+// waited for, up to execWait.
+//
+// A child whose set changed is no longer waited for, but that does not
+// prove it will take the signal: bash's child restores the defaults one at
+// a time, and midway (SIGINT still caught, most others restored) it has
+// the very set a subshell keeps for its whole life (SIGINT, SIGCHLD,
+// SIGWINCH), so no set tells the two apart. Such a leader is returned, and
+// redeliver follows it after the signal. A leader with children of its own
+// is a subshell running its commands (on its way to exec a child forks
+// nothing, bar a command substitution in a redirection) and is not
+// returned; only the leader is checked: the other members of a pipeline
+// end when it does.
+func (s *session) awaitExec(pgid int) preExec {
 	shell := s.PID()
 	if pgid == shell {
-		return
+		return preExec{}
 	}
 	fs := linux.FS{}
 	shellExe, err := fs.ReadLink("/" + strconv.Itoa(shell) + "/exe")
 	if err != nil {
-		return
+		return preExec{}
+	}
+	shellCmd, err := fs.ReadFile(strconv.Itoa(shell) + "/cmdline")
+	if err != nil {
+		return preExec{}
 	}
 	shellCaught, err := linux.CaughtSignals(fs, shell)
 	if err != nil {
-		return
+		return preExec{}
 	}
 	deadline := time.Now().Add(execWait)
 	for {
 		st, err := linux.ReadStat(fs, pgid)
 		if err != nil || st.PPID != shell {
-			return
+			return preExec{}
 		}
-		exe, err := fs.ReadLink("/" + strconv.Itoa(pgid) + "/exe")
-		if err != nil || exe != shellExe {
-			return
+		if execed, err := hasExeced(fs, pgid, shellExe, shellCmd); err != nil || execed {
+			return preExec{}
 		}
 		caught, err := linux.CaughtSignals(fs, pgid)
-		if err != nil || caught != shellCaught || time.Now().After(deadline) {
-			return
+		if err != nil {
+			return preExec{}
+		}
+		if caught != shellCaught || time.Now().After(deadline) {
+			if hasChildren(fs, pgid) {
+				return preExec{}
+			}
+			return preExec{id: st.Identity(), shellExe: shellExe, shellCmd: shellCmd}
 		}
 		time.Sleep(200 * time.Microsecond) // the poll's grain, not a guess
 	}
+}
+
+// redeliver follows the leader awaitExec returned after sig went to its
+// group pgid, until it exits, stops or execs, for at most execWait. A
+// leader that exec'd and lives, with sig no longer pending, took the signal
+// in the shell's handlers before its exec: the program it runs now never
+// saw it, so the group gets sig again. (A signal still pending at the exec
+// reaches the new program with its default action, before any of its code
+// runs, so a program alive after the exec did not take it there.) The
+// signal goes to the same group only, never to a group resolved anew: a
+// late resend that finds the group gone must not reach the shell. A
+// subshell that survives the signal without exec'ing is followed to the
+// bound and not signalled again.
+func (s *session) redeliver(p preExec, pgid int, sig unix.Signal) {
+	if p.id.PID == 0 {
+		return
+	}
+	fs := linux.FS{}
+	deadline := time.Now().Add(execWait)
+	for !time.Now().After(deadline) {
+		st, err := linux.ReadStat(fs, p.id.PID)
+		if err != nil || st.Identity() != p.id || !st.Alive() || st.State == 'T' || st.State == 't' {
+			return
+		}
+		execed, err := hasExeced(fs, p.id.PID, p.shellExe, p.shellCmd)
+		if err != nil {
+			return
+		}
+		if !execed {
+			time.Sleep(200 * time.Microsecond) // the poll's grain, not a guess
+			continue
+		}
+		pending, err := linux.PendingSignals(fs, p.id.PID)
+		if err != nil || pending&(1<<(sig-1)) != 0 {
+			return
+		}
+		s.log.Debug().Int("pgid", pgid).Str("signal", unix.SignalName(sig)).Msg("the leader took the signal in the shell's handlers before its exec; signalling its group again")
+		_ = unix.Kill(-pgid, sig)
+		return
+	}
+}
+
+// hasExeced reports whether pid, a child of the shell, no longer runs the
+// shell's program with the shell's command line: it exec'd since the fork.
+func hasExeced(fs linux.FS, pid int, shellExe string, shellCmd []byte) (bool, error) {
+	exe, err := fs.ReadLink("/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return false, err
+	}
+	cmd, err := fs.ReadFile(strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false, err
+	}
+	return exe != shellExe || !bytes.Equal(cmd, shellCmd), nil
+}
+
+// hasChildren reports whether pid has children of its own; false when the
+// kernel does not list them (the caller then assumes the riskier case).
+func hasChildren(fs linux.FS, pid int) bool {
+	b, err := fs.ReadFile(strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	return err == nil && len(bytes.TrimSpace(b)) > 0
 }
 
 // flushInput discards what was written to the terminal and not read yet

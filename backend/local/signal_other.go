@@ -2,9 +2,18 @@
 
 package local
 
+import "golang.org/x/sys/unix"
+
+// preExec: without /proc a forked command cannot be told from one that
+// exec'd, so there is never one to follow.
+type preExec struct{}
+
 // awaitExec returns at once: without /proc a forked command cannot be told
 // from one that exec'd.
-func (*session) awaitExec(int) {}
+func (*session) awaitExec(int) preExec { return preExec{} }
+
+// redeliver has nothing to follow (see preExec).
+func (*session) redeliver(preExec, int, unix.Signal) {}
 
 // flushInput: no handle on the terminal's slave side here.
 func (*session) flushInput() {}

@@ -19,6 +19,18 @@ func CaughtSignals(r ProcReader, pid int) (uint64, error) { return sigMask(r, pi
 // CaughtSignals: a process started under nohup ignores SIGHUP.
 func IgnoredSignals(r ProcReader, pid int) (uint64, error) { return sigMask(r, pid, "SigIgn:") }
 
+// PendingSignals returns the signals sent to pid and not delivered yet, as
+// CaughtSignals: those sent to the process (ShdPnd, where kill(2) queues
+// them) and those sent to its main thread (SigPnd).
+func PendingSignals(r ProcReader, pid int) (uint64, error) {
+	shared, err := sigMask(r, pid, "ShdPnd:")
+	if err != nil {
+		return 0, err
+	}
+	thread, err := sigMask(r, pid, "SigPnd:")
+	return shared | thread, err
+}
+
 func sigMask(r ProcReader, pid int, field string) (uint64, error) {
 	b, err := r.ReadFile(strconv.Itoa(pid) + "/status")
 	if err != nil {
