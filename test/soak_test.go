@@ -360,7 +360,7 @@ func (c *soakRun) ctxCancel(r *rand.Rand) {
 	case res.WaitReason == messages.WaitStdinRead && res.ExitCode == nil && mode != 3:
 		// Cancelled before the write, or the SIGINT reached bash's line
 		// editor, which dropped the line: back at the prompt.
-	case readlineTail(res) && mode != 3:
+	case readlineTail(res, "sleep 30") && mode != 3:
 		// The SIGINT reached the line editor mid-line: it ran the rest
 		// it had already read (see TestCancelWhileCommandStarts).
 	default:
