@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,24 +23,46 @@ func TestTaskResourceUpdated(t *testing.T) {
 	if _, err := p.srv.mcp.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
+	mc := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
-	}).Connect(ctx, ct, nil)
+	})
+	// Under the current protocol Subscribe only opens a background
+	// subscriptions/listen stream and returns; the subscription holds
+	// once the server acknowledges it (notifications/subscriptions/
+	// acknowledged, naming the resources it accepted).
+	acked := make(chan []string, 4)
+	mc.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if a, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok && a != nil {
+				acked <- a.Notifications.ResourceSubscriptions
+			}
+			return next(ctx, method, req)
+		}
+	})
+	cs, err := mc.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	c := &client{t: t, cs: cs}
 	id := c.call(tools.TerminalOpen, map[string]any{}).S["sessionId"].(string)
-	// The task waits at a gate the test opens once it subscribed (and
-	// checked the other client): it cannot finish, and send its one
-	// notification, before. until prompt: silence does not end it while
+	// The task waits at a gate the test opens once its subscription holds
+	// (and it checked the other client): it cannot finish, and send its
+	// one notification, before. until prompt: silence does not end it while
 	// it waits.
 	gate := newGate(t)
 	bg := c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "read _ < " + gate + "; echo finished", "run_in_background": true, "until": "prompt"})
 	uri := taskURIPrefix + bg.S["taskId"].(string)
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		t.Fatalf("subscribe: %v", err)
+	}
+	select {
+	case got := <-acked:
+		if !slices.Equal(got, []string{uri}) {
+			t.Fatalf("subscription acknowledged for %q, want [%s]", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("the server did not acknowledge the subscription")
 	}
 	// Another client's session cannot read it (its subscription, under
 	// the current protocol a background stream, is refused on the server).
