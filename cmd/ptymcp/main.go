@@ -163,7 +163,7 @@ func run(args []string, stderr io.Writer) error {
 	log.Info().Str("sandbox", c.local.Sandbox).Str("workspace", c.local.Workspace).Bool("allow_network", c.local.AllowNetwork).Msg("ptymcp starting")
 
 	if c.httpAddr == "" {
-		err := s.mcp.Run(ctx, &mcp.StdioTransport{})
+		err := s.mcp.Run(ctx, &stdioTransport{in: os.Stdin, out: os.Stdout, log: log})
 		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 			err = nil // a signal, or the client hung up: both are normal ends
 		}
