@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,21 +69,92 @@ type remoteHosts struct {
 	hosts    map[string]*hostEntry
 	order    []*hostEntry
 	client   string // this client's id on every host (random, not secret)
-	n        int
+
+	// links: the ids of the live link actors, the only targets the
+	// endpoint admits (random, so a peer cannot name one it was not told).
+	lmu   sync.Mutex
+	links map[string]bool
 }
 
 type hostEntry struct {
 	name, addr string
 	link       *actor.PID
-	calls      atomic.Uint64 // call ids on this host's wire
-	sessions   atomic.Int64  // proxies on it: the placement's measure
+	sessions   atomic.Int64 // proxies on it: the placement's measure
 	lost       atomic.Bool
+
+	// What a message must show to count as the host's (hostLink.fromHost):
+	// from, the addresses its gateway may send from (addr, and addr with
+	// its host name resolved); with tls, the identity of the certificate
+	// the client's own connection to addr verified (identity()).
+	from     []string
+	tls      bool
+	identity func() string
+}
+
+// newCall returns a fresh call id for this host's wire: random, so that a
+// peer cannot answer a call it did not see; never 0 (a push).
+func (h *hostEntry) newCall() uint64 {
+	var b [8]byte
+	for {
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux ≥ 3.17 and panics otherwise
+		if c := binary.LittleEndian.Uint64(b[:]); c != 0 {
+			return c
+		}
+	}
+}
+
+// newLinkID names a host link: wire.LinkPrefix and 128 random bits.
+func newLinkID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return wire.LinkPrefix + hex.EncodeToString(b[:])
+}
+
+func (r *remoteHosts) isLink(id string) bool {
+	r.lmu.Lock()
+	defer r.lmu.Unlock()
+	return r.links[id]
+}
+
+func (r *remoteHosts) setLink(id string, live bool) {
+	r.lmu.Lock()
+	defer r.lmu.Unlock()
+	if live {
+		r.links[id] = true
+	} else {
+		delete(r.links, id)
+	}
+}
+
+// replyAddrs lists the addresses a host dialled at addr may answer from:
+// addr itself, and each address its host name resolves to with addr's
+// port (a host reached as localhost announces 127.0.0.1).
+func replyAddrs(ctx context.Context, addr string) ([]string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{addr}
+	if ip := net.ParseIP(host); ip != nil {
+		if a := net.JoinHostPort(ip.String(), port); a != addr {
+			out = append(out, a) // [::0001]:7400 is [::1]:7400
+		}
+		return out, nil
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	for _, ip := range ips {
+		out = append(out, net.JoinHostPort(ip.IP.String(), port))
+	}
+	return out, nil
 }
 
 func newRemoteHosts() *remoteHosts {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &remoteHosts{hosts: map[string]*hostEntry{}, client: "client-" + hex.EncodeToString(b[:])}
+	return &remoteHosts{hosts: map[string]*hostEntry{}, links: map[string]bool{}, client: "client-" + hex.EncodeToString(b[:])}
 }
 
 // find checks that a spawn can be placed: the named host is registered,
@@ -158,6 +229,10 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 	if o.insecure && !endpoint.Loopback(host) {
 		return messages.InvalidArgument("PTY host %s is not on loopback: it needs mutual TLS", addr)
 	}
+	from, err := replyAddrs(ctx, addr)
+	if err != nil {
+		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
+	}
 	r := s.remote
 	r.mu.Lock()
 	if _, dup := r.hosts[name]; dup {
@@ -166,10 +241,17 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 	}
 	if r.ep == nil {
 		ep, err := endpoint.Start(s.sys, endpoint.Config{
-			Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure,
+			Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: s.log,
+			// Only a live link, from a sender on the address its
+			// connection comes from, with the connection's identity
+			// stamped: each link then checks that the sender is its
+			// host's gateway and the identity its host's.
 			Admit: endpoint.Admit{
-				Types:  []string{wire.ReplyType, wire.ChunkType},
-				Target: func(id string) bool { return strings.HasPrefix(id, wire.LinkPrefix) },
+				Types:          []string{wire.ReplyType, wire.ChunkType},
+				Target:         r.isLink,
+				RequireSender:  true,
+				SenderFromPeer: true,
+				StampIdentity:  true,
 			},
 		})
 		if err != nil {
@@ -181,14 +263,19 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 		r.mu.Unlock()
 		return messages.InvalidArgument("all PTY hosts of a service use TLS, or none does")
 	}
-	r.n++
-	e := &hostEntry{name: name, addr: addr}
+	ep := r.ep
+	e := &hostEntry{name: name, addr: addr, from: from, tls: !o.insecure, identity: func() string { return ep.DialedIdentity(addr) }}
 	// Spawned after the endpoint started, so the link's PID carries the
-	// endpoint's address: the host answers there.
+	// endpoint's address: the host answers there. Admitted from before
+	// it exists: the host's first answer may come before SpawnNamed
+	// returns.
+	id := newLinkID()
+	r.setLink(id, true)
 	l := newHostLink(e, r.client, o.every, o.lossAfter, s.log)
-	e.link, err = s.sys.Root.SpawnNamed(props(l), wire.LinkPrefix+strconv.Itoa(r.n))
+	e.link, err = s.sys.Root.SpawnNamed(props(l), id)
 	r.mu.Unlock()
 	if err != nil {
+		r.setLink(id, false)
 		return fmt.Errorf("ptyactor: spawn host link: %w", err)
 	}
 	hello, err := ask[*linkHelloReply](ctx, s.sys, e.link, &linkHello{})
@@ -197,12 +284,14 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 	}
 	if err != nil {
 		_ = s.sys.Root.PoisonFuture(e.link).Wait()
+		r.setLink(id, false)
 		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
 	}
 	r.mu.Lock()
 	if _, dup := r.hosts[name]; dup {
 		r.mu.Unlock()
 		_ = s.sys.Root.PoisonFuture(e.link).Wait()
+		r.setLink(id, false)
 		return messages.InvalidArgument("PTY host %q is already registered", name)
 	}
 	r.hosts[name] = e
@@ -238,6 +327,7 @@ func (r *remoteHosts) close(ctx context.Context, sys *actor.ActorSystem) error {
 		if err := sys.Root.PoisonFuture(e.link).Wait(); err != nil {
 			errs = append(errs, err)
 		}
+		r.setLink(e.link.Id, false)
 	}
 	if ep != nil {
 		ep.Close()

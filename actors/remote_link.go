@@ -2,9 +2,11 @@ package actors
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/messages/wire"
 	"github.com/rs/zerolog"
@@ -235,9 +237,15 @@ func (l *hostLink) Receive(ctx actor.Context) {
 		l.owners = map[messages.Owner]*remoteOwner{}
 		l.maybeClosed()
 	case *wire.Reply:
+		if !l.fromHost(ctx) {
+			return
+		}
 		l.onHeard()
 		l.onReply(m)
 	case *wire.Chunk:
+		if !l.fromHost(ctx) {
+			return
+		}
 		l.onHeard()
 		data, err := l.asm.Add(m)
 		if err != nil {
@@ -254,6 +262,42 @@ func (l *hostLink) Receive(ctx actor.Context) {
 			l.onReply(&rep)
 		}
 	}
+}
+
+// fromHost reports whether the wire message being received is the host's,
+// and logs it if not. The endpoint admits only messages to a live link,
+// each with a sender on the address its connection announced (on the
+// connection's own IP) and, with TLS, stamped with the connection's
+// identity. The sender must be the gateway at the address this link
+// dialled, and with TLS the identity must be the one the client's own
+// connection to that address verified: a peer holding another
+// certificate of the same CA, or none, is not the host, and neither its
+// replies nor its pushes nor its chunks count (not even as a sign of
+// life). Without TLS the identity cannot be checked, and the sender's
+// address is the peer's word; there the random link ids and call ids
+// are what keeps other local processes out.
+func (l *hostLink) fromHost(ctx actor.Context) bool {
+	sender, got := ctx.Sender(), ""
+	if h := ctx.MessageHeader(); h != nil {
+		got = h.Get(endpoint.PeerHeader)
+	}
+	var why string
+	switch {
+	case sender == nil || sender.Id != wire.GatewayID || !slices.Contains(l.host.from, sender.Address):
+		why = "the sender is not the gateway at the dialled address"
+	case l.host.tls && got == "":
+		why = "no TLS identity"
+	case l.host.tls && got != l.host.identity():
+		why = "the TLS identity is not the dialled host's"
+	default:
+		return true
+	}
+	ev := l.log.Warn().Str("why", why).Str("certificate", got)
+	if sender != nil {
+		ev = ev.Str("sender", sender.Address+"/"+sender.Id)
+	}
+	ev.Msgf("PTY host link: a %T not from the host refused", ctx.Message())
+	return false
 }
 
 // arm schedules the next tick: twice per heartbeat, so a silence is seen
@@ -277,7 +321,7 @@ func (l *hostLink) send(req *wire.Request) {
 }
 
 func (l *hostLink) beat() {
-	call := l.host.calls.Add(1)
+	call := l.host.newCall()
 	l.calls[call] = &linkPending{kind: forBeat}
 	l.lastBeat = time.Now()
 	l.send(&wire.Request{Call: call, Body: &wire.Request_Heartbeat{Heartbeat: &wire.Heartbeat{}}})
@@ -431,7 +475,7 @@ func (l *hostLink) onCall(c *linkCall) {
 func (l *hostLink) open(o messages.Owner) *remoteOwner {
 	ro := &remoteOwner{owner: o, opening: true, proxies: map[string]struct{}{}}
 	l.owners[o] = ro
-	call := l.host.calls.Add(1)
+	call := l.host.newCall()
 	l.calls[call] = &linkPending{kind: forOpen, owner: ro}
 	l.send(&wire.Request{Call: call, Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: o.Label()}}})
 	return ro
@@ -463,7 +507,7 @@ func (l *hostLink) onResumeToken(m *linkResumeToken, to *actor.PID) {
 // answered, so the owner's disposal that follows closes them here only.
 func (l *hostLink) onDetach(m *linkDetach, to *actor.PID) {
 	ro := l.owners[m.owner]
-	call := l.host.calls.Add(1)
+	call := l.host.newCall()
 	if ro == nil || ro.opening || l.lost {
 		l.sys.Root.Send(to, &linkReply{call: call, rep: &wire.Reply{Call: call}})
 		return
@@ -494,7 +538,7 @@ func (l *hostLink) onResume(m *linkResume, to *actor.PID) {
 	}
 	ro := &remoteOwner{owner: m.owner, opening: true, resume: m.token, pinned: true, proxies: map[string]struct{}{}}
 	l.owners[m.owner] = ro
-	call := l.host.calls.Add(1)
+	call := l.host.newCall()
 	l.calls[call] = &linkPending{kind: forResume, replyTo: to, owner: ro}
 	l.send(&wire.Request{Call: call, Body: &wire.Request_ResumeOwner{ResumeOwner: &wire.ResumeOwner{ResumeToken: m.token}}})
 }
@@ -559,7 +603,7 @@ func (l *hostLink) dispose(token string) {
 		l.writtenOff = append(l.writtenOff, token)
 		return
 	}
-	call := l.host.calls.Add(1)
+	call := l.host.newCall()
 	l.calls[call] = &linkPending{kind: forDispose, token: token}
 	l.disposes++
 	l.send(&wire.Request{Call: call, Token: token, Body: &wire.Request_DisposeOwner{DisposeOwner: &wire.DisposeOwner{}}})
@@ -583,7 +627,7 @@ func (l *hostLink) onLate(call uint64, rep *wire.Reply) {
 		}
 	case forResume:
 		if t := rep.GetResumeOwner().GetToken(); t != "" {
-			l.send(&wire.Request{Call: l.host.calls.Add(1), Token: t, Body: &wire.Request_DetachOwner{DetachOwner: &wire.DetachOwner{}}})
+			l.send(&wire.Request{Call: l.host.newCall(), Token: t, Body: &wire.Request_DetachOwner{DetachOwner: &wire.DetachOwner{}}})
 		}
 	}
 }

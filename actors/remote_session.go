@@ -204,14 +204,14 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 // call sends a wire request through the link; its answer comes back as
 // *linkReply with the returned call id.
 func (p *remoteSession) call(req *wire.Request, multi, spawn bool) uint64 {
-	req.Call = p.host.calls.Add(1)
+	req.Call = p.host.newCall()
 	p.sys.Root.Send(p.host.link, &linkCall{owner: p.owner, req: req, replyTo: p.self, multi: multi, spawn: spawn})
 	return req.Call
 }
 
 // tell sends a wire request nobody answers.
 func (p *remoteSession) tell(req *wire.Request) {
-	req.Call = p.host.calls.Add(1)
+	req.Call = p.host.newCall()
 	p.sys.Root.Send(p.host.link, &linkCall{owner: p.owner, req: req})
 }
 

@@ -147,13 +147,24 @@ func (g *gateway) send(to *actor.PID, rep *wire.Reply) {
 		g.log.Error().Err(err).Uint64("call", rep.Call).Msg("reply not encodable")
 		parts = []proto.Message{&wire.Reply{Call: rep.Call, Error: wire.ErrorTo(fmt.Errorf("%w: reply not encodable", messages.ErrTransport))}}
 	}
+	// From the gateway itself: a client accepts only what its host's
+	// gateway sends.
+	from := remotePID(g.sys, g.self)
 	for _, p := range parts {
-		g.sys.Root.Send(to, p)
+		g.sys.Root.RequestWithCustomSender(to, p, from)
 	}
 }
 
 func (g *gateway) fail(to *actor.PID, call uint64, err error) {
 	g.send(to, &wire.Reply{Call: call, Error: wire.ErrorTo(err)})
+}
+
+// remotePID is pid as clients see it: at the endpoint's address. The
+// gateway is spawned before the endpoint starts, so its own PID still
+// names the address the system had before (the endpoint sets it before
+// it admits the first request, which every reply follows).
+func remotePID(sys *actor.ActorSystem, pid *actor.PID) *actor.PID {
+	return actor.NewPID(sys.ProcessRegistry.Address, pid.Id)
 }
 
 // identity is the TLS identity of the connection a client's message came
@@ -587,7 +598,7 @@ func (s *gatewaySupervisor) HandleFailure(sys *actor.ActorSystem, sup actor.Supe
 	s.g.log.Error().Interface("panic", reason).Msg("gateway failed on a message; resuming it")
 	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
 		if req, ok := msg.(*wire.Request); ok {
-			sys.Root.Send(sender, &wire.Reply{Call: req.Call, Error: wire.ErrorTo(fmt.Errorf("%w: the host failed on this request", messages.ErrTransport))})
+			sys.Root.RequestWithCustomSender(sender, &wire.Reply{Call: req.Call, Error: wire.ErrorTo(fmt.Errorf("%w: the host failed on this request", messages.ErrTransport))}, remotePID(sys, child))
 		}
 	}
 	sup.ResumeChildren(child)

@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	if script := os.Getenv(clientEnv); script != "" {
 		helperClient(script) // a scripted client process (resume_test.go)
 	}
+	if os.Getenv(forgerEnv) != "" {
+		helperForger() // a forger of host replies (forge_test.go)
+	}
 	var err error
 	if binDir, err = os.MkdirTemp("", "ptyhost-test-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)

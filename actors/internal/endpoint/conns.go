@@ -1,6 +1,7 @@
 package endpoint
 
 import (
+	"context"
 	"errors"
 	"net"
 	"sync"
@@ -76,4 +77,42 @@ func (c trackingCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.Auth
 
 func (c trackingCreds) Clone() credentials.TransportCredentials {
 	return trackingCreds{c.TransportCredentials.Clone(), c.set}
+}
+
+// dialled records, per address the endpoint dialled, the TLS identity
+// (Identity) of the peer its newest successful handshake verified there:
+// the host a client dialled is the one whose identity its replies must
+// carry.
+type dialled struct {
+	mu sync.Mutex
+	id map[string]string
+}
+
+func (d *dialled) get(addr string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.id[addr]
+}
+
+// recordingCreds hands the endpoint's client credentials each connection
+// the library dials, and records its peer's identity under the address
+// dialled (gRPC's authority: the library dials a PID's address as it is).
+type recordingCreds struct {
+	credentials.TransportCredentials
+	d *dialled
+}
+
+func (c recordingCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	conn, info, err := c.TransportCredentials.ClientHandshake(ctx, authority, raw)
+	if err != nil {
+		return conn, info, err // the identity verified before still stands
+	}
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.d.id[authority] = Identity(info)
+	return conn, info, nil
+}
+
+func (c recordingCreds) Clone() credentials.TransportCredentials {
+	return recordingCreds{c.TransportCredentials.Clone(), c.d}
 }

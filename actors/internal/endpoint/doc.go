@@ -15,5 +15,8 @@
 // The library never hands an actor the TLS identity of the connection a
 // message came in on; with Admit.StampIdentity the admission check writes
 // it (PeerHeader) on every message it admits, in place of the peer's own
-// headers, so an actor can bind what it grants to a certificate.
+// headers, so an actor can bind what it grants to a certificate. An
+// endpoint also records the identity of each peer it dialled
+// (DialedIdentity), so an actor can tell a reply from the peer it asked
+// from one sent with another certificate of the same CA.
 package endpoint

@@ -76,9 +76,10 @@ type Admit struct {
 
 // Endpoint is a started remote endpoint.
 type Endpoint struct {
-	r     *remote.Remote
-	addr  string
-	conns *connSet
+	r      *remote.Remote
+	addr   string
+	conns  *connSet
+	dialed *dialled
 }
 
 // CheckListen refuses, before anything listens, an address that is not
@@ -120,6 +121,8 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 	port, _ := strconv.Atoi(portStr)
 	conns := &connSet{open: map[*trackedConn]struct{}{}}
 	serverCreds = trackingCreds{serverCreds, conns}
+	dialed := &dialled{id: map[string]string{}}
+	clientCreds = recordingCreds{clientCreds, dialed}
 	adm := &admission{cfg: cfg.Admit, log: cfg.Log, local: func() string { return sys.ProcessRegistry.Address }}
 	rc := remote.Configure(host, port,
 		remote.WithServerOptions(
@@ -150,7 +153,7 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 	if err := start(r); err != nil {
 		return nil, err
 	}
-	return &Endpoint{r: r, addr: sys.ProcessRegistry.Address, conns: conns}, nil
+	return &Endpoint{r: r, addr: sys.ProcessRegistry.Address, conns: conns, dialed: dialed}, nil
 }
 
 // start calls remote.Start, which panics when it cannot listen (before it
@@ -194,6 +197,13 @@ func creds(cfg Config) (server, client credentials.TransportCredentials, err err
 // Addr is the endpoint's address: where peers reach it, and the address
 // of every PID spawned on its system from now on.
 func (e *Endpoint) Addr() string { return e.addr }
+
+// DialedIdentity is the TLS identity (Identity) of the peer at addr, as
+// verified by the newest connection this endpoint dialled to addr (the
+// address exactly as a PID names it); "" before any such connection, and
+// without TLS. What this endpoint sends to addr goes to that peer, so a
+// reply that must come from it must carry its identity.
+func (e *Endpoint) DialedIdentity(addr string) string { return e.dialed.get(addr) }
 
 // closeGrace bounds the graceful stop of the gRPC server.
 const closeGrace = time.Second
