@@ -156,7 +156,7 @@ func ParseSignal(name string) (Signal, error) {
 // SpawnRequest asks for a new session.
 type SpawnRequest struct {
 	Type string // backend type; empty means "the only registered backend"
-	Name string // optional display name, unique per owner
+	Name string // optional display name, unique per owner; when given, a label (CheckLabel)
 	Cwd  string // optional working directory
 	// Host places the session on a registered remote host (see
 	// actors.Service.RegisterHost): its name, or AnyHost for the live host
