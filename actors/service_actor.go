@@ -164,7 +164,19 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 		fail(messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live"))
 		return
 	}
-	badName := m.Request.Name != "" && strings.TrimSpace(m.Request.Name) == ""
+	// A name, when given, is a label (the one rule for a caller's labels,
+	// messages.CheckLabel), checked here where every spawn passes: the Go
+	// API, the tools and a host's gateway alike. An adopted session's
+	// name was checked when it was spawned.
+	var nameErr error
+	switch name := m.Request.Name; {
+	case name == "":
+	case strings.TrimSpace(name) == "":
+		nameErr = messages.InvalidArgument("PTY session name must be a non-empty string")
+	case m.adopt != nil:
+	default:
+		nameErr = messages.CheckLabel("terminal name", name)
+	}
 	if m.Request.Host != "" {
 		// Placed on a remote host: its backends are the host's business;
 		// the host stands where the backend does in the order.
@@ -172,8 +184,8 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 			fail(err)
 			return
 		}
-		if badName {
-			fail(messages.InvalidArgument("PTY session name must be a non-empty string"))
+		if nameErr != nil {
+			fail(nameErr)
 			return
 		}
 		host, err := s.hosts.pick(m.Request.Host)
@@ -193,8 +205,8 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 		fail(err)
 		return
 	}
-	if badName {
-		fail(messages.InvalidArgument("PTY session name must be a non-empty string"))
+	if nameErr != nil {
+		fail(nameErr)
 		return
 	}
 	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, backend: backend, id: newSessionID()}, ctx.Sender())

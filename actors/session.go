@@ -358,6 +358,10 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	if m.NotifySettled {
 		notify = sender
 	}
+	if err := m.Request.Validate(); err != nil {
+		ctx.Send(sender, &StartSendReply{Err: err})
+		return
+	}
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
 	for _, k := range m.Request.Keys {
@@ -656,8 +660,8 @@ func (s *sessionActor) endSend() {
 
 // compileWait checks a caller's wait policy and compiles its pattern.
 func compileWait(w messages.WaitPolicy) (*regexp.Regexp, error) {
-	if w.Timeout < 0 || w.Silence < 0 {
-		return nil, messages.InvalidArgument("wait timeout and silence must not be negative")
+	if err := w.Validate(); err != nil {
+		return nil, err
 	}
 	if w.Pattern == "" {
 		return nil, nil
