@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -40,6 +41,16 @@ func object(props schema, required ...string) schema {
 }
 
 func strProp(desc string) schema { return schema{"type": "string", "description": desc} }
+
+// boundedStr is a string parameter with its bound (in characters, as
+// JSON Schema's maxLength counts), from the table the argument checks use.
+func boundedStr(name, desc string) schema {
+	s := strProp(desc)
+	if n, ok := maxChars[name]; ok {
+		s["maxLength"] = n
+	}
+	return s
+}
 func boolProp(desc string, def bool) schema {
 	return schema{"type": "boolean", "description": desc, "default": def}
 }
@@ -106,11 +117,12 @@ func (t *Toolset) definitions() []Definition {
 	sendDesc := "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit."
 	maxWaitMs := int(t.opts.MaxWaitTimeout.Milliseconds())
 	sendProps := schema{
-		"sessionId": strProp(sessionIDDesc),
-		"text":      strProp("UTF-8 text, typed as a person types: several lines go one at a time, each once the program reading the terminal took the previous one (so later lines can answer a program the first line starts). Control characters are written as given. May be empty: with submit it presses Enter only."),
-		"submit":    boolProp("Press Enter after the text.", true),
-		"raw":       boolProp("Write all of the text at once instead of line by line.", false),
-		"keys": schema{"type": "array", "items": schema{"type": "string"},
+		"sessionId": boundedStr("sessionId", sessionIDDesc),
+		"text": schema{"type": "string", "maxLength": t.opts.MaxTextBytes,
+			"description": fmt.Sprintf("UTF-8 text, typed as a person types: several lines go one at a time, each once the program reading the terminal took the previous one (so later lines can answer a program the first line starts). Control characters are written as given. May be empty: with submit it presses Enter only. At most %d bytes.", t.opts.MaxTextBytes)},
+		"submit": boolProp("Press Enter after the text.", true),
+		"raw":    boolProp("Write all of the text at once instead of line by line.", false),
+		"keys": schema{"type": "array", "items": schema{"type": "string", "maxLength": messages.MaxKeyChars}, "maxItems": messages.MaxKeys,
 			"description": "Named keys pressed after the text, e.g. [\"Escape\"], [\"Down\",\"Down\",\"Enter\"], [\"Ctrl-C\"]: Enter, Tab, Escape, Backspace, Delete, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1-F12, Ctrl-<letter>, Alt-<key>. Use with submit:false for full-screen programs."},
 		"screen": boolProp("Return the terminal's screen too (automatic while a full-screen program is on the alternate screen; ask for it with programs such as top that draw on the main screen).", false),
 		"paste":  boolProp("Paste the text at once, within bracketed-paste markers when the program turned them on (as a terminal pastes), instead of typing it.", false),
@@ -166,9 +178,9 @@ func (t *Toolset) definitions() []Definition {
 			Name:        TerminalOpen,
 			Description: "Open a persistent terminal session (bash in a real PTY) whose state (cwd, variables, running programs, REPLs) survives across calls. Returns the session id and the startup output.",
 			InputSchema: mustJSON(object(schema{
-				"type": strProp("Backend type (e.g. \"shell\"); may be omitted when exactly one backend is registered."),
-				"name": strProp("Optional display name, unique among your sessions."),
-				"cwd":  strProp("Optional working directory; defaults to the workspace root."),
+				"type": boundedStr("type", "Backend type (e.g. \"shell\"); may be omitted when exactly one backend is registered."),
+				"name": boundedStr("name", fmt.Sprintf("Optional display name, unique among your sessions: at most %d characters, no control or format characters (no newlines, tabs, escapes).", messages.MaxLabelChars)),
+				"cwd":  boundedStr("cwd", "Optional working directory; defaults to the workspace root."),
 			})),
 			OutputSchema: mustJSON(openOut),
 		},
@@ -182,8 +194,8 @@ func (t *Toolset) definitions() []Definition {
 			Name:        TerminalWait,
 			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silence_ms is given), or timeout_ms. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once.",
 			InputSchema: mustJSON(object(schema{
-				"sessionId": strProp(sessionIDDesc),
-				"pattern":   strProp("Optional regular expression (RE2); return as soon as new output matches it."),
+				"sessionId": boundedStr("sessionId", sessionIDDesc),
+				"pattern":   boundedStr("pattern", fmt.Sprintf("Optional regular expression (RE2), at most %d characters; return as soon as new output matches it.", messages.MaxPatternChars)),
 				"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs, "default": int(t.opts.WaitTimeout.Milliseconds()),
 					"description": "How long to wait at most, in milliseconds."},
 				"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
@@ -196,7 +208,7 @@ func (t *Toolset) definitions() []Definition {
 		{
 			Name:        TerminalScreen,
 			Description: "Show what the terminal displays now, as a person sees it: the rows, the cursor, and whether a full-screen program (vim, less, top, a picker) is on the alternate screen. Use it with full-screen programs; terminal_send results include the screen while one runs.",
-			InputSchema: mustJSON(object(schema{"sessionId": strProp(sessionIDDesc)}, "sessionId")),
+			InputSchema: mustJSON(object(schema{"sessionId": boundedStr("sessionId", sessionIDDesc)}, "sessionId")),
 			OutputSchema: mustJSON(schema{"type": "object", "properties": schema{
 				"sessionId": schema{"type": "string"}, "screen": screenSchema(),
 			}, "required": []string{"sessionId", "screen"}}),
@@ -205,7 +217,7 @@ func (t *Toolset) definitions() []Definition {
 			Name:        TerminalResize,
 			Description: "Set the terminal's size; the foreground program gets SIGWINCH and redraws.",
 			InputSchema: mustJSON(object(schema{
-				"sessionId": strProp(sessionIDDesc),
+				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"rows":      schema{"type": "integer", "minimum": 1, "maximum": 500},
 				"cols":      schema{"type": "integer", "minimum": 2, "maximum": 1000},
 			}, "sessionId", "rows", "cols")),
@@ -217,7 +229,7 @@ func (t *Toolset) definitions() []Definition {
 			Name:        TerminalRead,
 			Description: "Read retained scrollback of a terminal session, paged back from the newest line: offset lines are skipped from the end, then up to count lines are returned.",
 			InputSchema: mustJSON(object(schema{
-				"sessionId": strProp(sessionIDDesc),
+				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"offset":    intProp("Lines to skip, counted back from the newest line.", 0, 0),
 				"count":     intProp("Lines to return.", 1, messages.DefaultReadCount),
 				"cursor": schema{"type": "integer", "minimum": 0,
@@ -239,7 +251,7 @@ func (t *Toolset) definitions() []Definition {
 			Name:        TerminalSignal,
 			Description: "Send a signal to the terminal's current foreground process group (a real signal, delivered even when the program disabled ^C). SIGKILL is refused while the shell itself is in the foreground: close the session instead.",
 			InputSchema: mustJSON(object(schema{
-				"sessionId": strProp(sessionIDDesc),
+				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"signal":    schema{"type": "string", "enum": signals, "description": "Signal to send."},
 			}, "sessionId", "signal")),
 			OutputSchema: mustJSON(schema{
@@ -254,7 +266,7 @@ func (t *Toolset) definitions() []Definition {
 		{
 			Name:        TerminalClose,
 			Description: "Close a terminal session: its whole process tree is terminated, and the call returns once it is gone.",
-			InputSchema: mustJSON(object(schema{"sessionId": strProp(sessionIDDesc)}, "sessionId")),
+			InputSchema: mustJSON(object(schema{"sessionId": boundedStr("sessionId", sessionIDDesc)}, "sessionId")),
 			OutputSchema: mustJSON(schema{
 				"type": "object",
 				"properties": schema{
@@ -285,7 +297,7 @@ func (t *Toolset) definitions() []Definition {
 				Name:        TaskOutput,
 				Description: "Get the new output of a background terminal send (only what arrived since the previous call) and its status: running, stopping, completed, killed or failed. With wait, first waits until the task finishes or timeout_ms passes.",
 				InputSchema: mustJSON(object(schema{
-					"task_id":    strProp("Task id returned by terminal_send with run_in_background."),
+					"task_id":    boundedStr("task_id", "Task id returned by terminal_send with run_in_background."),
 					"wait":       boolProp("Wait for the task to finish (up to timeout_ms) before returning.", true),
 					"timeout_ms": intProp("How long to wait, in milliseconds (capped).", 0, int(t.opts.WaitTimeout.Milliseconds())),
 				}, "task_id")),
@@ -302,8 +314,8 @@ func (t *Toolset) definitions() []Definition {
 				Name:        TaskKill,
 				Description: "Interrupt a running background terminal send: a real SIGINT goes to the terminal's foreground process group. A finished task is left alone.",
 				InputSchema: mustJSON(object(schema{
-					"task_id": strProp("Task id returned by terminal_send with run_in_background."),
-					"reason":  strProp("Optional reason, for logs."),
+					"task_id": boundedStr("task_id", "Task id returned by terminal_send with run_in_background."),
+					"reason":  boundedStr("reason", "Optional reason, for logs."),
 				}, "task_id")),
 				OutputSchema: mustJSON(schema{
 					"type": "object",

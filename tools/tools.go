@@ -50,6 +50,10 @@ type Toolset struct {
 	opts   Options
 	defs   []Definition
 	params map[string][]string // tool → allowed parameter names
+	// maxArgBytes bounds a call's raw arguments: the largest text, every
+	// byte escaped (\uXXXX: 6 bytes), and room for the other parameters
+	// at their bounds (keys, pattern, ids, cwd).
+	maxArgBytes int
 }
 
 // New validates opts and builds the tool definitions.
@@ -61,7 +65,7 @@ func New(svc *actors.Service, opts Options) (*Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Toolset{svc: svc, opts: o}
+	t := &Toolset{svc: svc, opts: o, maxArgBytes: 6*o.MaxTextBytes + argSlackBytes}
 	t.defs = t.definitions()
 	t.params = map[string][]string{}
 	for _, d := range t.defs {
@@ -77,6 +81,11 @@ func New(svc *actors.Service, opts Options) (*Toolset, error) {
 	}
 	return t, nil
 }
+
+// argSlackBytes is the room in a call's arguments besides its text:
+// MaxKeys keys of MaxKeyChars characters, a pattern, ids and a path, all
+// escaped, fit in it.
+const argSlackBytes = 6*(messages.MaxKeys*(messages.MaxKeyChars+3)+messages.MaxPatternChars+maxPathChars+maxReasonChars+2*maxIDChars) + 4096
 
 // Options returns the effective options (defaults applied).
 func (t *Toolset) Options() Options { return t.opts }
@@ -119,6 +128,10 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 		// Checked before the unknown-parameter rule, so a forced
 		// run_in_background gets the specific refusal.
 		allowed = append(allowed[:len(allowed):len(allowed)], "run_in_background")
+	}
+	if len(raw) > t.maxArgBytes {
+		// Refused before anything decodes it.
+		return t.fail(name, messages.InvalidArgument("arguments are %d bytes of JSON; the limit is %d (text at most %d bytes: send large input in pieces, or write it to a file with another tool)", len(raw), t.maxArgBytes, t.opts.MaxTextBytes))
 	}
 	a, err := parseArgs(raw, allowed)
 	if err != nil {
@@ -204,12 +217,9 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	text, err := a.text("text")
+	text, err := a.text("text", t.opts.MaxTextBytes)
 	if err != nil {
 		return Result{}, err
-	}
-	if len(text) > t.opts.MaxTextBytes {
-		return Result{}, messages.InvalidArgument("text is %d bytes; the limit is %d (send large input in pieces, or write it to a file with another tool)", len(text), t.opts.MaxTextBytes)
 	}
 	submit, err := a.boolean("submit", true)
 	if err != nil {
@@ -239,7 +249,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	keys, err := a.strings("keys")
+	keys, err := a.strings("keys", messages.MaxKeys, messages.MaxKeyChars)
 	if err != nil {
 		return Result{}, err
 	}
