@@ -263,10 +263,16 @@ func TestStdioMalformedRequests(t *testing.T) {
 	c.fails(tools.TerminalSend, obj{"text": "x"}, "sessionId must be a non-empty string")
 	c.fails(tools.TerminalSignal, obj{"sessionId": id}, "signal must be one of")
 	c.fails(tools.TerminalSend, json.RawMessage(`"just a string"`), "arguments must be a JSON object")
-	huge := strings.Repeat("é", 3<<20) // 6 MiB of text
-	r := c.fails(tools.TerminalSend, obj{"sessionId": id, "text": huge}, "text is 6291456 bytes; the limit is 262144")
+	big := strings.Repeat("é", 1<<18) // 512 KiB of text: within a stdio message's 4 MiB
+	r := c.fails(tools.TerminalSend, obj{"sessionId": id, "text": big}, "text is 524288 bytes; the limit is 262144")
 	if len(r.Text) > tools.DefaultMaxResultBytes {
 		t.Fatalf("error text %d bytes", len(r.Text))
+	}
+	// 6 MiB: the transport answers the call with a JSON-RPC error and the
+	// connection stays.
+	huge := strings.Repeat("é", 3<<20)
+	if _, err := c.callErr(tools.TerminalSend, obj{"sessionId": id, "text": huge}); err == nil || !strings.Contains(err.Error(), "longer than 4194304 bytes") {
+		t.Fatalf("6 MiB message: %v", err)
 	}
 	if _, err := c.callErr("no_such_tool", obj{}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("unknown tool: %v", err)

@@ -295,6 +295,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", corsAllowMethods)
 				h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+				closeAfterRefusal(w) // it carries no token either
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
@@ -338,9 +339,10 @@ func (g *guard) unauthorized(r *http.Request) (reason string, presented bool) {
 	return "", true
 }
 
-// refuse answers with status and a one-line reason, and logs it (without
-// any credential).
+// refuse answers with status and a one-line reason, closes the
+// connection after it, and logs it (without any credential).
 func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, reason string) {
 	g.log.Warn().Int("status", status).Str("method", r.Method).Str("remote", r.RemoteAddr).Str("reason", reason).Msg("HTTP request refused")
+	closeAfterRefusal(w)
 	http.Error(w, reason, status)
 }

@@ -48,6 +48,7 @@ type config struct {
 	allowOrigins   originList // -http-allow-origin, canonical
 	tlsCert        string
 	tlsKey         string
+	maxConns       int // -http-max-conns
 	local          terminals.Flags
 	tools          tools.Options
 	hosts          hostFlags
@@ -63,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Var(&c.allowOrigins, "http-allow-origin", "with -http: a browser origin (scheme://host[:port]) besides the server's own that may call it, with CORS; repeatable")
 	fs.StringVar(&c.tlsCert, "http-tls-cert", "", "with -http: serve HTTPS with this PEM certificate (chain); needs -http-tls-key; required off loopback")
 	fs.StringVar(&c.tlsKey, "http-tls-key", "", "with -http: the PEM private key of -http-tls-cert")
+	fs.IntVar(&c.maxConns, "http-max-conns", defaultMaxConns, "with -http: at most this many connections open at once; one beyond is closed when accepted")
 	c.local.Register(fs)
 	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
 	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
@@ -105,6 +107,9 @@ func checkHTTPFlags(c config) error {
 	host, _, err := net.SplitHostPort(c.httpAddr)
 	if err != nil {
 		return fmt.Errorf("-http %q: %w", c.httpAddr, err)
+	}
+	if c.maxConns < 1 {
+		return fmt.Errorf("-http-max-conns %d: at least 1", c.maxConns)
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return errors.New("-http-tls-cert and -http-tls-key go together: give both or neither")
@@ -214,6 +219,7 @@ func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, log zero
 		_ = ln.Close()
 		return fmt.Errorf("-http %s bound %s, which is not loopback: serving off loopback needs TLS (-http-tls-cert and -http-tls-key)", c.httpAddr, ln.Addr())
 	}
+	ln = newConnLimit(ln, c.maxConns, log)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionTimeout})
 	mux := http.NewServeMux()
@@ -226,7 +232,9 @@ func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, log zero
 	}
 	// Tests and wrappers read the bound address (or the URL) from this line.
 	log.Info().Str("addr", ln.Addr().String()).Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Msg("serving streamable HTTP on /mcp")
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: hc.tls}
+	// No ReadTimeout or WriteTimeout: they would cut the event stream and
+	// long sends. The bounds on callers without the token: httplimits.go.
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: httpHeaderTimeout, IdleTimeout: httpIdleTimeout, TLSConfig: hc.tls}
 	errc := make(chan error, 1)
 	go func() {
 		if hc.tls != nil {

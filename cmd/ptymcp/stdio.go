@@ -83,10 +83,13 @@ func (c *lineConn) readLines() {
 		switch n := len(line) + len(bytes.TrimSuffix(chunk, []byte("\n"))); {
 		case skipping:
 		case n > maxLineBytes:
-			// Answered now, then dropped as it arrives: never held whole.
+			// Answered now, with the id when it comes before the bound
+			// (the SDK writes it second), then dropped as it arrives:
+			// never held whole.
+			id := leadingID(append(line, chunk...))
 			skipping, line = true, nil
 			c.log.Warn().Int("limit", maxLineBytes).Msg("stdio: message longer than the limit, skipped")
-			reply := errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message is longer than %d bytes; it is skipped", maxLineBytes))
+			reply := errorReply(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the message is longer than %d bytes; it is skipped", maxLineBytes))
 			if !c.deliver(lineItem{reply: reply}) {
 				return
 			}
@@ -248,6 +251,30 @@ func readID(raw json.RawMessage) (json.RawMessage, bool) {
 		return json.RawMessage(strconv.FormatInt(int64(v), 10)), true
 	}
 	return nil, false
+}
+
+// leadingID is the id of a message cut short, when its object's members
+// up to the id are whole in prefix; else nil.
+func leadingID(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if t == "id" {
+			id, _ := readID(v)
+			return id
+		}
+	}
+	return nil
 }
 
 // errorReply is a JSON-RPC error response; id nil is null.

@@ -229,7 +229,7 @@ func TestStdioOverlongLine(t *testing.T) {
 		werr <- err
 	}()
 	r := s.reply()
-	if r.Error == nil || r.Error.Code != -32600 || string(r.ID) != "null" || !strings.Contains(r.Error.Message, "longer than 4194304 bytes") {
+	if r.Error == nil || r.Error.Code != -32600 || string(r.ID) != "77" || !strings.Contains(r.Error.Message, "longer than 4194304 bytes") {
 		t.Fatalf("over-long line: id %s error %+v", r.ID, r.Error)
 	}
 	if err := <-werr; err != nil {
@@ -243,6 +243,11 @@ func TestStdioOverlongLine(t *testing.T) {
 	t.Logf("peak RSS %d MiB before, %d MiB after a %d MiB line", before>>20, after>>20, size>>20)
 	if after-before > 24<<20 {
 		t.Fatalf("peak RSS grew by %d MiB for a %d MiB line", (after-before)>>20, size>>20)
+	}
+	// An id that does not come before the bound cannot be read: null.
+	s.write(`{"jsonrpc":"2.0","method":"ping","params":{"x":"` + strings.Repeat("c", maxLineBytes+1<<20) + `"},"id":79}`)
+	if r := s.reply(); r.Error == nil || r.Error.Code != -32600 || string(r.ID) != "null" {
+		t.Fatalf("over-long line with its id at the end: id %s error %+v", r.ID, r.Error)
 	}
 	// Just within the bound is served.
 	pad := maxLineBytes - len(`{"jsonrpc":"2.0","id":78,"method":"ping","params":{"x":""}}`)
