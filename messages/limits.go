@@ -2,6 +2,7 @@ package messages
 
 import (
 	"fmt"
+	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
 )
@@ -14,8 +15,12 @@ const (
 	// MaxLabelChars bounds a label a caller gives (a terminal's name), in
 	// characters (Unicode code points).
 	MaxLabelChars = 128
-	// MaxPatternChars bounds WaitPolicy.Pattern, in characters.
+	// MaxPatternChars bounds WaitPolicy.Pattern, in characters, and
+	// MaxPatternSize what it expands to (its repetitions written out, as
+	// the compiled program holds them): "(a|b){1000}" repeated within
+	// 4096 characters would compile into hundreds of megabytes.
 	MaxPatternChars = 4096
+	MaxPatternSize  = 16384
 	// MaxKeys bounds SendRequest.Keys, and MaxKeyChars each key's name
 	// (the longest meaningful one, "meta-control-pagedown", has 21).
 	MaxKeys     = 1024
@@ -61,7 +66,8 @@ func CheckLabel(kind, s string) error {
 }
 
 // Validate checks the policy's values: no negative duration, a pattern of
-// at most MaxPatternChars characters. Its errors wrap ErrInvalidArgument.
+// at most MaxPatternChars characters that parses (RE2) and expands to at
+// most MaxPatternSize. Its errors wrap ErrInvalidArgument.
 // The runtime validates every send's policy before it compiles the
 // pattern.
 func (p WaitPolicy) Validate() error {
@@ -73,7 +79,48 @@ func (p WaitPolicy) Validate() error {
 			return InvalidArgument("pattern is %d characters; the limit is %d", n, MaxPatternChars)
 		}
 	}
+	if p.Pattern != "" {
+		re, err := syntax.Parse(p.Pattern, syntax.Perl)
+		if err != nil {
+			return InvalidArgument("wait pattern: %v", err)
+		}
+		if expandedSize(re, MaxPatternSize) > MaxPatternSize {
+			return InvalidArgument("pattern expands to more than %d steps once its repetitions are written out; the limit is %d", MaxPatternSize, MaxPatternSize)
+		}
+	}
 	return nil
+}
+
+// expandedSize estimates the size of re's compiled program, counted
+// repetitions written out, stopping once it passes limit (the result is
+// then limit+1).
+func expandedSize(re *syntax.Regexp, limit int) int {
+	add := func(a, b int) int { return min(a+b, limit+1) }
+	switch re.Op {
+	case syntax.OpLiteral:
+		return min(len(re.Rune), limit+1)
+	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
+		return add(expandedSize(re.Sub[0], limit), 2)
+	case syntax.OpRepeat:
+		n := re.Max
+		if n < 0 {
+			n = re.Min + 1
+		}
+		sub := expandedSize(re.Sub[0], limit)
+		if n > 0 && sub > (limit+1)/n {
+			return limit + 1
+		}
+		return add(n*sub, n)
+	case syntax.OpConcat, syntax.OpAlternate:
+		size := len(re.Sub)
+		for _, s := range re.Sub {
+			if size = add(size, expandedSize(s, limit)); size > limit {
+				break
+			}
+		}
+		return size
+	}
+	return 1
 }
 
 // Validate checks the request's bounds (MaxKeys keys of at most

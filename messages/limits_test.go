@@ -43,6 +43,11 @@ func TestSendRequestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("at the bounds: %v", err)
 	}
+	for _, p := range []string{`\$ $`, `Listening on port \d+`, `(?m)^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`, `[0-9a-f]{40}`, `(error|warning): .{0,200}`, `x{1000}`} {
+		if err := (WaitPolicy{Pattern: p}).Validate(); err != nil {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
 	for _, c := range []struct {
 		r    SendRequest
 		want string
@@ -52,6 +57,10 @@ func TestSendRequestValidate(t *testing.T) {
 		{SendRequest{Keys: []string{"Enter", strings.Repeat("x", MaxKeyChars+1)}}, "keys[1] is 65 characters; the limit is 64"},
 		{SendRequest{Wait: WaitPolicy{Pattern: strings.Repeat("x", 3_500_000)}}, "pattern is 3500000 characters; the limit is 4096"},
 		{SendRequest{Wait: WaitPolicy{Timeout: -1}}, "must not be negative"},
+		{SendRequest{Wait: WaitPolicy{Pattern: strings.Repeat(`(a|b){1000}`, 4096/11)}}, "pattern expands to more than 16384 steps"},
+		{SendRequest{Wait: WaitPolicy{Pattern: strings.Repeat(`\pL{1000}`, 4096/9)}}, "pattern expands to more than 16384 steps"},
+		{SendRequest{Wait: WaitPolicy{Pattern: `((a{100}){100}){100}`}}, "wait pattern: "},
+		{SendRequest{Wait: WaitPolicy{Pattern: "("}}, "wait pattern: "},
 	} {
 		if err := c.r.Validate(); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("err %v, want %q", err, c.want)

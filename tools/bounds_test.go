@@ -31,6 +31,7 @@ func TestArgumentBounds(t *testing.T) {
 		{TerminalWait, `{"sessionId":"$SID","timeout_ms":50,"pattern":` + q(strings.Repeat("x", messages.MaxPatternChars)) + `}`, ""},
 		{TerminalWait, `{"sessionId":"$SID","timeout_ms":50,"pattern":` + q(strings.Repeat("x", messages.MaxPatternChars+1)) + `}`, "pattern is 4097 characters; the limit is 4096"},
 		{TerminalWait, `{"sessionId":"$SID","pattern":` + q(strings.Repeat("x", 100_000)) + `}`, "pattern is over 16666 characters; the limit is 4096"},
+		{TerminalWait, `{"sessionId":"$SID","pattern":` + q(strings.Repeat(`(a|b){1000}`, 372)) + `}`, "pattern expands to more than 16384 steps"},
 		{TerminalWait, `{"sessionId":"$SID","pattern":` + q(strings.Repeat("x", 3_500_000)) + `}`, "bytes of JSON; the limit is 2046976"},
 		{TerminalSend, `{"sessionId":"$SID","text":"","submit":false,"keys":` + keys(messages.MaxKeys, "C-@") + `}`, ""},
 		{TerminalSend, `{"sessionId":"$SID","text":"","submit":false,"keys":` + keys(messages.MaxKeys+1, "C-@") + `}`, "keys has more than 1024 entries; the limit is 1024"},

@@ -195,7 +195,7 @@ func (t *Toolset) definitions() []Definition {
 			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silence_ms is given), or timeout_ms. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
-				"pattern":   boundedStr("pattern", fmt.Sprintf("Optional regular expression (RE2), at most %d characters; return as soon as new output matches it.", messages.MaxPatternChars)),
+				"pattern":   boundedStr("pattern", fmt.Sprintf("Optional regular expression (RE2), at most %d characters (and %d steps with counted repetitions written out); return as soon as new output matches it.", messages.MaxPatternChars, messages.MaxPatternSize)),
 				"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs, "default": int(t.opts.WaitTimeout.Milliseconds()),
 					"description": "How long to wait at most, in milliseconds."},
 				"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
