@@ -125,11 +125,17 @@ type session struct {
 	// send output (transcript.go).
 	screen *vt.Emulator
 	// Answers to the program's terminal queries wait here for the writer
-	// goroutine (terminal.go), which runs only while some wait.
-	replyMu  sync.Mutex
-	replies  []byte
-	replying bool
-	replyWG  sync.WaitGroup
+	// goroutine (terminal.go), which runs only while some wait. replyMu
+	// is never held across a blocking call: the pump takes it under mu.
+	replyMu    sync.Mutex
+	replies    []byte   // at most maxPendingReplies
+	replyTo    int      // the foreground group that asked them
+	replying   bool     // the writer runs
+	replyStop  bool     // Close: no more answers
+	replyMute  int      // an interrupted group whose answers are dropped (flushReplies)
+	burstAsker int      // the group that asked in this burst of output (asker)
+	replyWake  *os.File // the writer's handle to wait for room on (nil until needed)
+	replyWG    sync.WaitGroup
 
 	// kidsFD holds the shell's children file open for Leftovers (0: not
 	// opened yet, -1: none).
@@ -390,6 +396,7 @@ func (s *session) readMaster(rc syscall.RawConn, buf *pumpBuf) (int, error) {
 				continue
 			case unix.EAGAIN:
 				buf.put()
+				s.noteQuiet(int(fd))
 				return false // wait in the poller
 			case nil:
 				rerr = io.EOF
@@ -449,6 +456,7 @@ func (s *session) drainAvailable(buf *pumpBuf) bool {
 			continue
 		case rerr == unix.EAGAIN:
 			buf.put()
+			_ = control(s.master, func(fd int) error { s.noteQuiet(fd); return nil })
 			return true
 		case rerr == nil || isEOF(rerr):
 			return false // end of file
@@ -582,6 +590,7 @@ func (s *session) PromptReady() (int, bool) {
 func (s *session) Enter() []byte { return []byte{'\r'} }
 
 func (s *session) Write(ctx context.Context, p []byte) error {
+	s.unmuteReplies()
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		_ = s.master.SetWriteDeadline(time.Now())
@@ -604,6 +613,7 @@ func (s *session) Write(ctx context.Context, p []byte) error {
 // non-blocking, and returning true from the raw-write callback tells the
 // poller not to wait for writability.
 func (s *session) TryWrite(p []byte) (int, error) {
+	s.unmuteReplies()
 	rc, err := s.master.SyscallConn()
 	if err != nil {
 		return 0, err
@@ -703,7 +713,7 @@ func (s *session) signalGroup(pgid int, num unix.Signal) error {
 		// What the terminal does for ^C: input not read yet goes with the
 		// interrupt, or a line editor that drops the line it holds would
 		// then read and run the rest of it.
-		s.flushInput()
+		s.flushInput(pgid)
 	}
 	if err := unix.Kill(-pgid, num); err != nil {
 		return err
@@ -790,6 +800,7 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	s.closeLeftovers()
 	s.masterClosed.Store(true)
 	_ = s.master.Close()
+	s.stopReplies()
 	s.replyWG.Wait()
 	<-s.pumpDone
 	s.closed = true

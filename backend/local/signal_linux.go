@@ -153,11 +153,25 @@ func hasChildren(fs linux.FS, pid int) bool {
 }
 
 // flushInput discards what was written to the terminal and not read yet
-// (TCIFLUSH on our own handle on the pts).
-func (s *session) flushInput() {
+// (TCIFLUSH on our own handle on the pts), and the answers to the
+// program's queries still waiting to be written, in one step with the
+// answer writer: none written before the flush survives it. pgid is the
+// group the SIGINT goes to: when its leader dies of it (it neither
+// catches nor ignores SIGINT), the answers to its queries still being
+// read are dropped too.
+func (s *session) flushInput(pgid int) {
+	mute := 0
+	fs := linux.FS{}
+	caught, cerr := linux.CaughtSignals(fs, pgid)
+	ignored, ierr := linux.IgnoredSignals(fs, pgid)
+	if cerr == nil && ierr == nil && (caught|ignored)&(1<<(unix.SIGINT-1)) == 0 {
+		mute = pgid
+	}
 	s.slaveMu.RLock()
 	defer s.slaveMu.RUnlock()
-	if s.slave >= 0 {
-		_ = unix.IoctlSetInt(s.slave, unix.TCFLSH, unix.TCIFLUSH)
-	}
+	s.flushReplies(mute, func() {
+		if s.slave >= 0 {
+			_ = unix.IoctlSetInt(s.slave, unix.TCFLSH, unix.TCIFLUSH)
+		}
+	})
 }

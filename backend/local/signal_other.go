@@ -15,5 +15,6 @@ func (*session) awaitExec(int) preExec { return preExec{} }
 // redeliver has nothing to follow (see preExec).
 func (*session) redeliver(preExec, int, unix.Signal) {}
 
-// flushInput: no handle on the terminal's slave side here.
-func (*session) flushInput() {}
+// flushInput: no handle on the terminal's slave side here; the answers
+// to the program's queries still waiting to be written go all the same.
+func (s *session) flushInput(int) { s.flushReplies(0, nil) }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local/vt"
@@ -57,38 +58,203 @@ func (s *session) InputModes() (appCursor, bracketedPaste, altScreen bool) {
 	return m.AppCursor, m.BracketedPaste, alt
 }
 
+// maxPendingReplies bounds the answers that wait for the program to read
+// its input: a few KiB, as a real terminal's own buffer. A program that
+// floods queries and never reads loses the rest, as its answers would be
+// lost on a real terminal when nobody reads them.
+const maxPendingReplies = 4 << 10
+
 // queueReply takes a query's answer from the emulator (under mu, on the
 // pump) and has it written to the terminal without blocking the pump: a
 // writer goroutine starts when answers wait and ends when none do, so an
-// idle session holds none. It writes through the master's one write path,
-// after (never inside) input the runtime is writing, and the exact tier
-// sees the answer in the input queue until the program reads it.
+// idle session holds none. Answers wait, at most maxPendingReplies of
+// them, for the program that asked, the terminal's foreground group when
+// they were parsed: when another group holds the terminal, or the asker
+// is interrupted (flushInput), the waiting ones are dropped. The writer
+// writes through the master's one write path, after (never inside) input
+// the runtime is writing, but never waits there for room: it waits on a
+// second handle on the master (awaitRoom), so the write lock TryWrite
+// needs is never held across a blocking write. The exact tier sees an
+// answer in the input queue until the program reads it.
 func (s *session) queueReply(p []byte) {
 	s.replyMu.Lock()
+	defer s.replyMu.Unlock()
+	if s.replyStop || len(s.replies)+len(p) > maxPendingReplies {
+		return // lost, whole: never a cut answer
+	}
+	fg := s.asker()
+	if fg == s.replyMute {
+		return // interrupted, and dying
+	}
+	if fg != s.replyTo {
+		s.replies, s.replyTo = s.replies[:0], fg // their asker left
+	}
 	s.replies = append(s.replies, p...)
-	start := !s.replying
-	s.replying = true
-	s.replyMu.Unlock()
-	if start {
+	if !s.replying {
+		s.replying = true
 		s.replyWG.Add(1)
 		go s.writeReplies()
 	}
 }
 
+// asker is the group whose query the pump parses now (under replyMu):
+// the terminal's foreground group, unless the shell holds the terminal
+// and another group asked in the same burst of output (since the pump last
+// found the master empty), or held the terminal when it began. Then the pump has not caught up with a program
+// that left: its last queries are still being read after the shell took
+// the terminal back, and their answers would be the shell's input.
+func (s *session) asker() int {
+	fg, _ := s.Foreground()
+	if fg == s.PID() && s.burstAsker != 0 {
+		return s.burstAsker
+	}
+	s.burstAsker = fg
+	return fg
+}
+
+// noteQuiet is called by the pump when it finds the master empty (fd):
+// the burst of output is over, and an interrupted group's mute ends if
+// another group holds the terminal (flushReplies).
+func (s *session) noteQuiet(fd int) {
+	pgid, _ := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	s.replyMu.Lock()
+	s.burstAsker = 0
+	if pgid != s.PID() {
+		s.burstAsker = pgid // the next burst begins under it
+	}
+	if s.replyMute != pgid {
+		s.replyMute = 0
+	}
+	s.replyMu.Unlock()
+}
+
 func (s *session) writeReplies() {
 	defer s.replyWG.Done()
 	for {
+		if s.writePending() {
+			if err := s.awaitRoom(); err == nil {
+				continue
+			} else if !s.masterClosed.Load() {
+				s.log.Debug().Err(err).Msg("answer a terminal query: wait for room")
+			}
+		}
 		s.replyMu.Lock()
-		b := s.replies
-		s.replies = nil
-		if len(b) == 0 || s.masterClosed.Load() {
-			s.replying = false
+		if len(s.replies) == 0 || s.replyStop || s.masterClosed.Load() {
+			s.replies, s.replying = nil, false
 			s.replyMu.Unlock()
 			return
 		}
 		s.replyMu.Unlock()
-		if _, err := s.master.Write(b); err != nil {
+	}
+}
+
+// writePending writes what the terminal takes of the waiting answers now,
+// under the master's write lock, which it holds only that long. It reports
+// whether some wait for room.
+func (s *session) writePending() (wait bool) {
+	rc, err := s.master.SyscallConn()
+	if err == nil {
+		err = rc.Write(func(fd uintptr) bool {
+			s.replyMu.Lock()
+			defer s.replyMu.Unlock()
+			if pgid, _ := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); pgid != s.replyTo {
+				s.replies = s.replies[:0] // their asker left
+			}
+			for len(s.replies) > 0 {
+				n, err := unix.Write(int(fd), s.replies)
+				if n > 0 {
+					s.replies = s.replies[:copy(s.replies, s.replies[n:])]
+				}
+				if err == unix.EINTR {
+					continue
+				}
+				if err != nil {
+					if err != unix.EAGAIN {
+						s.log.Debug().Err(err).Msg("answer a terminal query")
+						s.replies = s.replies[:0]
+					}
+					break
+				}
+			}
+			wait = len(s.replies) > 0
+			return true // never wait under the lock
+		})
+	}
+	if err != nil {
+		if !s.masterClosed.Load() {
 			s.log.Debug().Err(err).Msg("answer a terminal query")
 		}
+		return false
+	}
+	return wait
+}
+
+// awaitRoom waits until the master takes input again, on the writer's own
+// handle (a duplicate of the master, made when first needed), so it holds
+// no lock of the master's. Close closes the handle, which ends the wait.
+func (s *session) awaitRoom() error {
+	s.replyMu.Lock()
+	if s.replyStop {
+		s.replyMu.Unlock()
+		return os.ErrClosed
+	}
+	if s.replyWake == nil {
+		var nfd int
+		err := control(s.master, func(fd int) (err error) {
+			nfd, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+			return err
+		})
+		if err != nil {
+			s.replyMu.Unlock()
+			return err
+		}
+		s.replyWake = os.NewFile(uintptr(nfd), "ptmx (answers)")
+	}
+	f := s.replyWake
+	s.replyMu.Unlock()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return rc.Write(func(fd uintptr) bool {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(pfd, 0)
+		return err != nil && err != unix.EINTR || n > 0 && pfd[0].Revents != 0
+	})
+}
+
+// flushReplies drops the answers waiting, running f (the input flush)
+// under the writer's lock, so no answer written before the drop survives
+// f. A SIGINT's flush names the group it interrupts in mute when that
+// group dies of it: the answers its queries still being read would get go
+// too, until the pump finds the master empty with another group holding
+// the terminal, or the runtime writes input.
+func (s *session) flushReplies(mute int, f func()) {
+	s.replyMu.Lock()
+	defer s.replyMu.Unlock()
+	s.replies = s.replies[:0]
+	s.replyMute = mute
+	if f != nil {
+		f()
+	}
+}
+
+// unmuteReplies ends flushReplies' mute: the runtime writes input, to
+// whichever program holds the terminal.
+func (s *session) unmuteReplies() {
+	s.replyMu.Lock()
+	s.replyMute = 0
+	s.replyMu.Unlock()
+}
+
+// stopReplies drops the answers for good (Close) and ends the writer's
+// wait for room.
+func (s *session) stopReplies() {
+	s.replyMu.Lock()
+	defer s.replyMu.Unlock()
+	s.replies = s.replies[:0]
+	s.replyStop = true
+	if s.replyWake != nil {
+		_ = s.replyWake.Close()
 	}
 }
