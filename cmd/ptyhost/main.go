@@ -136,13 +136,15 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// Signals get their default action back as soon as the first one
+	// starts the shutdown: a second one ends the process at once, whatever
+	// the shutdown (the host's close, then the service's) waits for.
+	context.AfterFunc(ctx, stop)
 	svc, shutdown, err := c.local.Start(ctx, log)
 	if err != nil {
 		return err
 	}
-	// Signals get their default action back before the shutdown: a second
-	// one ends a shutdown that hangs.
-	defer func() { stop(); shutdown() }()
+	defer shutdown()
 	h, err := host.Start(svc, host.Config{
 		Listen: c.listen, TLS: tc, Insecure: c.insecure, Log: log,
 		ClientGrace: c.clientGrace, ClientLoss: c.clientLoss, MaxSessionsPerClient: c.maxSessions,
@@ -159,6 +161,6 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 		ready(h.Addr())
 	}
 	<-ctx.Done()
-	log.Info().Msg("ptyhost stopping: closing every session")
+	log.Info().Msg("ptyhost stopping: closing every session; a second signal ends the process at once")
 	return nil
 }

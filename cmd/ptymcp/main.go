@@ -142,13 +142,20 @@ func run(args []string, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// Signals get their default action back as soon as the first one
+	// starts the shutdown: a second one ends the process at once, whatever
+	// the shutdown waits for.
+	context.AfterFunc(ctx, func() {
+		stop()
+		if cause := context.Cause(ctx); cause != context.Canceled { // a signal's cause "is" Canceled too
+			log.Info().Str("cause", cause.Error()).Msg("stopping: a second signal ends the process at once")
+		}
+	})
 	svc, shutdown, err := c.local.Start(ctx, log)
 	if err != nil {
 		return err
 	}
-	// Signals get their default action back before the shutdown: a second
-	// one ends a shutdown that hangs.
-	defer func() { stop(); shutdown() }()
+	defer shutdown()
 	if c.tools.DefaultHost, err = c.hosts.register(ctx, svc); err != nil {
 		return err
 	}
@@ -168,11 +175,7 @@ func run(args []string, stderr io.Writer) error {
 	log.Info().Str("sandbox", c.local.Sandbox).Str("workspace", c.local.Workspace).Bool("allow_network", c.local.AllowNetwork).Msg("ptymcp starting")
 
 	if c.httpAddr == "" {
-		err := s.mcp.Run(ctx, &stdioTransport{in: os.Stdin, out: os.Stdout, log: log})
-		if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-			err = nil // a signal, or the client hung up: both are normal ends
-		}
-		return err
+		return serveStdio(ctx, s, &stdioTransport{in: os.Stdin, out: os.Stdout, log: log}, log)
 	}
 	return serveHTTP(ctx, c, hc, s, log)
 }

@@ -40,6 +40,12 @@ type server struct {
 	closed bool
 	done   chan struct{}  // closed by close: the watchers stop
 	wg     sync.WaitGroup // one watcher per owned session and per running task
+
+	// calls ends, by endCalls, every tool call in flight: the server is
+	// shutting down (the SDK's close of a session waits for its calls but
+	// does not cancel them).
+	calls    context.Context
+	endCalls context.CancelFunc
 }
 
 func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *server {
@@ -47,6 +53,7 @@ func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *serv
 		svc: svc, tools: ts, log: log, owners: map[*mcp.ServerSession]messages.Owner{},
 		disposeTimeout: 30 * time.Second, progressEvery: time.Second, done: make(chan struct{}),
 	}
+	s.calls, s.endCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ptymcp", Title: "ptyactor terminals", Version: version}, &mcp.ServerOptions{
 		Instructions: ts.Guidance(),
 		// No logging capability: logs go to stderr only.
@@ -66,6 +73,9 @@ func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *serv
 }
 
 func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.calls, cancel)()
 	owner := s.ownerFor(ctx, req.Session)
 	if tok := req.Params.GetProgressToken(); tok != nil && (name == tools.TerminalSend || name == tools.TerminalWait) {
 		defer s.progress(ctx, req.Session, tok, name)()
@@ -179,7 +189,10 @@ func (s *server) owned() int {
 }
 
 // close ends every MCP session (their owners are disposed by the watchers)
-// and waits for the watchers. New sessions get no owner afterwards.
+// and waits for the watchers, at most disposeTimeout past callsWait: a
+// session's close waits for its calls still running, and a call that
+// never returns must not hold the server up (the service's shutdown that
+// follows disposes every owner). New sessions get no owner afterwards.
 func (s *server) close() {
 	s.mu.Lock()
 	if !s.closed {
@@ -187,10 +200,23 @@ func (s *server) close() {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	for ss := range s.mcp.Sessions() {
-		_ = ss.Close()
+	s.endCalls()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		for ss := range s.mcp.Sessions() {
+			_ = ss.Close()
+		}
+		s.wg.Wait()
+	}()
+	t := time.NewTimer(callsWait + s.disposeTimeout)
+	select {
+	case <-closed:
+		t.Stop()
+	case <-t.C:
+		s.log.Warn().Msg("MCP sessions still closing: shutting down without them")
+		return
 	}
-	s.wg.Wait()
 	s.mu.Lock()
 	kept := s.kept
 	s.kept = messages.Owner{}
