@@ -55,7 +55,8 @@ func HostInsecure() HostOption { return func(o *hostOptions) { o.insecure = true
 func HostListen(addr string) HostOption { return func(o *hostOptions) { o.listen = addr } }
 
 // HostHeartbeat sets how often the host is asked whether it lives, and the
-// silence after which it is lost.
+// silence after which it is lost (before the host's first answer, 2 s
+// more: the first contact includes dialling it).
 func HostHeartbeat(every, lossAfter time.Duration) HostOption {
 	return func(o *hostOptions) { o.every, o.lossAfter = every, lossAfter }
 }
@@ -198,8 +199,10 @@ func (r *remoteHosts) choose(name string) (*hostEntry, error) {
 // RegisterHost connects the service to a ptyhost at addr under name, so
 // spawns can be placed there (SpawnRequest.Host = name, or AnyHost). It
 // returns once the host answered a heartbeat, or ctx ended, or the host
-// stayed silent past the loss timeout (an error matching ErrHostLost; a
-// refused certificate looks the same from here).
+// stayed silent past the loss timeout plus the bound on dialling it
+// (3.5 s by default: before its first answer a host is allowed the dial
+// too; an error matching ErrHostLost; a refused certificate looks the
+// same from here).
 //
 // tlsConfig is the client's mutual TLS: Certificates (the client's
 // certificate, presented to the host and when the host dials back) and

@@ -17,8 +17,9 @@ import (
 // calls in flight (each answered to whoever made it), the host-side owners
 // that stand for this client's owners there (opened on the first spawn,
 // disposed when their last session ends), and the heartbeat: a host silent
-// for lossAfter is lost, and every pending call and every proxy on it is
-// told at once. A lost host is still asked, once a second, whether it is
+// for lossAfter (before its first answer, lossAfter plus
+// endpoint.DialTimeout: the first contact includes the dial) is lost, and
+// every pending call and every proxy on it is told at once. A lost host is still asked, once a second, whether it is
 // back; when it answers it takes new sessions again, and the host-side
 // owners this client wrote off with it are disposed there at once (their
 // sessions closed with the host's usual teardown), instead of when the
@@ -39,14 +40,20 @@ type hostLink struct {
 	watchers map[string]watcher // host session id → proxy
 	asm      *wire.Assembler
 
-	heard    time.Time
-	lost     bool
-	lostErr  error
-	lastBeat time.Time
-	timer    *time.Timer
-	hellos   []*actor.PID
-	closing  []*actor.PID // linkClose callers: answered when no dispose is pending
-	disposes int          // DisposeOwner calls in flight
+	heard time.Time
+	// everHeard: the host answered at least once. Until then silence
+	// is allowed endpoint.DialTimeout more: the first contact includes
+	// dialling the host (TCP, TLS, HTTP/2), which the library does
+	// while the first heartbeats wait, and which a loaded machine can
+	// make longer than the loss timeout.
+	everHeard bool
+	lost      bool
+	lostErr   error
+	lastBeat  time.Time
+	timer     *time.Timer
+	hellos    []*actor.PID
+	closing   []*actor.PID // linkClose callers: answered when no dispose is pending
+	disposes  int          // DisposeOwner calls in flight
 
 	// writtenOff: the capability tokens of the host-side owners this
 	// client wrote off when the host was lost (secrets, never logged);
@@ -337,7 +344,14 @@ func (l *hostLink) onTick() {
 		}
 		return
 	}
-	if silence := now.Sub(l.heard); silence > l.lossAfter {
+	// Before the first answer: the dial's bound on top (a host whose
+	// first connection is not made within it is lost then, 3.5 s by
+	// default: the library gave up that dial and dropped what waited).
+	allow := l.lossAfter
+	if !l.everHeard {
+		allow += endpoint.DialTimeout
+	}
+	if silence := now.Sub(l.heard); silence > allow {
 		l.lose(fmt.Errorf("%w: %s (%s) silent for %v", messages.ErrHostLost, l.host.name, l.host.addr, silence.Round(time.Millisecond)))
 		return
 	}
@@ -347,7 +361,7 @@ func (l *hostLink) onTick() {
 }
 
 func (l *hostLink) onHeard() {
-	l.heard = time.Now()
+	l.heard, l.everHeard = time.Now(), true
 	if l.lost {
 		l.lost, l.lostErr = false, nil
 		l.host.lost.Store(false)

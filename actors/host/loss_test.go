@@ -1,7 +1,10 @@
 package host_test
 
 import (
+	"crypto/tls"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -175,4 +178,108 @@ func TestHostComesBack(t *testing.T) {
 	if list, err := svc.List(ctx, o); err != nil || len(list) != 1 || list[0].SessionID != sh.ID() {
 		t.Fatalf("list: %v %v", list, err)
 	}
+}
+
+// A host whose first contact is slow (here: stopped when the client
+// registers it and resumed after the loss timeout; under load, a dial
+// whose TLS handshake takes longer than the loss timeout) is not written
+// off: until a host first answered, the link allows the dial's bound
+// (endpoint.DialTimeout, 2 s) on top of the loss timeout. The library
+// holds the heartbeats while it dials, and sends them once the host
+// runs again (within the dial's bound).
+func TestHostLateFirstContact(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		name := "insecure"
+		if useTLS {
+			name = "mutual TLS"
+		}
+		t.Run(name, func(t *testing.T) {
+			if isolate(t) {
+				return
+			}
+			lateFirstContact(t, useTLS)
+		})
+	}
+}
+
+func lateFirstContact(t *testing.T, useTLS bool) {
+	var (
+		h    *hostProc
+		cfg  *tls.Config
+		opts []actors.HostOption
+	)
+	if useTLS {
+		dir := t.TempDir()
+		ca := newCA(t, "ptyactor test CA")
+		hostCert, client := ca.issue(t, dir, "host"), ca.issue(t, dir, "client")
+		caFile := filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(caFile, ca.pem, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		h = startHostTLS(t, "-listen", "127.0.0.1:0", "-tls-cert", hostCert.certFile, "-tls-key", hostCert.keyFile, "-tls-ca", caFile)
+		cfg = &tls.Config{Certificates: []tls.Certificate{client.pair}, RootCAs: ca.pool}
+	} else {
+		h = startHost(t)
+		opts = append(opts, actors.HostInsecure())
+	}
+	const every, lossAfter = 50 * time.Millisecond, 300 * time.Millisecond
+	opts = append(opts, actors.HostHeartbeat(every, lossAfter))
+	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	svc, o := newClientWith(t, func(svc *actors.Service) error {
+		registered := make(chan error, 1)
+		go func() { registered <- svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, cfg, opts...) }()
+		// A timed phase, the point of the test: the host stays stopped
+		// past the loss timeout and three beats more (six of the link's
+		// checks), where a link counting only the loss timeout has
+		// written it off; and well within the dial's bound, so the
+		// library's first dial completes once the host runs.
+		time.Sleep(lossAfter + 3*every)
+		if err := h.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		return <-registered
+	})
+	ctx := testkit.Ctx(t)
+	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		t.Fatalf("spawn on the host that answered late: %v", err)
+	}
+	if r, err := sh.Send(ctx, messages.SendRequest{Text: "echo late", Submit: true}); err != nil || !strings.Contains(r.Viewport, "late") {
+		t.Fatalf("send: %+v %v", r, err)
+	}
+	if _, err := sh.Close(ctx, "done"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A host that never answers (stopped from before the client registers
+// it) is still lost, within the loss timeout plus the dial's bound (and
+// the checks' grain) of its registration: RegisterHost fails with
+// ErrHostLost.
+func TestHostNeverAnswers(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	h := startHost(t)
+	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	const every, lossAfter = 50 * time.Millisecond, 300 * time.Millisecond
+	svc, _ := newClientWith(t, func(svc *actors.Service) error { return nil })
+	start := time.Now()
+	err := svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, nil, actors.HostInsecure(), actors.HostHeartbeat(every, lossAfter))
+	took := time.Since(start)
+	if !errors.Is(err, messages.ErrHostLost) {
+		t.Fatalf("register a host that never answers: %v, want ErrHostLost", err)
+	}
+	// The bound: the loss timeout and the dial's (endpoint.DialTimeout,
+	// 2 s), with hostLossPromise's margin over the loss timeout. Not
+	// before: until its first answer a host is allowed the dial's bound.
+	allowed := lossAfter + 2*time.Second
+	if bound := allowed + hostLossPromise - actors.DefaultHostLossAfter; took < allowed || took > bound {
+		t.Fatalf("the host was found lost after %v, want after %v and within %v", took, allowed, bound)
+	}
+	t.Logf("a host that never answers: lost after %v", took.Round(time.Millisecond))
 }

@@ -30,9 +30,16 @@ const MaxRecv = 4 << 20
 // that connects and stays silent holds a goroutine only that long.
 const handshakeTimeout = 10 * time.Second
 
-// dialTimeout bounds one connection attempt of the library's endpoint
-// writer (it blocks that writer, never an actor of ours).
-const dialTimeout = 2 * time.Second
+// DialTimeout bounds one connection attempt of the library's endpoint
+// writer: TCP, TLS and HTTP/2 (it blocks that writer, never an actor of
+// ours). Messages to the peer wait in the writer's mailbox meanwhile and
+// go out once it is connected. An attempt that fails (this bound ran
+// out, or the peer refused) is followed by the library's 2 s pause
+// (remote/endpoint_writer.go initialize), after which the messages that
+// waited are dropped and the next message dials again. A peer's first
+// answer can therefore take up to this bound longer than its later ones:
+// the host link allows for it (actors/remote_link.go onTick).
+const DialTimeout = 2 * time.Second
 
 // Config configures an endpoint.
 type Config struct {
@@ -140,7 +147,7 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 			grpc.WithBlock(),
 			grpc.FailOnNonTempDialError(true),
 			grpc.WithReturnConnectionError(),
-			grpc.WithTimeout(dialTimeout), //nolint:staticcheck // the library calls grpc.Dial, which has no context
+			grpc.WithTimeout(DialTimeout), //nolint:staticcheck // the library calls grpc.Dial, which has no context
 		),
 		remote.WithEndpointWriterBatchSize(Batch),
 		remote.WithEndpointManagerBatchSize(Batch),
