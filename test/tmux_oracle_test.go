@@ -3,11 +3,10 @@
 package test
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/test/testkit"
+	"github.com/ptyactor/ptyactor/test/testkit/tmuxpane"
 	"golang.org/x/sys/unix"
 )
 
@@ -164,7 +163,7 @@ func TestScreensMatchTmux(t *testing.T) {
 				tmux("send-keys", "-t", win, key) // tmux knows these names too
 			}
 			// An answer from tmux after send-keys: tmux has written the
-			// keys to the pane by then (see tmuxPane.ready).
+			// keys to the pane by then (see tmuxpane.Pane.Ready).
 			tmux("display-message", "-p", "-t", win, "#{pane_pid}")
 			seen, ok := pane.waitReady()
 			if !ok {
@@ -197,22 +196,9 @@ func TestScreensMatchTmux(t *testing.T) {
 	}
 }
 
-// tmuxPane tells, from /proc, whether the program in a tmux pane waits
-// for input with every key it was sent read: the runtime's own probe
-// (linux.ProbeGroup, as backend/local uses it) on the pane's process tree
-// and its terminal's foreground group.
-type tmuxPane struct {
-	pid   int // #{pane_pid}, the pane's session leader
-	term  linux.Terminal
-	slave int // the pane's pts, opened to poll for unread input; never read
-}
-
 // openTmuxPane looks up the pane of window win; tmux runs a tmux command.
 func openTmuxPane(t *testing.T, tmux func(args ...string) string, win string) *tmuxPane {
 	t.Helper()
-	if tmuxHostArch == linux.ArchUnsupported {
-		t.Skipf("the /proc probe does not support %s", runtime.GOARCH)
-	}
 	out := tmux("display-message", "-p", "-t", win, "#{pane_pid} #{pane_tty}")
 	f := strings.Fields(out)
 	if len(f) != 2 {
@@ -222,78 +208,25 @@ func openTmuxPane(t *testing.T, tmux func(args ...string) string, win string) *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := linux.TerminalDevice(f[1])
+	p, err := tmuxpane.Open(pid, f[1])
+	if errors.Is(err, tmuxpane.ErrUnsupported) {
+		t.Skip(err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	slave, err := unix.Open(f[1], unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = unix.Close(slave) })
-	return &tmuxPane{pid: pid, term: linux.Terminal{Paths: []string{f[1], "/dev/tty"}, Device: dev}, slave: slave}
+	t.Cleanup(func() { _ = p.Close() })
+	return &tmuxPane{p}
 }
 
-var tmuxHostArch = linux.ArchFor(runtime.GOARCH)
-
-// tmuxShortWait is the longest own timeout of a wait that does not count as
-// waiting for input: vim, after an Escape, waits in such slices for the
-// rest of a possible key code and redraws only after them (actors/send.go
-// looks past the same waits).
-const tmuxShortWait = time.Second
-
-// ready reports whether the terminal's input queue is empty (every key
-// read) and a thread of the foreground group is blocked reading the
-// terminal in a wait that has no timeout or one longer than a second (a
-// shorter one ends by itself, and the program may draw then); seen says
-// what was found.
-//
-// The caller must have had an answer from tmux since it sent keys: tmux
-// writes them to the pane on a later turn of its event loop than the
-// send-keys command, and before it serves another client.
-func (p *tmuxPane) ready() (ok bool, seen string) {
-	// poll, unlike TIOCINQ, first pushes what the master wrote into the
-	// line discipline (see backend/local's inputConsumed).
-	fds := []unix.PollFd{{Fd: int32(p.slave), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, 0)
-	if err != nil {
-		return false, fmt.Sprintf("poll of the pane's terminal: %v", err)
-	}
-	if n > 0 {
-		return false, "input not read yet"
-	}
-	st, err := linux.ReadStat(linux.FS{}, p.pid)
-	if err != nil {
-		return false, err.Error()
-	}
-	if st.TPGID <= 0 {
-		return false, fmt.Sprintf("no foreground group (tpgid %d)", st.TPGID)
-	}
-	g, err := linux.ProbeGroup(linux.FS{}, linux.FS{}, tmuxHostArch, p.pid, st.TPGID, p.term)
-	if err != nil {
-		return false, err.Error()
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "foreground group %d:", g.Pgid)
-	for _, th := range g.Threads {
-		if !th.Waiting {
-			fmt.Fprintf(&b, " %s/%d not waiting;", th.Comm, th.TID)
-			continue
-		}
-		if th.HasTimeout && th.Timeout <= tmuxShortWait {
-			fmt.Fprintf(&b, " %s/%d in %v for %v (short);", th.Comm, th.TID, th.Call, th.Timeout)
-			continue
-		}
-		return true, fmt.Sprintf("%s/%d waits in %v", th.Comm, th.TID, th.Call)
-	}
-	return false, b.String()
-}
+// tmuxPane is a tmux pane whose readiness the test waits on.
+type tmuxPane struct{ *tmuxpane.Pane }
 
 // waitReady waits until ready holds, and returns what it saw last.
 func (p *tmuxPane) waitReady() (seen string, ok bool) {
 	ok = tmuxPoll(func() bool {
 		var r bool
-		r, seen = p.ready()
+		r, seen = p.Ready()
 		return r
 	})
 	return seen, ok

@@ -158,7 +158,7 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string, 
 	tmux := startTmux(t, dir, rows, cols, "set -g default-terminal xterm-256color\nset -sg escape-time 0\n",
 		[]string{"MANPAGER=less", "PAGER=less", "LESSHISTFILE=-", "MANWIDTH=", "COLUMNS=", "LINES="},
 		func(sock string) string { return fmt.Sprintf("tmux -L %s wait-for go; exec %s", sock, program) })
-	pane := newPaneWaiter(tmux)
+	pane := tmux.pane()
 	tmux.run("pipe-pane", "-o", "cat > "+rec)
 	tmux.run("wait-for", "-S", "go")
 	const every = 5 * time.Millisecond
@@ -168,7 +168,7 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string, 
 		var seen string
 		if !waitUntil(every, func() bool {
 			var ok bool
-			ok, seen = pane.ready()
+			ok, seen = pane.Ready()
 			return ok
 		}) {
 			t.Fatalf("%s: %s never waited for input with its input read: %s", what, program, seen)
@@ -194,7 +194,7 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string, 
 	for _, k := range keys {
 		tmux.run(append([]string{"send-keys"}, k...)...)
 		// An answer from tmux after send-keys: tmux has written the keys
-		// to the pane by then (see paneWaiter.ready).
+		// to the pane by then (see tmuxpane.Pane.Ready).
 		tmux.run("display", "-p", "#{pane_pid}")
 		step(fmt.Sprintf("after keys %q", k))
 	}

@@ -2,6 +2,7 @@ package vt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ptyactor/ptyactor/test/testkit/tmuxpane"
 )
 
 // tmuxResult is what tmux shows: the screen, the joined transcript
@@ -155,4 +158,27 @@ func (s *tmuxServer) result(screen string) tmuxResult {
 	}
 	r.transcript = trimEmpty(r.transcript)
 	return r
+}
+
+// pane looks at the server's pane from /proc (tmuxpane); off Linux, or
+// where the probe has no table, the test is skipped.
+func (s *tmuxServer) pane() *tmuxpane.Pane {
+	s.t.Helper()
+	f := strings.Fields(s.run("display", "-p", "#{pane_pid} #{pane_tty}"))
+	if len(f) != 2 {
+		s.t.Fatalf("pane pid and tty: %q", f)
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	p, err := tmuxpane.Open(pid, f[1])
+	if errors.Is(err, tmuxpane.ErrUnsupported) {
+		s.t.Skip(err)
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { _ = p.Close() })
+	return p
 }
