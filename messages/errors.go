@@ -45,7 +45,8 @@ var (
 	ErrNoBackend        = &Error{CodeNoBackend, "no such backend"}
 	ErrNoHost           = &Error{CodeNoHost, "no such PTY host, or none live"}
 	// ErrSessionLimit: a host refuses a spawn beyond its sessions per
-	// client (ptyhost -max-sessions-per-client).
+	// client (ptyhost -max-sessions-per-client); ptymcp's refusals beyond
+	// -max-terminals and -http-max-sessions wrap it too.
 	ErrSessionLimit     = &Error{CodeSessionLimit, "the host's limit of sessions per client is reached"}
 	ErrNoSession        = &Error{CodeNoSession, "unknown PTY session"}
 	ErrOwnerNotLive     = &Error{CodeOwnerNotLive, "owner is not live"}

@@ -18,6 +18,10 @@ const (
 	DefaultClientLoss      = 1500 * time.Millisecond
 	DefaultClientGrace     = 5 * time.Minute // ptyhost -client-grace
 	DefaultMaxRequestBytes = 16 << 20
+	// DefaultMaxSessionsPerClient is ptyhost -max-sessions-per-client's
+	// default: a client cannot exhaust the host's descriptors and
+	// processes with spawns.
+	DefaultMaxSessionsPerClient = 64
 )
 
 // Config configures a Host.
@@ -40,7 +44,9 @@ type Config struct {
 	// torn down); zero disposes them as soon as the client is lost.
 	ClientGrace time.Duration
 	// MaxSessionsPerClient bounds the sessions one client (by its client
-	// id) may have open or starting on this host; zero means no limit.
+	// id) may have open or starting on this host; zero means no limit
+	// (ptyhost's -max-sessions-per-client defaults to
+	// DefaultMaxSessionsPerClient).
 	MaxSessionsPerClient int
 	// MaxRequestBytes bounds one request (a send's text, reassembled from
 	// chunks); zero means DefaultMaxRequestBytes.

@@ -65,7 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate(s) that sign client certificates; required unless -insecure")
 	fs.BoolVar(&c.insecure, "insecure", false, "serve without TLS (only with a loopback -listen address)")
 	fs.DurationVar(&c.clientGrace, "client-grace", host.DefaultClientGrace, "how long a lost (or detached) client's sessions keep running, for the client to resume them, before they are closed; 0 closes them at once")
-	fs.IntVar(&c.maxSessions, "max-sessions-per-client", 0, "the most sessions one client may have open or starting on this host; 0: no limit")
+	fs.IntVar(&c.maxSessions, "max-sessions-per-client", host.DefaultMaxSessionsPerClient, "the most sessions one client may have open or starting on this host; 0: no limit")
 	fs.DurationVar(&c.clientLoss, "client-loss", host.DefaultClientLoss, "heartbeat silence after which a client is lost")
 	c.local.Register(fs)
 	if err := fs.Parse(args); err != nil {

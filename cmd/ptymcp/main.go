@@ -49,6 +49,8 @@ type config struct {
 	tlsCert        string
 	tlsKey         string
 	maxConns       int // -http-max-conns
+	maxSessions    int // -http-max-sessions
+	maxTerminals   int // -max-terminals
 	local          terminals.Flags
 	tools          tools.Options
 	hosts          hostFlags
@@ -65,6 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.tlsCert, "http-tls-cert", "", "with -http: serve HTTPS with this PEM certificate (chain); needs -http-tls-key; required off loopback")
 	fs.StringVar(&c.tlsKey, "http-tls-key", "", "with -http: the PEM private key of -http-tls-cert")
 	fs.IntVar(&c.maxConns, "http-max-conns", defaultMaxConns, "with -http: at most this many connections open at once; one beyond is closed when accepted")
+	fs.IntVar(&c.maxSessions, "http-max-sessions", defaultMaxHTTPSessions, "with -http: at most this many MCP sessions at once; an initialize beyond is refused (HTTP 503) until one ends or expires")
+	fs.IntVar(&c.maxTerminals, "max-terminals", defaultMaxTerminals, "at most this many terminals per MCP session (connection); a terminal_open beyond is refused until one is closed")
 	c.local.Register(fs)
 	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
 	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
@@ -83,6 +87,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	c.tools.DisableRunInBackground = *noBG
+	if c.maxTerminals < 1 {
+		return c, fmt.Errorf("-max-terminals %d: at least 1", c.maxTerminals)
+	}
 	if err := c.local.Check(); err != nil {
 		return c, err
 	}
@@ -110,6 +117,9 @@ func checkHTTPFlags(c config) error {
 	}
 	if c.maxConns < 1 {
 		return fmt.Errorf("-http-max-conns %d: at least 1", c.maxConns)
+	}
+	if c.maxSessions < 1 {
+		return fmt.Errorf("-http-max-sessions %d: at least 1", c.maxSessions)
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return errors.New("-http-tls-cert and -http-tls-key go together: give both or neither")
@@ -164,6 +174,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	s := newServer(svc, ts, log)
+	s.maxTerminals = c.maxTerminals
 	defer s.close()
 	if c.hosts.resumeFile != "" {
 		o, err := c.hosts.resumeOwner(ctx, svc, log)
@@ -228,7 +239,8 @@ func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, log zero
 	mux := http.NewServeMux()
 	// The guard sits before the SDK handler, which keeps its own Host
 	// check (DNS rebinding) and body limit.
-	mux.Handle("/mcp", newGuard(sdk, hc.token, ln.Addr(), hc.tls != nil, c.allowOrigins, log))
+	capped := &sessionCap{next: sdk, max: c.maxSessions, live: s.liveSessions, log: log}
+	mux.Handle("/mcp", newGuard(capped, hc.token, ln.Addr(), hc.tls != nil, c.allowOrigins, log))
 	scheme := "http"
 	if hc.tls != nil {
 		scheme = "https"

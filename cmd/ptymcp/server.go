@@ -31,6 +31,11 @@ type server struct {
 	// wait whose caller sent a progress token.
 	progressEvery time.Duration
 
+	// maxTerminals caps each owner's terminals (-max-terminals); opening
+	// holds one slot per owner while a terminal_open checks and opens.
+	maxTerminals int
+	opening      map[messages.Owner]chan struct{}
+
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]messages.Owner
 	// kept, with -resume-file: the owner the first MCP session gets, which
@@ -51,6 +56,7 @@ type server struct {
 func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *server {
 	s := &server{
 		svc: svc, tools: ts, log: log, owners: map[*mcp.ServerSession]messages.Owner{},
+		maxTerminals: defaultMaxTerminals, opening: map[messages.Owner]chan struct{}{},
 		disposeTimeout: 30 * time.Second, progressEvery: time.Second, done: make(chan struct{}),
 	}
 	s.calls, s.endCalls = context.WithCancel(context.Background())
@@ -79,6 +85,13 @@ func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	owner := s.ownerFor(ctx, req.Session)
 	if tok := req.Params.GetProgressToken(); tok != nil && (name == tools.TerminalSend || name == tools.TerminalWait) {
 		defer s.progress(ctx, req.Session, tok, name)()
+	}
+	if name == tools.TerminalOpen {
+		release, err := s.reserveTerminal(ctx, owner)
+		if err != nil {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Error: " + err.Error()}}, IsError: true}
+		}
+		defer release()
 	}
 	r := s.tools.Call(ctx, owner, name, req.Params.Arguments)
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
@@ -161,6 +174,7 @@ func (s *server) dispose(ss *mcp.ServerSession) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.owners, ss)
+		delete(s.opening, o)
 		s.mu.Unlock()
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), s.disposeTimeout)
