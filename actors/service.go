@@ -120,7 +120,7 @@ func NewService(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
 	s := &Service{sys: sys, pid: pid, cfg: cfg, remote: hosts, log: log}
-	ta := newTasksActor(s, log)
+	ta := newTasksActor(s, opts.Clock, log)
 	s.tasksWG = ta.wg
 	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn tasks actor: %w", err)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -22,26 +23,41 @@ import (
 // disposing the owner drops its tasks (their sends settled when the
 // owner's sessions closed).
 //
+// Finished tasks are bounded (messages.MaxFinishedTasksPerOwner,
+// messages.FinishedTaskTTL): a sweep before every message evicts the
+// owner's oldest finished tasks beyond the count and every finished task
+// not read for the TTL, by the injected clock. Evicted ids are remembered
+// (bounded) so a read answers messages.ErrTaskEvicted, not ErrNoTask.
+// Output handed out is dropped at once, and a finished task lets go of
+// its send (whose result holds the viewport).
+//
 // Everything that blocks (reserving the send, reading its output,
 // cancelling it, waiting for it to settle) runs in goroutines the actor
 // starts, which report back as messages; the mailbox never blocks. The
 // goroutines end when their work does or when the actor stops.
 type tasksActor struct {
-	svc *Service
-	log zerolog.Logger
+	svc   *Service
+	clock Clock
+	log   zerolog.Logger
 
 	ctx    context.Context // ends when the actor stops
 	cancel context.CancelFunc
 	wg     *sync.WaitGroup // the actor's goroutines; Service.Shutdown joins them
 
 	tasks map[messages.TaskID]*taskRec
+
+	evicted      map[messages.TaskID]messages.Owner // evicted ids, to answer ErrTaskEvicted
+	evictedOrder []messages.TaskID                  // oldest first, at most MaxEvictedTaskIDs
 }
 
 type taskRec struct {
 	owner messages.Owner
 	snap  messages.TaskSnapshot
 	limit int
-	op    *SendOp // nil until the reservation reply
+	op    *SendOp // nil until the reservation reply, and again once finished
+
+	reserved bool      // the reservation reply came: the id was handed out
+	lastRead time.Time // finish time, then the last read after it (TTL base)
 
 	// Output collected since the last TaskOutput (tail kept within limit).
 	buf       []byte
@@ -55,9 +71,12 @@ type taskRec struct {
 	finished      chan struct{} // closed once the settlement is applied
 }
 
-func newTasksActor(svc *Service, log zerolog.Logger) *tasksActor {
+func newTasksActor(svc *Service, clock Clock, log zerolog.Logger) *tasksActor {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &tasksActor{svc: svc, log: log, ctx: ctx, cancel: cancel, wg: &sync.WaitGroup{}, tasks: map[messages.TaskID]*taskRec{}}
+	return &tasksActor{
+		svc: svc, clock: clock, log: log, ctx: ctx, cancel: cancel, wg: &sync.WaitGroup{},
+		tasks: map[messages.TaskID]*taskRec{}, evicted: map[messages.TaskID]messages.Owner{},
+	}
 }
 
 // Messages between the facade and the tasks actor, and from the actor's
@@ -118,9 +137,15 @@ type (
 	}
 	tasksOwnerGone      struct{ owner messages.Owner }
 	tasksOwnerGoneReply struct{}
+	// tasksProbe asks the registry's footprint (tests).
+	tasksProbe      struct{}
+	tasksProbeReply struct{ tasks, finished, bufferedBytes, sends, evicted int }
 )
 
 func (a *tasksActor) Receive(ctx actor.Context) {
+	if _, system := ctx.Message().(actor.SystemMessage); !system {
+		a.sweep()
+	}
 	switch m := ctx.Message().(type) {
 	case *taskStart:
 		a.onStart(ctx, m)
@@ -154,7 +179,24 @@ func (a *tasksActor) Receive(ctx actor.Context) {
 				delete(a.tasks, id)
 			}
 		}
+		for id, owner := range a.evicted {
+			if owner == m.owner {
+				delete(a.evicted, id)
+			}
+		}
 		ctx.Respond(&tasksOwnerGoneReply{})
+	case *tasksProbe:
+		r := &tasksProbeReply{tasks: len(a.tasks), evicted: len(a.evicted)}
+		for _, rec := range a.tasks {
+			r.bufferedBytes += cap(rec.buf)
+			if rec.snap.Status.Finished() {
+				r.finished++
+			}
+			if rec.op != nil {
+				r.sends++
+			}
+		}
+		ctx.Respond(r)
 	case *injectPanic:
 		panic("injected fault: tasks")
 	case *actor.Stopping:
@@ -176,10 +218,57 @@ func (a *tasksActor) tell(self *actor.PID, m any) { a.svc.sys.Root.Send(self, m)
 
 func (a *tasksActor) lookup(owner messages.Owner, id messages.TaskID) (*taskRec, error) {
 	rec := a.tasks[id]
-	if rec == nil || rec.owner != owner || rec.op == nil {
+	if rec == nil {
+		if o, ok := a.evicted[id]; ok && o == owner {
+			return nil, messages.TaskEvicted(id)
+		}
+	}
+	if rec == nil || rec.owner != owner || !rec.reserved {
 		return nil, messages.NoTask(id)
 	}
 	return rec, nil
+}
+
+// sweep evicts finished tasks: those not read for FinishedTaskTTL, then
+// each owner's oldest beyond MaxFinishedTasksPerOwner.
+func (a *tasksActor) sweep() {
+	now := a.clock.Now()
+	var byOwner map[messages.Owner][]*taskRec
+	for id, rec := range a.tasks {
+		if !rec.snap.Status.Finished() {
+			continue
+		}
+		if now.Sub(rec.lastRead) >= messages.FinishedTaskTTL {
+			a.evict(id, rec)
+			continue
+		}
+		if byOwner == nil {
+			byOwner = map[messages.Owner][]*taskRec{}
+		}
+		byOwner[rec.owner] = append(byOwner[rec.owner], rec)
+	}
+	for _, recs := range byOwner {
+		if len(recs) <= messages.MaxFinishedTasksPerOwner {
+			continue
+		}
+		slices.SortFunc(recs, func(x, y *taskRec) int { return x.snap.FinishedAt.Compare(y.snap.FinishedAt) })
+		for _, rec := range recs[:len(recs)-messages.MaxFinishedTasksPerOwner] {
+			a.evict(rec.snap.ID, rec)
+		}
+	}
+}
+
+// evict drops a finished task and remembers its id for its owner.
+func (a *tasksActor) evict(id messages.TaskID, rec *taskRec) {
+	delete(a.tasks, id)
+	a.evicted[id] = rec.owner
+	a.evictedOrder = append(a.evictedOrder, id)
+	if over := len(a.evictedOrder) - messages.MaxEvictedTaskIDs; over > 0 {
+		for _, old := range a.evictedOrder[:over] {
+			delete(a.evicted, old)
+		}
+		a.evictedOrder = slices.Delete(a.evictedOrder, 0, over)
+	}
 }
 
 func (a *tasksActor) onStart(ctx actor.Context, m *taskStart) {
@@ -192,7 +281,7 @@ func (a *tasksActor) onStart(ctx actor.Context, m *taskStart) {
 		owner: m.owner, limit: limit, finished: make(chan struct{}),
 		snap: messages.TaskSnapshot{
 			ID: id, Kind: messages.TaskKindSend, Label: m.req.Label, Session: m.req.Session,
-			Status: messages.TaskRunning, StartedAt: time.Now(),
+			Status: messages.TaskRunning, StartedAt: a.clock.Now(),
 		},
 	}
 	self, replyTo := ctx.Self(), ctx.Sender()
@@ -223,7 +312,7 @@ func (a *tasksActor) onReserved(ctx actor.Context, m *taskReserved) {
 		// sessions are closed, so the send settles on its own.
 		ctx.Send(m.replyTo, &taskStartReply{err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
 	default:
-		rec.op = m.op
+		rec.op, rec.reserved = m.op, true
 		ctx.Send(m.replyTo, &taskStartReply{id: m.id})
 	}
 }
@@ -246,7 +335,8 @@ func (a *tasksActor) pump(rec *taskRec) {
 	}
 	rec.settleDue = false
 	res, err := rec.op.Result(context.Background()) // settled: returns at once
-	rec.snap.FinishedAt = time.Now()
+	rec.snap.FinishedAt = a.clock.Now()
+	rec.lastRead = rec.snap.FinishedAt
 	switch {
 	case err != nil && !(rec.killRequested && errors.Is(err, messages.ErrAbortedBeforeWrite)):
 		rec.snap.Status = messages.TaskFailed
@@ -265,6 +355,7 @@ func (a *tasksActor) pump(rec *taskRec) {
 			rec.snap.Status = messages.TaskKilled
 		}
 	}
+	rec.op = nil // its result (the viewport) is copied out; let it go
 	close(rec.finished)
 }
 
@@ -338,17 +429,20 @@ func (a *tasksActor) onReadDone(ctx actor.Context, m *taskReadDone) {
 
 // answerTakers hands the collected output to the first waiting caller (the
 // others, concurrent readers of the same task, get what arrived after it:
-// nothing) and resets the buffer.
+// nothing) and frees the buffer: output handed out is not kept.
 func (a *tasksActor) answerTakers(ctx actor.Context, rec *taskRec) {
 	for i, p := range rec.takers {
 		out := messages.TaskOutput{Task: rec.snap}
 		if i == 0 {
 			out.Text, out.Truncated = string(rec.buf), rec.truncated
-			rec.buf, rec.truncated = rec.buf[:0], false
+			rec.buf, rec.truncated = nil, false
 		}
 		ctx.Send(p, &taskTakeReply{out: out})
 	}
 	rec.takers = nil
+	if rec.snap.Status.Finished() {
+		rec.lastRead = a.clock.Now()
+	}
 }
 
 func (a *tasksActor) onKill(ctx actor.Context, m *taskKill) {

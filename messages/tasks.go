@@ -46,6 +46,34 @@ var ErrNoTask = &Error{CodeNoTask, "unknown task"}
 // owner's id.
 func NoTask(id TaskID) *Error { return Errorf(CodeNoTask, "unknown task %s", id) }
 
+// CodeTaskEvicted: the task finished and the registry since freed it (see
+// TaskEviction). Distinct from CodeNoTask: the id was real.
+const CodeTaskEvicted Code = "TASK_EVICTED"
+
+// ErrTaskEvicted matches every evicted-task refusal with errors.Is.
+var ErrTaskEvicted = &Error{CodeTaskEvicted, "task finished and was evicted"}
+
+// TaskEvicted is the answer for a finished task the registry freed.
+func TaskEvicted(id TaskID) *Error {
+	return Errorf(CodeTaskEvicted, "task %s finished and was evicted (its output is gone)", id)
+}
+
+// Bounds on finished tasks. A finished task's output is freed as it is
+// read; the task itself is evicted once either bound is passed. The
+// registry remembers evicted ids (at most MaxEvictedTaskIDs) to answer
+// ErrTaskEvicted rather than ErrNoTask.
+const (
+	// MaxFinishedTasksPerOwner: beyond it, the owner's oldest finished
+	// task (by finish time) is evicted.
+	MaxFinishedTasksPerOwner = 64
+	// FinishedTaskTTL: a finished task is evicted this long after its last
+	// read (or its finish, if it was never read since).
+	FinishedTaskTTL = 10 * time.Minute
+	// MaxEvictedTaskIDs bounds the remembered evicted ids (oldest
+	// forgotten first; a forgotten id is then NO_TASK).
+	MaxEvictedTaskIDs = 4096
+)
+
 // TaskRequest starts a background send.
 type TaskRequest struct {
 	Session SessionID

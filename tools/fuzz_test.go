@@ -184,7 +184,7 @@ func TestToolArgsRig(t *testing.T) {
 func documented(err error) bool {
 	for _, s := range []error{
 		ErrUnknownTool, ErrNoAgent, ErrBackgroundDisabled, ErrSendAborted, ErrSecretPrompt,
-		messages.ErrInvalidArgument, messages.ErrNoSession, messages.ErrNoTask, messages.ErrNoBackend,
+		messages.ErrInvalidArgument, messages.ErrNoSession, messages.ErrNoTask, messages.ErrTaskEvicted, messages.ErrNoBackend,
 		messages.ErrDuplicateName, messages.ErrSendActive, messages.ErrOwnerNotLive, messages.ErrServiceDisposing,
 		messages.ErrSessionClosing, messages.ErrSessionExited, messages.ErrNoForeground, messages.ErrRefuseKillShell,
 		messages.ErrTransport,

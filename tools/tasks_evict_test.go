@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// offsetClock is the system clock moved forward by hand (timers stay real).
+type offsetClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *offsetClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *offsetClock) AfterFunc(d time.Duration, f func()) actors.Timer {
+	return time.AfterFunc(d, f)
+}
+
+func (c *offsetClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// task_output for a finished task evicted after FinishedTaskTTL says so,
+// with TASK_EVICTED; an unknown id stays "unknown task".
+func TestTaskOutputEvicted(t *testing.T) {
+	clk := &offsetClock{}
+	svc, err := actors.NewService(actors.Options{Config: messages.DefaultConfig(), Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	if _, err := svc.RegisterBackend(ctx, echoBackend{}); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := New(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := svc.NewOwner(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := svc.Spawn(ctx, owner, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ts.Call(ctx, owner, TerminalSend, []byte(`{"sessionId":"`+string(sp.ID())+`","text":"hi","run_in_background":true}`))
+	bg, ok := r.Structured.(BackgroundSendValue)
+	if r.IsError || !ok {
+		t.Fatalf("background send: %q (%v)", r.Text, r.Err)
+	}
+	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"task_id":"`+bg.TaskID+`"}`))
+	if out, ok := r.Structured.(TaskOutputValue); r.IsError || !ok || out.Task.Status != string(messages.TaskCompleted) {
+		t.Fatalf("task_output: %q (%v)", r.Text, r.Err)
+	}
+	clk.advance(messages.FinishedTaskTTL)
+	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"task_id":"`+bg.TaskID+`"}`))
+	if !r.IsError || !errors.Is(r.Err, messages.ErrTaskEvicted) || errors.Is(r.Err, messages.ErrNoTask) ||
+		!strings.Contains(r.Text, "finished and was evicted") || !strings.Contains(r.Text, bg.TaskID) {
+		t.Fatalf("evicted task_output: %q (%v)", r.Text, r.Err)
+	}
+	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"task_id":"pty-send-nope","wait":false}`))
+	if !errors.Is(r.Err, messages.ErrNoTask) || strings.Contains(r.Text, "evicted") {
+		t.Fatalf("unknown task_output: %q (%v)", r.Text, r.Err)
+	}
+}
