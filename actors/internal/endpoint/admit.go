@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
@@ -25,6 +27,57 @@ type admission struct {
 	cfg   Admit
 	log   zerolog.Logger
 	local func() string // this endpoint's address
+
+	// The delivery gate. The pinned library's Shutdown writes state its
+	// reader reads while delivering a batch (a dead letter's answer goes
+	// out through the endpoint manager being stopped): Close closes the
+	// gate and waits for the batches in the library's hands first. A
+	// stream's batch is in its hands from RecvMsg's return until the
+	// library asks for the next one or the stream ends.
+	mu      sync.Mutex
+	closing bool
+	busy    int
+	idle    chan struct{} // closed once closing and busy is 0
+}
+
+// hold counts a batch handed to the library; false once closing.
+func (a *admission) hold() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.busy++
+	return true
+}
+
+// release ends a held batch.
+func (a *admission) release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.busy--
+	if a.closing && a.busy == 0 {
+		close(a.idle)
+	}
+}
+
+// drain closes the gate and waits, at most bound, until no batch is in the
+// library's hands.
+func (a *admission) drain(bound time.Duration) {
+	a.mu.Lock()
+	a.closing = true
+	a.idle = make(chan struct{})
+	if a.busy == 0 {
+		close(a.idle)
+	}
+	idle := a.idle
+	a.mu.Unlock()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
 }
 
 // unary refuses the library's unary calls (ListProcesses and
@@ -52,6 +105,7 @@ func (a *admission) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServe
 			err = status.Error(codes.Internal, "internal error")
 		}
 	}()
+	defer s.done()
 	return handler(srv, s)
 }
 
@@ -61,6 +115,16 @@ type admitStream struct {
 	peerIP    net.IP
 	announced string // the address the peer announced in its ConnectRequest
 	identity  string // the peer's TLS identity (see Identity); "" without TLS
+	holding   bool   // a batch of this stream is in the library's hands
+}
+
+// done releases the batch the library had (it asks for the next one, or
+// the stream ended).
+func (s *admitStream) done() {
+	if s.holding {
+		s.holding = false
+		s.a.release()
+	}
 }
 
 // PeerHeader is the message header that carries, to the local actor, the
@@ -86,6 +150,7 @@ func Identity(info credentials.AuthInfo) string {
 }
 
 func (s *admitStream) RecvMsg(m any) error {
+	s.done()
 	if err := s.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
@@ -97,6 +162,10 @@ func (s *admitStream) RecvMsg(m any) error {
 		s.a.log.Warn().Err(err).Str("peer", s.peerIP.String()).Msg("remote endpoint: message refused; stream closed")
 		return status.Error(codes.PermissionDenied, err.Error())
 	}
+	if !s.a.hold() {
+		return status.Error(codes.Unavailable, "endpoint closing")
+	}
+	s.holding = true
 	return nil
 }
 

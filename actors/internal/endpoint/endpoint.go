@@ -87,6 +87,7 @@ type Endpoint struct {
 	addr   string
 	conns  *connSet
 	dialed *dialled
+	adm    *admission
 }
 
 // CheckListen refuses, before anything listens, an address that is not
@@ -160,7 +161,7 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 	if err := start(r); err != nil {
 		return nil, err
 	}
-	return &Endpoint{r: r, addr: sys.ProcessRegistry.Address, conns: conns, dialed: dialed}, nil
+	return &Endpoint{r: r, addr: sys.ProcessRegistry.Address, conns: conns, dialed: dialed, adm: adm}, nil
 }
 
 // start calls remote.Start, which panics when it cannot listen (before it
@@ -223,6 +224,8 @@ const closeGrace = time.Second
 // peer holds open for handshakeTimeout: those connections are closed
 // first.
 func (e *Endpoint) Close() {
+	// No batch may be delivering while the library stops (see admission).
+	e.adm.drain(closeGrace)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
