@@ -81,9 +81,15 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 			// subshell job. The first holds exactly the shell's handlers
 			// until bash restores the defaults, then (redirections, the
 			// exec itself) catches no SIGCHLD; a subshell catches SIGCHLD
-			// from the start, to wait for its own commands.
+			// from the start, to wait for its own commands. Caught while
+			// bash restores them one by one, the job's handlers look like
+			// a subshell's; but it runs (R, or D on a page fault) and has
+			// no children, while a subshell waiting on its commands has
+			// them or sleeps. A subshell busy with builtins looks the same
+			// and is waited for, within the bound.
 			if caught, err := linux.CaughtSignals(fs, pid); caughtErr == nil && err == nil &&
-				(caught == shellCaught || caught&sigchldBit == 0) {
+				(caught == shellCaught || caught&sigchldBit == 0 ||
+					(st.State == 'R' || st.State == 'D') && !hasChildren(fs, pid)) {
 				starting = true
 			}
 		}

@@ -81,3 +81,33 @@ func TestLeftoversWaitForAJobBeforeItsExec(t *testing.T) {
 		t.Fatalf("a subshell job counts as starting: %+v", got)
 	}
 }
+
+// A job caught while bash restores its handlers one by one holds neither
+// the shell's handlers nor the defaults: by its handlers it is a subshell.
+// It runs and has no children yet, which a subshell waiting on its
+// commands does not; so a child of the shell's program that runs with no
+// children counts as starting. A subshell busy with builtins is exactly
+// that from /proc, and stands in for the window here: the receipt waits
+// for it, and only within the bound.
+func TestLeftoversWaitForARunningChildlessShellChild(t *testing.T) {
+	rec := &recorder{}
+	bs := spawn(t, rec)
+	waitPrompt(t, rec, 0)
+	l := bs.(*session)
+	ep := bs.BeginSend()
+	if err := bs.Write(context.Background(), append([]byte("( while :; do :; done ) &"), bs.Enter()...)); err != nil {
+		t.Fatal(err)
+	}
+	waitPrompt(t, rec, ep)
+	testkit.WaitFor(t, 10*time.Second, "the busy subshell counted as starting", func() bool {
+		procs, starting := l.Leftovers()
+		return len(procs) == 1 && procs[0].Command == "bash" && starting
+	})
+	start := time.Now()
+	if got := l.AwaitLeftovers(); len(got) != 1 {
+		t.Fatalf("receipt %+v, want the subshell", got)
+	}
+	if waited := time.Since(start); waited < leftoverExecWait {
+		t.Fatalf("the receipt returned after %v, before its bound %v, with a starting child", waited, leftoverExecWait)
+	}
+}
