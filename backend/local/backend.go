@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 
 	"github.com/ptyactor/ptyactor/backend"
@@ -198,9 +199,16 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 		tag = newNonce()
 	}
 	nonce := newNonce()
+	nonceFile, err := nonceReader(nonce)
+	if err != nil {
+		return nil, fmt.Errorf("the prompt nonce's pipe: %w", err)
+	}
+	// The shell's descriptor for it follows the wrapper's (start closes
+	// our copies of every extra file once the shell runs).
+	extra := append(slices.Clip(confined.ExtraFiles), nonceFile)
 	trusted := map[string]string{
 		"PS1":            PromptText,
-		"PROMPT_COMMAND": promptCommand(nonce),
+		"PROMPT_COMMAND": promptCommand(2 + len(extra)),
 		// A null HISTFILE keeps history in memory only: a model's commands
 		// never land in the user's ~/.bash_history.
 		"HISTFILE": "",
@@ -212,7 +220,7 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 		trusted[SessionTagVar] = tag
 	}
 	cmd := exec.Command(confined.Argv[0], confined.Argv[1:]...)
-	cmd.ExtraFiles = confined.ExtraFiles
+	cmd.ExtraFiles = extra
 	cmd.Env = BuildEnv(b.opts.ParentEnv(), b.opts.Defaults, trusted)
 	cmd.Dir = cwd
 	log := b.opts.Log.With().Str("session", string(spec.SessionID)).Str("sandbox", string(res.Mode)).Logger()
@@ -243,4 +251,23 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 		return nil, cause
 	}
 	return s, nil
+}
+
+// nonceReader returns the read end of a pipe that holds the nonce and a
+// newline and nothing else, its write end closed: the shell's first
+// PROMPT_COMMAND reads it and closes it.
+func nonceReader(nonce string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.WriteString(nonce + "\n") // far below a pipe's capacity: never blocks
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	return r, nil
 }

@@ -21,16 +21,23 @@ func newNonce() string {
 	return hex.EncodeToString(b[:])
 }
 
-// promptCommand returns the shell's PROMPT_COMMAND. Its first run takes
-// PS1 and PROMPT_COMMAND out of the environment children inherit (so no
-// program can read the nonce from its environment) and replaces itself with
-// the lean per-prompt form: print the marker with the last status and the
-// nonce, and re-assert PS1 so an override heals at the next prompt. Every
-// builtin in the per-prompt form costs bash time on every command, which is
-// why the one-time work is not repeated.
-func promptCommand(nonce string) string {
-	lean := promptEvery(nonce)
-	return `export -n PS1 PROMPT_COMMAND; bind 'set enable-bracketed-paste off' 2>/dev/null; PROMPT_COMMAND='` + lean + `'; ` + lean
+// promptCommand returns the shell's PROMPT_COMMAND, which carries no
+// secret: the nonce comes on descriptor nonceFD, a pipe holding nothing
+// else, which the first run reads and closes. The nonce is then in the
+// shell's memory only: never in an environment (the shell's initial one
+// stays readable in /proc/<pid>/environ whatever it unsets), an argv, or a
+// descriptor a program could reopen through /proc. The first run also
+// takes PS1 and PROMPT_COMMAND out of the environment children inherit and
+// replaces itself with the lean per-prompt form: print the marker with the
+// last status and the nonce, and re-assert PS1 so an override heals at the
+// next prompt. Every builtin in the per-prompt form costs bash time on
+// every command, which is why the one-time work is not repeated.
+func promptCommand(nonceFD int) string {
+	fd := strconv.Itoa(nonceFD)
+	return `__ptyactor_s=$?; export -n PS1 PROMPT_COMMAND; bind 'set enable-bracketed-paste off' 2>/dev/null; ` +
+		`IFS= read -r __ptyactor_n <&` + fd + `; exec ` + fd + `<&-; ` +
+		`PROMPT_COMMAND='` + promptEvery(`'"$__ptyactor_n"'`) + `'; ` +
+		`printf "\033]133;D;%s;%s\007" "$__ptyactor_s" "$__ptyactor_n"; PS1="` + PromptText + `"; unset __ptyactor_s __ptyactor_n`
 }
 
 func promptEvery(nonce string) string {

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -166,17 +167,35 @@ func TestPromptNewestMarkerWins(t *testing.T) {
 // PROMPT_COMMAND the way bash does (once at startup, then after a command
 // that failed) and feed its output through the parser.
 func TestPromptCommandRoundTrip(t *testing.T) {
-	pc := promptCommand(testNonce)
-	script := `eval "$PROMPT_COMMAND"; printf 'startup\n'; (exit 42); eval "$PROMPT_COMMAND"; printf '%s' "$PS1"; printf '\n--env--\n'; env`
+	pc := promptCommand(3)
+	if strings.Contains(pc, testNonce) {
+		t.Fatalf("PROMPT_COMMAND carries the nonce: %q", pc)
+	}
+	// The first run reads the nonce from its descriptor and closes it.
+	script := `(exit 7); eval "$PROMPT_COMMAND"; printf 'startup\n'; (exit 42); eval "$PROMPT_COMMAND"; printf '%s' "$PS1"; printf '\n--fds--\n'; if [ -e /proc/$$/fd/3 ]; then echo open; else echo closed; fi; printf '\n--env--\n'; env`
+	nonceFile, err := nonceReader(testNonce)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", script)
+	cmd.ExtraFiles = []*os.File{nonceFile}
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "PROMPT_COMMAND=" + pc, "PS1=unexpected> ", runVar + "=" + runID}
 	out, err := cmd.Output()
+	nonceFile.Close()
 	if err != nil {
 		t.Fatalf("bash: %v", err)
 	}
-	prompts, env, ok := strings.Cut(string(out), "\n--env--\n")
-	if !ok {
+	prompts, rest, ok := strings.Cut(string(out), "\n--fds--\n")
+	fds, env, ok2 := strings.Cut(rest, "\n--env--\n")
+	if !ok || !ok2 {
 		t.Fatalf("output %q", out)
+	}
+	if fds != "closed\n" {
+		t.Fatalf("the nonce's descriptor after the first prompt: %q, want closed", fds)
+	}
+	first := newFeeder(testNonce)
+	if first.feed(prompts[:strings.Index(prompts, "startup")]); !first.sink.pt.armed || first.sink.pt.code != 7 {
+		t.Fatalf("first prompt's marker %q: code %d, want status 7", prompts, first.sink.pt.code)
 	}
 	f := newFeeder(testNonce)
 	if got := f.feed(prompts); !got[0] || f.sink.pt.code != 42 {
