@@ -22,12 +22,13 @@
 // marker, the shell's exit, stdin-wait observations on request) to the
 // session's facts actor, which keeps the newest of each and passes them to
 // the send that subscribed; the send actor alone decides why a send
-// settles: stdin_read (verified prompt with the shell in
-// the foreground, which alone suffices only for one line written to a shell
-// proven idle, else the exact tier must confirm it; or a kernel-proven wait
-// on the terminal after the input was consumed and all output before it was
-// parsed; a backend that cannot prove the latter offers an output barrier,
-// backend.Syncer),
+// settles: stdin_read (verified prompt with the shell in the foreground,
+// which suffices alone only where no exact tier exists, else the exact tier
+// must confirm the shell itself waits on the terminal, since a program of
+// the same user can read the nonce and print the marker; or a
+// kernel-proven wait on the terminal after the input was consumed and all
+// output before it was parsed; a backend that cannot prove the latter
+// offers an output barrier, backend.Syncer),
 // inferred_idle (idleSilenceMs without output, plus handoffGraceMs when a
 // marker was seen but the hand-back was not yet visible), timeout
 // (timeoutMs after reservation) or session_exit.

@@ -102,9 +102,6 @@ type sendFinished struct {
 	// taken until the send actor stops, so the next send sees no late
 	// bytes or signals.
 	draining bool
-	// idle: it settled on proof that the program waits for input with
-	// all of it consumed (stdin_read, nothing in flight).
-	idle bool
 }
 
 // send → session: a send that settled while draining has nothing in flight

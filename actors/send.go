@@ -82,20 +82,9 @@ type sendActor struct {
 	clock   Clock
 	log     zerolog.Logger
 	started time.Time
-	// prevIdle: the previous send settled on proof that the terminal
-	// waited with all input consumed.
-	prevIdle bool
 	// since is the caller's output cursor for a wait (WaitPolicy.Since);
 	// nil: the backend's output from where the previous send's ended.
 	since *uint64
-	// markerNeedsProof: a prompt marker alone does not show this send's
-	// input ran to its end, because more than one line was written at
-	// once (each line's command prints its own marker) or the terminal was
-	// not proven idle when it was written (a command left running by an
-	// earlier send prints its marker before the shell reads this input).
-	// The marker then settles only with the exact tier's proof that the
-	// shell waits with the input consumed and the output drained.
-	markerNeedsProof bool
 	// pattern, when the caller's policy has one, settles the send when new
 	// output matches; kept then holds the output taken to match it (at
 	// most MaxReadBytes, the newest).
@@ -152,9 +141,12 @@ type looks struct {
 	inFlight bool
 	again    bool // something happened while a look was in flight
 	seq      uint64
-	delay    time.Duration
-	paced    bool // a paced look is armed instead of a look per event
-	off      bool // the platform has no exact tier
+	// fence: looks up to this seq were asked for before a SIGINT was
+	// known to have landed, so they may show the wait it ended.
+	fence uint64
+	delay time.Duration
+	paced bool // a paced look is armed instead of a look per event
+	off   bool // the platform has no exact tier
 	// syncToken: the program waits; settling waits for this output barrier.
 	syncToken uint64
 	// fruitless counts looks in a row that walked the group (input
@@ -318,11 +310,9 @@ func (a *sendActor) start() {
 		lines := typedLines(a.req, enter)
 		lines[len(lines)-1] = append(lines[len(lines)-1], keys...)
 		a.lines = lines[1:]
-		a.markerNeedsProof = !a.prevIdle
 		a.writeChunk(lines[0])
 		return
 	}
-	a.markerNeedsProof = !a.prevIdle || multiLine(a.req)
 	data := input(a.req, enter)
 	if a.req.Paste {
 		data = a.pasted(enter)
@@ -435,11 +425,7 @@ func (a *sendActor) advance() bool {
 		for _, l := range a.lines {
 			data = append(data, l...)
 		}
-		a.lines, a.markerNeedsProof = nil, true
-	} else if len(a.lines) == 0 {
-		// The last line goes to a reader proven waiting for it: its
-		// prompt settles the send as a single line to an idle shell's.
-		a.markerNeedsProof = false
+		a.lines = nil
 	}
 	// Only evidence from after this line counts for what follows.
 	a.epoch = a.bs.RearmPrompt()
@@ -504,6 +490,10 @@ func (a *sendActor) interrupt() {
 
 func (a *sendActor) onInterruptDone(m *interruptDone) {
 	a.sigint = sigintDelivered
+	// A look asked for before now may have seen the shell blocked in the
+	// read the signal is about to end (kill returns before the target
+	// runs): only later looks count. The SIGINT's own prompt follows.
+	a.look.fence = a.look.seq
 	// A SIGINT that reached the shell itself may have landed before the
 	// command's job took the terminal (bash takes it and starts the job
 	// anyway): watch for the job and interrupt it too.
@@ -520,29 +510,29 @@ func (a *sendActor) onInterruptDone(m *interruptDone) {
 	}
 }
 
-// needsProof reports whether a marker must wait for the exact tier's proof
-// (markerNeedsProof) and the platform can give it.
-func (a *sendActor) needsProof() bool {
-	return a.markerNeedsProof && a.exact && !a.look.off
-}
-
-// multiLine reports whether the request's input submits a line and then
-// carries more: another line (the Enter of a submit ends one too), or text
-// typed after it. It reads the request as is, without building the input.
-func multiLine(req messages.SendRequest) bool {
-	i := strings.IndexAny(req.Text, "\r\n")
-	return i >= 0 && (req.Submit || i < len(req.Text)-1)
+// markerSettles reports whether a prompt marker settles the send by
+// itself. Only where no exact tier can prove the prompt (macOS, an
+// unsupported architecture), and in the startup wait, when nothing but the
+// shell has run: on Linux a program of the same user can read the nonce
+// (ptrace, /proc/<shell>/mem), hand the terminal back and print the marker
+// while it runs on. The proof is the kernel's: the shell itself blocked
+// reading the terminal, with the input consumed and the output drained.
+// It also shows that every line written at once has run (each prints its
+// own marker) and that a command left running by an earlier send has not
+// printed the marker before the shell read this input.
+func (a *sendActor) markerSettles() bool {
+	return !a.exact || a.look.off || a.startup
 }
 
 func (a *sendActor) onPrompt(f backend.PromptFact) {
 	if a.phase != phaseCollecting || f.Epoch != a.epoch {
 		return
 	}
-	if f.ShellForeground && a.advance() {
-		// The shell is back at its prompt: the next line is typed.
-		return
-	}
-	if f.ShellForeground && !a.needsProof() {
+	if f.ShellForeground && a.markerSettles() {
+		if a.advance() {
+			// The shell is back at its prompt: the next line is typed.
+			return
+		}
 		code := f.ExitCode
 		a.settle(messages.WaitStdinRead, &code, nil)
 		return
@@ -590,11 +580,10 @@ func (a *sendActor) onTimer(k timerKind) {
 // handed back, and watches for a job that started after a SIGINT reached
 // the shell.
 func (a *sendActor) onPoll() {
-	if _, ok := a.bs.PromptReady(); ok && a.advance() {
-		return
-	}
-	if code, ok := a.bs.PromptReady(); ok && !a.needsProof() {
-		a.settle(messages.WaitStdinRead, &code, nil)
+	if code, ok := a.bs.PromptReady(); ok && a.markerSettles() {
+		if !a.advance() {
+			a.settle(messages.WaitStdinRead, &code, nil)
+		}
 		return
 	} else if ok {
 		a.requestProbe()
@@ -836,7 +825,6 @@ func (a *sendActor) deliver() {
 	a.holding = false
 	a.sys.Root.Send(a.parent, &sendFinished{
 		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
-		idle: a.result.WaitReason == messages.WaitStdinRead && a.err == nil && !a.draining,
 	})
 	msg := a.settledMsg()
 	for _, p := range a.subscribers {
@@ -937,10 +925,15 @@ func (a *sendActor) onProbe(m *probeResult) {
 		if a.advance() {
 			return
 		}
-		if code, ok := a.bs.PromptReady(); ok && a.markerNeedsProof {
+		if code, ok := a.bs.PromptReady(); ok {
 			// No proof to be had: the marker is the best evidence left.
 			a.settle(messages.WaitStdinRead, &code, nil)
 		}
+		return
+	}
+	if m.seq <= a.look.fence {
+		// From before the SIGINT landed: look again.
+		a.requestProbe()
 		return
 	}
 	if m.err == nil && a.onEvidence(m.obs) {

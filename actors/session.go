@@ -58,10 +58,6 @@ type sessionActor struct {
 	sendTicket  uint64
 	sendStartup bool
 	sendSettled bool // the current send settled; its write or SIGINT is still in flight
-	// lastIdle: the newest send settled on proof that the program waits
-	// for input with all of it consumed, so the next one is written to an
-	// idle terminal.
-	lastIdle bool
 	// queuedStarts wait for a settled send to drain: the slot is only
 	// technically busy (a late write or signal must not reach the next
 	// send), so a caller is not told SEND_ACTIVE for it.
@@ -313,7 +309,7 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 	a.log = s.log
 	a.facts, a.ev.status = s.factsPID, s.status
 	_, a.exact = s.bs.(backend.StdinProber)
-	s.sendTicket, s.sendStartup, s.lastIdle = a.ticket, startup, false
+	s.sendTicket, s.sendStartup = a.ticket, startup
 	s.subscribers = nil
 	if notify != nil {
 		s.subscribers = []*actor.PID{notify}
@@ -377,9 +373,6 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	}
 	a := &sendActor{req: m.Request, pattern: pattern, started: s.clock.Now()}
 	s.secretPrompt = false
-	// The previous send (settled: the slot is free) says whether the
-	// terminal was proven idle.
-	a.prevIdle = s.lastIdle
 	// A wait without the caller's cursor shows what the backend collected
 	// from where the previous send's output ended (Resume).
 	a.since = m.Request.Wait.Since
@@ -425,9 +418,6 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	s.last = settled
 	s.secretPrompt = m.result.Secret
 	current := s.sendPID != nil && m.ticket == s.sendTicket
-	if current {
-		s.lastIdle = m.idle
-	}
 	for _, p := range m.notify {
 		s.sys.Root.Send(p, settled)
 	}

@@ -1,0 +1,150 @@
+//go:build linux
+
+package test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
+	"golang.org/x/sys/unix"
+)
+
+// The nonce is in no environment, argv or descriptor of the shell: only
+// its memory holds it.
+func TestNonceOnlyInTheShellsMemory(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	nonce := shellNonce(t, sp.PID())
+	for _, f := range []string{"environ", "cmdline"} {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(sp.PID()) + "/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(nonce)) {
+			t.Errorf("the shell's %s holds the nonce", f)
+		}
+	}
+	fds, err := os.ReadDir("/proc/" + strconv.Itoa(sp.PID()) + "/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		n, _ := strconv.Atoi(fd.Name())
+		link, _ := os.Readlink("/proc/" + strconv.Itoa(sp.PID()) + "/fd/" + fd.Name())
+		// 0-2 and 255 are the terminal; a descriptor this test's process
+		// holds too came from whoever started it (one without
+		// close-on-exec is inherited by every child).
+		if mine, _ := os.Readlink("/proc/self/fd/" + fd.Name()); n > 2 && n != 255 && mine != link {
+			t.Errorf("the shell keeps descriptor %d (%s) open after its first prompt", n, link)
+		}
+	}
+}
+
+// A program that found the nonce (same user: the shell's memory is
+// readable) hands the terminal back to the shell with one tcsetpgrp and
+// prints the marker and the prompt, then runs on and fails. The send must
+// not settle on that: the shell is not reading the terminal, it waits for
+// the program. It settles on the shell's own prompt once the program
+// ended, with the program's status.
+func TestForgedMarkerDoesNotSettle(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	dir := t.TempDir()
+	nonceFile, printed, gate := filepath.Join(dir, "nonce"), filepath.Join(dir, "printed"), filepath.Join(dir, "gate")
+	if err := os.WriteFile(nonceFile, []byte(shellNonce(t, sp.PID())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	forger := fmt.Sprintf(`python3 -c 'import os,sys
+n = open(%q).read()
+os.tcsetpgrp(0, os.getpgid(os.getppid()))
+sys.stdout.write("\033]133;D;0;%%s\007$ " %% n); sys.stdout.flush()
+open(%q, "w").close()
+open(%q).read()
+sys.exit(1)'`, nonceFile, printed, gate)
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: forger, Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 60*time.Second, "the forged prompt printed", func() bool {
+		_, err := os.Stat(printed)
+		return err == nil
+	})
+	// The forged prompt reached the session (the screen ends with it)
+	// before the program may end.
+	testkit.WaitFor(t, 10*time.Second, "the forged prompt on the screen", func() bool {
+		sc, err := sp.Screen(testkit.Ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.CursorRow < len(sc.Rows) && strings.TrimRight(sc.Rows[sc.CursorRow], " ") == "$"
+	})
+	select {
+	case <-op.Done():
+		res, err := op.Result(testkit.Ctx(t))
+		t.Fatalf("settled on the forged marker while the program runs: %+v, %v (exit %s)", res.WaitReason, err, codeString(res.ExitCode))
+	default:
+	}
+	g, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	res, err := op.Result(testkit.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.WaitReason != messages.WaitStdinRead || res.ExitCode == nil || *res.ExitCode != 1 {
+		t.Fatalf("result %s exit %s, want stdin_read with the program's status 1; viewport %q", res.WaitReason, codeString(res.ExitCode), res.Viewport)
+	}
+}
+
+// shellNonce finds the prompt nonce the way a program of the same user
+// can: in the shell's writable memory, in the PROMPT_COMMAND it runs.
+func shellNonce(t *testing.T, pid int) string {
+	t.Helper()
+	maps, err := os.Open("/proc/" + strconv.Itoa(pid) + "/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer maps.Close()
+	mem, err := os.Open("/proc/" + strconv.Itoa(pid) + "/mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	re := regexp.MustCompile(`133;D;%s;([0-9a-f]{24})`)
+	sc := bufio.NewScanner(maps)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || !strings.HasPrefix(f[1], "rw") {
+			continue
+		}
+		lo, hi, _ := strings.Cut(f[0], "-")
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 != nil || err2 != nil || end-start > 64<<20 {
+			continue
+		}
+		buf := make([]byte, end-start)
+		n, _ := mem.ReadAt(buf, int64(start))
+		if m := re.FindSubmatch(buf[:n]); m != nil {
+			return string(m[1])
+		}
+	}
+	t.Fatalf("no nonce in the memory of shell %d", pid)
+	return ""
+}
