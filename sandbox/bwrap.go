@@ -39,7 +39,8 @@ func NewBubblewrap(opts BubblewrapOptions) *Bubblewrap {
 var hiddenByBwrap = []string{"/tmp", "/dev", "/proc"}
 
 // bwrapArgs returns bwrap's options for r, ending in "--", with the shell
-// starting in cwd and bwrap writing the shell's host pid to infoFD. ro are
+// starting in cwd, bwrap writing the shell's host pid to infoFD and
+// reading the seccomp filter from seccompFD. ro are
 // paths under the root to keep read-only (an existing .git). It is pure, so
 // the exact argv is tested on any platform.
 //
@@ -66,15 +67,19 @@ var hiddenByBwrap = []string{"/tmp", "/dev", "/proc"}
 //   - no --new-session: it would detach the shell from the PTY (setsid), and
 //     an interactive bash needs the PTY as controlling terminal for job
 //     control, ^C and the foreground-group probes. The escape it guards
-//     against (TIOCSTI into a terminal shared with the host) does not
-//     apply: the PTY is private to this one sandboxed shell, so injected
-//     input reaches only the sandbox itself.
+//     against, TIOCSTI (input pushed into the terminal), is refused by the
+//     seccomp filter instead: the PTY is private to this one sandboxed
+//     shell, but input pushed into it would still become the start of the
+//     agent's next command (a "#" turns it into a comment that succeeds).
+//   - --seccomp seccompFD: that filter (seccompProgram), which refuses the
+//     ioctls TIOCSTI and TIOCLINUX with EPERM for the shell and everything
+//     it starts.
 //   - --ro-bind / /, then a private --dev /dev, --proc /proc (for the new
 //     pid namespace) and --tmpfs /tmp.
 //   - the root: --bind (WorkspaceWrite) or --ro-bind (ReadOnly, so a root
 //     under /tmp stays visible), then --ro-bind over each path in ro.
 //   - --chdir cwd, --info-fd infoFD.
-func bwrapArgs(r Resolution, cwd string, ro []string, infoFD int) []string {
+func bwrapArgs(r Resolution, cwd string, ro []string, infoFD, seccompFD int) []string {
 	a := []string{"--unshare-all"}
 	if r.Network {
 		a = append(a, "--share-net")
@@ -97,7 +102,7 @@ func bwrapArgs(r Resolution, cwd string, ro []string, infoFD int) []string {
 	for _, p := range ro {
 		a = append(a, "--ro-bind", p, p)
 	}
-	return append(a, "--chdir", cwd, "--info-fd", strconv.Itoa(infoFD), "--")
+	return append(a, "--chdir", cwd, "--info-fd", strconv.Itoa(infoFD), "--seccomp", strconv.Itoa(seccompFD), "--")
 }
 
 // readOnlyUnderRoot lists what stays read-only under a WorkspaceWrite

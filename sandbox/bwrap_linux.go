@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"time"
 )
 
@@ -38,16 +39,25 @@ func (b *Bubblewrap) Wrap(argv []string, r Resolution, cwd string) (_ *Command, 
 	if err != nil {
 		return nil, err
 	}
+	native, compat, x32Bit, ok := seccompABIs()
+	if !ok {
+		return nil, &UnavailableError{Mode: r.Mode, Reason: "the seccomp filter that refuses TIOCSTI is defined for amd64 and arm64 only, not " + runtime.GOARCH}
+	}
+	filter, err := seccompFile(seccompProgram(native, compat, x32Bit))
+	if err != nil {
+		return nil, err
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
+		_ = filter.Close()
 		return nil, fmt.Errorf("sandbox: info pipe: %w", err)
 	}
-	const infoFD = 3 // ExtraFiles[0]
-	argvOut := append([]string{path}, bwrapArgs(r, dir, readOnlyUnderRoot(r), infoFD)...)
+	const infoFD, seccompFD = 3, 4 // ExtraFiles[0], [1]
+	argvOut := append([]string{path}, bwrapArgs(r, dir, readOnlyUnderRoot(r), infoFD, seccompFD)...)
 	argvOut = append(argvOut, argv...)
 	return &Command{
 		Argv:       argvOut,
-		ExtraFiles: []*os.File{pw},
+		ExtraFiles: []*os.File{pw, filter},
 		ShellPID: func(ctx context.Context, root int) (int, error) {
 			// Our copy of the write end must be gone, or a bwrap that
 			// dies before reporting never produces end of file.
@@ -57,6 +67,7 @@ func (b *Bubblewrap) Wrap(argv []string, r Resolution, cwd string) (_ *Command, 
 		Cleanup: func() {
 			_ = pw.Close()
 			_ = pr.Close()
+			_ = filter.Close()
 		},
 	}, nil
 }

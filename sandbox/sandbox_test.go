@@ -51,7 +51,7 @@ func TestBwrapArgs(t *testing.T) {
 	const root = "/work/repo"
 	common := []string{"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--as-pid-1",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
-	tail := []string{"--chdir", root + "/src", "--info-fd", "3", "--"}
+	tail := []string{"--chdir", root + "/src", "--info-fd", "3", "--seccomp", "4", "--"}
 	cat := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	for _, tc := range []struct {
 		name string
@@ -66,12 +66,12 @@ func TestBwrapArgs(t *testing.T) {
 		{"workspace-write", Resolution{Mode: WorkspaceWrite, Root: root}, []string{root + "/.git"},
 			cat([]string{"--unshare-all"}, common, []string{"--bind", root, root, "--ro-bind", root + "/.git", root + "/.git"}, tail)},
 	} {
-		if got := bwrapArgs(tc.r, root+"/src", tc.ro, 3); !slices.Equal(got, tc.want) {
+		if got := bwrapArgs(tc.r, root+"/src", tc.ro, 3, 4); !slices.Equal(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
 	for _, forbidden := range []string{"--new-session", "--dev-bind"} {
-		if slices.Contains(bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, 3), forbidden) {
+		if slices.Contains(bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, 3, 4), forbidden) {
 			t.Errorf("bwrap args hold %s", forbidden)
 		}
 	}
