@@ -13,6 +13,9 @@
 //
 // Both restricted modes also have no network unless the policy allows it
 // (a separate flag), a private PID namespace, and die with their parent.
+// A seccomp filter refuses, with EPERM, the ioctls that push input into
+// the terminal (TIOCSTI, TIOCLINUX): the PTY is the sandbox's own, but
+// injected input would become the start of the agent's next command.
 //
 // # Policy
 //
@@ -27,7 +30,8 @@
 // # Providers
 //
 // A Sandbox wraps the exact shell argv once. Bubblewrap is the Linux
-// provider; elsewhere it reports ErrUnavailable. A restricted mode with no
+// provider, on amd64 and arm64 (the architectures its seccomp filter is
+// written for); elsewhere it reports ErrUnavailable. A restricted mode with no
 // provider, or no bwrap binary, fails before any process starts, with an
 // error that says what to install.
 package sandbox
