@@ -77,7 +77,8 @@ var deniedIoctls = []uint32{unix.TIOCSTI, unix.TIOCLINUX}
 //
 // The compat ABI gets the same rule under its own ioctl number rather than
 // being refused whole: a sandboxed command may well be a 32-bit binary, and
-// refusing its every system call would break it for nothing. An arch the
+// refusing its every system call would break it for nothing. (A 64-bit
+// program reaches the i386 ABI too, with int $0x80; the rule covers it.) An arch the
 // kernel cannot produce on this machine kills the process: fail closed.
 func seccompProgram(native, compat seccompABI, x32Bit uint32) []unix.SockFilter {
 	var a asm
