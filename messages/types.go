@@ -330,10 +330,17 @@ type ReadResult struct {
 	More bool
 }
 
-// SignalResult reports a delivered signal.
+// SignalResult reports a signal sent to the terminal's foreground group
+// TargetPgid. Delivered is false when the signal was sent and the kernel
+// dropped it for a member of the group: a process that is pid 1 of its pid
+// namespace (the sandbox's, once the shell exec'd a program) and has no
+// handler for it is shielded from every signal but SIGKILL. Reason then
+// says which process and why, and what ends it instead; it is empty when
+// Delivered.
 type SignalResult struct {
 	Delivered  bool
 	TargetPgid int
+	Reason     string
 }
 
 // Screen is what the terminal shows now, as a person sees it: the rows as

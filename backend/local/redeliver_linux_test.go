@@ -27,7 +27,7 @@ func TestSignalReachesTheProgramExecedAfterTheShellsHandler(t *testing.T) {
 		while not got: time.sleep(0.001)
 		os.execvp("sleep", ["sleep", "30"])`, true)
 	s.slave = -1 // no terminal to flush
-	if err := s.signalGroup(child, unix.SIGINT); err != nil {
+	if _, err := s.signalGroup(child, unix.SIGINT); err != nil {
 		t.Fatalf("signalGroup: %v", err)
 	}
 	// The python child cannot die of SIGINT (its handler swallows it), so
@@ -49,7 +49,7 @@ func TestSignalDoesNotRepeatForASurvivorThatNeverExecs(t *testing.T) {
 		time.sleep(30)`, true)
 	s.slave = -1
 	start := time.Now()
-	if err := s.signalGroup(child, unix.SIGINT); err != nil {
+	if _, err := s.signalGroup(child, unix.SIGINT); err != nil {
 		t.Fatalf("signalGroup: %v", err)
 	}
 	if took := time.Since(start); took > 3*execWait {

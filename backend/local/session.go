@@ -685,8 +685,9 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 		if num == unix.SIGKILL && (pgid == s.PID() || pgid == s.identity.PID) {
 			return messages.SignalResult{}, messages.ErrRefuseKillShell
 		}
-		if err = s.signalGroup(pgid, num); err == nil {
-			return messages.SignalResult{Delivered: true, TargetPgid: pgid}, nil
+		var dropped string
+		if dropped, err = s.signalGroup(pgid, num); err == nil {
+			return messages.SignalResult{Delivered: dropped == "", TargetPgid: pgid, Reason: dropped}, nil
 		}
 		if !errors.Is(err, unix.ESRCH) {
 			return messages.SignalResult{}, fmt.Errorf("%w: kill(-%d, %s): %w", messages.ErrTransport, pgid, sig, err)
@@ -701,14 +702,19 @@ func (s *session) Signal(sig messages.Signal) (messages.SignalResult, error) {
 
 // signalGroup sends num to the foreground group pgid so that it reaches
 // the command's program, not the shell's code the command's process runs
-// until its exec.
-func (s *session) signalGroup(pgid int, num unix.Signal) error {
+// until its exec. dropped is non-empty when the kernel drops the signal for
+// a member of the group (see initDrop): it says which and why.
+func (s *session) signalGroup(pgid int, num unix.Signal) (dropped string, err error) {
 	var child preExec
 	if num != unix.SIGKILL {
 		// A command the shell forked a moment ago would lose the signal
 		// to the shell's handlers until it execs.
 		child = s.awaitExec(pgid)
 	}
+	// Read before the kill: a pid 1 the signal does reach may be gone
+	// after it. It is sent all the same: the group's other members take
+	// it, and a handler installed meanwhile would too.
+	dropped = s.initDrop(pgid, num)
 	if num == unix.SIGINT {
 		// What the terminal does for ^C: input not read yet goes with the
 		// interrupt, or a line editor that drops the line it holds would
@@ -716,13 +722,13 @@ func (s *session) signalGroup(pgid int, num unix.Signal) error {
 		s.flushInput(pgid)
 	}
 	if err := unix.Kill(-pgid, num); err != nil {
-		return err
+		return "", err
 	}
 	// awaitExec cannot tell every child still on its way to its exec from
 	// a subshell: one that took the signal in the shell's handlers and
 	// then exec'd gets it again.
 	s.redeliver(child, pgid, num)
-	return nil
+	return dropped, nil
 }
 
 func (s *session) ReadSince(cursor uint64) (messages.ReadResult, error) {

@@ -4,6 +4,7 @@ package local
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -129,6 +130,65 @@ func (s *session) redeliver(p preExec, pgid int, sig unix.Signal) {
 		_ = unix.Kill(-pgid, sig)
 		return
 	}
+}
+
+// initDrop says why num, about to go to the group pgid, will not reach a
+// member that is pid 1 of its pid namespace: the kernel drops any signal
+// sent to a namespace's init that the init has no handler for (it ignores
+// it, or its action is the default), bar SIGKILL and SIGSTOP sent from an
+// ancestor namespace, which ours is. In the sandbox the shell is that pid
+// 1, and so is the program it exec'd ("exec sleep 60"): SIGTERM, SIGINT,
+// SIGHUP and SIGTSTP then do nothing. The answer is "" when every member
+// takes num, or when /proc cannot tell (the signal is then reported
+// delivered, as before).
+func (s *session) initDrop(pgid int, num unix.Signal) string {
+	if num == unix.SIGKILL {
+		return ""
+	}
+	fs := linux.FS{}
+	stats, err := linux.ListStats(fs)
+	if err != nil {
+		return ""
+	}
+	bit := uint64(1) << (num - 1)
+	var (
+		init   linux.Stat
+		found  bool
+		others int
+	)
+	for _, st := range stats {
+		if st.PGRP != pgid || !st.Alive() {
+			continue
+		}
+		if !found {
+			isInit, ierr := linux.IsNamespaceInit(fs, st.PID)
+			caught, cerr := linux.CaughtSignals(fs, st.PID)
+			if ierr == nil && cerr == nil && isInit && caught&bit == 0 {
+				init, found = st, true
+				continue
+			}
+		}
+		others++
+	}
+	if !found {
+		return ""
+	}
+	name := unix.SignalName(num)
+	how := "has no handler for " + name
+	if ignored, err := linux.IgnoredSignals(fs, init.PID); err == nil && ignored&bit != 0 {
+		how = "ignores " + name
+	}
+	var why string
+	if init.PID == s.PID() {
+		why = fmt.Sprintf("%s (pid %d) runs in the shell's process, pid 1 of the sandbox's pid namespace, and %s: the kernel drops the signal. "+
+			"SIGKILL at the shell's process is refused; closing the session ends it.", init.Comm, init.PID, how)
+	} else {
+		why = fmt.Sprintf("%s (pid %d) is pid 1 of a pid namespace and %s: the kernel drops the signal. SIGKILL ends it.", init.Comm, init.PID, how)
+	}
+	if others > 0 {
+		why += fmt.Sprintf(" The group's %d other process(es) were sent it.", others)
+	}
+	return why
 }
 
 // hasExeced reports whether pid, a child of the shell, no longer runs the

@@ -12,6 +12,10 @@ type preExec struct{}
 // from one that exec'd.
 func (*session) awaitExec(int) preExec { return preExec{} }
 
+// initDrop: without /proc a namespace's init cannot be told apart, and
+// only Linux has pid namespaces.
+func (*session) initDrop(int, unix.Signal) string { return "" }
+
 // redeliver has nothing to follow (see preExec).
 func (*session) redeliver(preExec, int, unix.Signal) {}
 
