@@ -276,8 +276,7 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 	case *Read:
 		reply = &ReadReply{Result: wire.ReadResultFrom(rep.GetRead()), Err: err}
 	case *SignalSession:
-		r := rep.GetSignal()
-		reply = &SignalReply{Result: messages.SignalResult{Delivered: r.GetDelivered(), TargetPgid: int(r.GetTargetPgid())}, Err: err}
+		reply = &SignalReply{Result: wire.SignalResultFrom(rep.GetSignal()), Err: err}
 	case *Describe:
 		reply = p.described(ctx, rep, err)
 	case *GetScreen:

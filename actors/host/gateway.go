@@ -432,7 +432,7 @@ func (g *gateway) onReply(r *relay, msg any) {
 		}
 	case *actors.SignalReply:
 		if err = m.Err; err == nil {
-			rep.Body = &wire.Reply_Signal{Signal: &wire.SignalReply{Delivered: m.Result.Delivered, TargetPgid: int64(m.Result.TargetPgid)}}
+			rep.Body = &wire.Reply_Signal{Signal: wire.SignalResultTo(m.Result)}
 		}
 	case *actors.KillReply:
 		err = m.Err

@@ -174,6 +174,20 @@ func ReadResultFrom(w *ReadReply) messages.ReadResult {
 		Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, More: w.More}
 }
 
+// SignalResultTo encodes a signal's outcome.
+func SignalResultTo(r messages.SignalResult) *SignalReply {
+	return &SignalReply{Delivered: r.Delivered, TargetPgid: int64(r.TargetPgid), Reason: r.Reason}
+}
+
+// SignalResultFrom decodes a signal's outcome. A host that predates Reason
+// sends none, and reports every signal it sent delivered.
+func SignalResultFrom(w *SignalReply) messages.SignalResult {
+	if w == nil {
+		return messages.SignalResult{}
+	}
+	return messages.SignalResult{Delivered: w.Delivered, TargetPgid: int(w.TargetPgid), Reason: w.Reason}
+}
+
 // KillTo encodes a close's outcome.
 func KillTo(closed bool, r messages.CloseReport) *KillReply {
 	return &KillReply{Closed: closed, Killed: ints64(r.Killed), Survivors: ints64(r.Survivors), Status: StatusTo(r.Status)}

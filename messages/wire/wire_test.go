@@ -139,6 +139,30 @@ func TestConversionsRoundTrip(t *testing.T) {
 	}
 }
 
+// A signal's outcome crosses the wire whole, the reason a signal was
+// dropped included; one delivered carries none.
+func TestSignalReplyRoundTrip(t *testing.T) {
+	for _, res := range []messages.SignalResult{
+		{Delivered: true, TargetPgid: 77},
+		{TargetPgid: 4242, Reason: "sleep (pid 4242) runs in the shell's process, pid 1 of the sandbox's pid namespace, and has no handler for SIGTERM: the kernel drops the signal."},
+	} {
+		b, err := proto.Marshal(&Reply{Call: 1, Body: &Reply_Signal{Signal: SignalResultTo(res)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep Reply
+		if err := proto.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := SignalResultFrom(rep.GetSignal()); got != res {
+			t.Fatalf("round trip: %+v, want %+v", got, res)
+		}
+	}
+	if got := SignalResultFrom(nil); got != (messages.SignalResult{}) {
+		t.Fatalf("nil: %+v", got)
+	}
+}
+
 func TestTypeNames(t *testing.T) {
 	for want, m := range map[string]proto.Message{RequestType: &Request{}, ReplyType: &Reply{}, ChunkType: &Chunk{}} {
 		if got := string(proto.MessageName(m)); got != want {
