@@ -275,7 +275,17 @@ func renderList(ss []messages.Snapshot, limit int) string {
 	return finalize(strings.Join(lines, "\n"), limit)
 }
 
+// renderSignal says where the signal went, or that it was sent and not
+// delivered, and why (a program that is pid 1 of the sandbox's pid
+// namespace and has no handler for it never gets it).
 func renderSignal(sig messages.Signal, r messages.SignalResult, limit int) string {
+	if !r.Delivered {
+		why := r.Reason
+		if why == "" {
+			why = "the runtime gave no reason"
+		}
+		return finalize(string(sig)+" not delivered to foreground process group "+strconv.Itoa(r.TargetPgid)+": "+why, limit)
+	}
 	return finalize("delivered "+string(sig)+" to foreground process group "+strconv.Itoa(r.TargetPgid), limit)
 }
 

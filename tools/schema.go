@@ -249,7 +249,7 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalSignal,
-			Description: "Send a signal to the terminal's current foreground process group (a real signal, delivered even when the program disabled ^C). SIGKILL is refused while the shell itself is in the foreground: close the session instead.",
+			Description: "Send a signal to the terminal's current foreground process group (a real signal, delivered even when the program disabled ^C). SIGKILL is refused while the shell itself is in the foreground: close the session instead. A program that is pid 1 of the sandbox's pid namespace (one the shell exec'd) gets only the signals it has a handler for: any other is reported not delivered (delivered false), with the reason.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"signal":    schema{"type": "string", "enum": signals, "description": "Signal to send."},
@@ -259,6 +259,7 @@ func (t *Toolset) definitions() []Definition {
 				"properties": schema{
 					"sessionId": schema{"type": "string"}, "signal": schema{"type": "string"},
 					"delivered": schema{"type": "boolean"}, "targetPgid": schema{"type": "integer"},
+					"reason": schema{"type": "string", "description": "Why the signal was not delivered; present only when delivered is false."},
 				},
 				"required": []string{"sessionId", "signal", "delivered", "targetPgid"},
 			}),

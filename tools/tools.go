@@ -476,7 +476,7 @@ func (t *Toolset) signal(ctx context.Context, owner messages.Owner, a args) (Res
 	}
 	return Result{
 		Text:       renderSignal(sig, r, t.opts.MaxResultBytes),
-		Structured: SignalValue{SessionID: string(id), Signal: string(sig), Delivered: r.Delivered, TargetPgid: r.TargetPgid},
+		Structured: SignalValue{SessionID: string(id), Signal: string(sig), Delivered: r.Delivered, TargetPgid: r.TargetPgid, Reason: r.Reason},
 	}, nil
 }
 

@@ -103,12 +103,14 @@ type ReadValue struct {
 	More        bool   `json:"more,omitempty"`
 }
 
-// SignalValue is terminal_signal's value.
+// SignalValue is terminal_signal's value. Reason says why a signal sent
+// was not delivered (Delivered false); it is absent otherwise.
 type SignalValue struct {
 	SessionID  string `json:"sessionId"`
 	Signal     string `json:"signal"`
 	Delivered  bool   `json:"delivered"`
 	TargetPgid int    `json:"targetPgid"`
+	Reason     string `json:"reason,omitempty"`
 }
 
 // CloseValue is terminal_close's value: the outcome and the leak report.
