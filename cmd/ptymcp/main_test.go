@@ -47,6 +47,12 @@ type inproc struct {
 
 func newInproc(t testing.TB, opts tools.Options) *inproc {
 	t.Helper()
+	return newInprocWith(t, opts, local.Options{})
+}
+
+// newInprocWith is newInproc over a local backend with lopts (a sandbox).
+func newInprocWith(t testing.TB, opts tools.Options, lopts local.Options) *inproc {
+	t.Helper()
 	svc, err := actors.NewService(actors.Options{Config: testConfig()})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +64,7 @@ func newInproc(t testing.TB, opts tools.Options) *inproc {
 			t.Errorf("Shutdown: %v", err)
 		}
 	})
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), local.New(local.Options{})); err != nil {
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), local.New(lopts)); err != nil {
 		t.Fatal(err)
 	}
 	ts, err := tools.New(svc, opts)
