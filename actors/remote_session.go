@@ -225,10 +225,11 @@ func (p *remoteSession) forward(op *remoteOp, req *wire.Request, multi bool) {
 	p.pending[p.call(req, multi, false)] = op
 }
 
-// hostErr decodes the host's error. An unknown session is named by the
-// client's id, never the host's.
+// hostErr decodes the host's error. The session is named by the
+// client's id, never the host's: its text says the client's id where the
+// host wrote its own, and an unknown session is the client's refusal.
 func (p *remoteSession) hostErr(w *wire.Error) error {
-	err := wire.ErrorFrom(w)
+	err := wire.ErrorFrom(wire.Renamed(w, p.hostID, string(p.id)))
 	if errors.Is(err, messages.ErrNoSession) {
 		return messages.NoSession(p.id)
 	}

@@ -3,8 +3,10 @@ package wire
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"google.golang.org/protobuf/proto"
 )
 
 // codes maps each wire Code to the sentinel it stands for. A coded
@@ -92,6 +94,19 @@ func ErrorFrom(w *Error) error {
 		e.is = append(e.is, messages.ErrTransport)
 	}
 	return e
+}
+
+// Renamed returns w with the session the host calls hostID named clientID
+// in its text instead: a host's errors name its sessions by its own ids,
+// which a client's caller never saw. The codes are kept, so the decoded
+// error matches the same classes. w itself is not changed.
+func Renamed(w *Error, hostID, clientID string) *Error {
+	if w == nil || hostID == "" || !strings.Contains(w.Message, hostID) {
+		return w
+	}
+	r := proto.Clone(w).(*Error)
+	r.Message = strings.ReplaceAll(r.Message, hostID, clientID)
+	return r
 }
 
 // remoteError is an error that happened on the host: the host's text,

@@ -64,6 +64,31 @@ func roundTrip(t *testing.T, e *Error) *Error {
 	return &out
 }
 
+// A renamed error says the client's id where the host's said its own,
+// and still matches its classes; the original is untouched.
+func TestRenamedKeepsTheClass(t *testing.T) {
+	w := ErrorTo(messages.Errorf(messages.CodeSendActive, "PTY session pty-host already has an active send"))
+	err := ErrorFrom(Renamed(w, "pty-host", "pty-client"))
+	if err.Error() != "PTY session pty-client already has an active send" || !errors.Is(err, messages.ErrSendActive) {
+		t.Fatalf("renamed: %q, SEND_ACTIVE %v", err, errors.Is(err, messages.ErrSendActive))
+	}
+	var coded *messages.Error
+	if !errors.As(err, &coded) || strings.Contains(coded.Msg, "pty-host") {
+		t.Fatalf("the coded error: %+v", coded)
+	}
+	if !strings.Contains(w.Message, "pty-host") {
+		t.Fatalf("Renamed changed its argument: %q", w.Message)
+	}
+	w = ErrorTo(&messages.CleanupError{Reason: "close pty-host", Survivors: []int{7}, Err: errors.New("pty-host still runs")})
+	var ce *messages.CleanupError
+	if err := ErrorFrom(Renamed(w, "pty-host", "pty-client")); !errors.As(err, &ce) || len(ce.Survivors) != 1 || strings.Contains(err.Error(), "pty-host") {
+		t.Fatalf("renamed cleanup error: %q %+v", err, ce)
+	}
+	if Renamed(nil, "pty-host", "pty-client") != nil {
+		t.Fatal("nil renamed to an error")
+	}
+}
+
 func TestSplitAndAssemble(t *testing.T) {
 	big := &Reply{Call: 7, Body: &Reply_Read{Read: &ReadReply{Text: strings.Repeat("x", 3*MaxChunk+5)}}}
 	parts, err := Split(7, big)
