@@ -157,7 +157,7 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 	// process (a session actor) or a remote host (its proxy).
 	var a actor.Actor
 	if m.host != nil {
-		a = newRemoteSession(m.id, o.owner, spec, m.host, m.adopt, o.log.With().Str("session", string(m.id)).Str("host", m.host.name).Logger())
+		a = newRemoteSession(m.id, o.owner, spec, m.host, m.adopt, o.cfg, o.clock, o.log.With().Str("session", string(m.id)).Str("host", m.host.name).Logger())
 	} else {
 		spec.Type = m.backend.Type()
 		a = &sessionActor{

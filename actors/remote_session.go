@@ -25,6 +25,8 @@ type remoteSession struct {
 	owner messages.Owner
 	spec  messages.SpawnSpec
 	host  *hostEntry
+	cfg   messages.Config
+	clock Clock
 	log   zerolog.Logger
 
 	self, ownerPID *actor.PID
@@ -52,6 +54,8 @@ type remoteSession struct {
 	// detached: the owner was detached (linkDetached); a close ends the
 	// proxy only, and the host keeps the session for its grace.
 	detached bool
+	// The adopted send's followers (remote_follow.go).
+	follows
 }
 
 // remoteOp is a request waiting for its host's answer.
@@ -64,10 +68,14 @@ type remoteOp struct {
 	reserved    bool
 	ticket      uint64
 	subscribers []*actor.PID
+	// adopted: the send of a resumed owner, started by another client;
+	// waits follow it (followers).
+	adopted   bool
+	followers []*follower
 }
 
-func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, adopt *wire.ResumedSession, log zerolog.Logger) *remoteSession {
-	return &remoteSession{id: id, owner: owner, spec: spec, host: host, adopt: adopt, log: log, pending: map[uint64]*remoteOp{}}
+func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, adopt *wire.ResumedSession, cfg messages.Config, clock Clock, log zerolog.Logger) *remoteSession {
+	return &remoteSession{id: id, owner: owner, spec: spec, host: host, adopt: adopt, cfg: cfg, clock: clock, log: log, pending: map[uint64]*remoteOp{}}
 }
 
 // errDetached fails what was pending on a proxy whose owner was detached.
@@ -109,6 +117,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
 			ctx.Respond(&StartSendReply{Err: messages.ErrSessionClosing})
+		case isWaitRequest(m.Request) && p.followable():
+			p.follow(ctx, m)
 		case p.snap.Status.Exited:
 			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
 		default:
@@ -127,6 +137,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		}
 	case *ReadSendOutput:
 		switch {
+		case isFollowTicket(m.Ticket):
+			p.readFollowed(ctx, m)
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutput{Session: p.hostID, Ticket: m.Ticket}}}, false)
 		case p.last != nil && m.Ticket == p.last.Ticket:
@@ -135,11 +147,17 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			ctx.Respond(&ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
 		}
 	case *CancelSend:
-		if p.cur != nil && m.Ticket == p.cur.ticket {
+		switch {
+		case isFollowTicket(m.Ticket):
+			// A wait that follows ends; the send it follows goes on.
+			ctx.Respond(&CancelSendReply{Accepted: p.unfollow(m.Ticket, messages.SendResult{Cause: messages.CauseCancelled}, messages.ErrAbortedBeforeWrite)})
+		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_CancelSend{CancelSend: &wire.CancelSend{Session: p.hostID, Ticket: m.Ticket}}}, false)
-		} else {
+		default:
 			ctx.Respond(&CancelSendReply{})
 		}
+	case *followDeadline:
+		p.unfollow(m.ticket, messages.SendResult{WaitReason: messages.WaitTimeout, Cause: messages.CauseDeadline, Elapsed: m.after}, nil)
 	case *Read:
 		if p.lostErr != nil {
 			ctx.Respond(&ReadReply{Err: p.lostErr})
@@ -295,6 +313,7 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp, rep *wire.Reply, err error) {
 	if sr := rep.GetStartSend(); sr != nil && err == nil && !op.reserved {
 		op.reserved, op.ticket = true, sr.GetTicket()
+		p.unclaimed = nil // the caller moved on
 		if op.notify {
 			op.subscribers = append(op.subscribers, op.sender)
 		}
@@ -304,11 +323,16 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 	}
 	st := rep.GetSendSettled()
 	if st == nil && op.sender == nil {
-		// An adopted send's AwaitSend failed: nobody asked for it.
+		// An adopted send's AwaitSend failed: nobody asked for it but
+		// the waits that follow it.
 		delete(p.pending, call)
 		if p.cur == op {
 			p.cur = nil
 		}
+		if err == nil {
+			err = fmt.Errorf("%w: malformed send reply", messages.ErrTransport)
+		}
+		p.followed(op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: err})
 		p.maybeFinish(ctx)
 		return
 	}
@@ -334,6 +358,9 @@ func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *
 	p.snap.SecretPrompt = s.Result.Secret
 	for _, pid := range op.subscribers {
 		ctx.Send(pid, s)
+	}
+	if op.adopted {
+		p.followed(op, s)
 	}
 	r := s.Result
 	p.sys.EventStream.Publish(&EventSendSettled{
@@ -380,7 +407,7 @@ func (p *remoteSession) onAdopted(ctx actor.Context) {
 	ctx.Send(p.host.link, &linkRetain{owner: p.owner, pid: p.self})
 	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
 	if t := a.GetTicket(); t != 0 {
-		op := &remoteOp{msg: &StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t}
+		op := &remoteOp{msg: &StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t, adopted: true}
 		p.cur = op
 		p.forward(op, &wire.Request{Body: &wire.Request_AwaitSend{AwaitSend: &wire.AwaitSend{Session: p.hostID, Ticket: t}}}, false)
 	}
@@ -594,6 +621,7 @@ func (p *remoteSession) onStopping() {
 			for _, pid := range op.subscribers {
 				p.sys.Root.Send(pid, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			}
+			p.followed(op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			continue
 		}
 		p.sys.Root.Send(op.sender, op.msg.refuse(gone))

@@ -671,8 +671,11 @@ func (a *sendActor) readOutput() *ReadSendOutputReply {
 }
 
 // isWait reports whether the send writes nothing: a wait.
-func (a *sendActor) isWait() bool {
-	return a.req.Text == "" && !a.req.Submit && len(a.req.Keys) == 0
+func (a *sendActor) isWait() bool { return isWaitRequest(a.req) }
+
+// isWaitRequest reports whether req writes nothing: a wait.
+func isWaitRequest(req messages.SendRequest) bool {
+	return req.Text == "" && !req.Submit && len(req.Keys) == 0
 }
 
 // keys encodes the request's named keys for the program reading now

@@ -494,3 +494,52 @@ func TestResumeBoundToCertificate(t *testing.T) {
 		t.Fatal("the host logged a resume token")
 	}
 }
+
+// A wait on a resumed session follows the send the killed client left in
+// flight: one that ends first says timeout (not SEND_ACTIVE), a cancelled
+// one ends without interrupting the send, and once the send settled the
+// next wait returns its result; the one after waits anew.
+func TestResumedWaitFollowsTheAdoptedSend(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	h := startHost(t, "-client-grace", "1m")
+	c := startClient(t, h, "sleeper")
+	token := c.waitFact(t, "token")
+	c.waitFact(t, "ready")
+	c.kill9(t)
+
+	svc, _ := newClient(t, h)
+	ctx := testkit.Ctx(t)
+	_, sessions, err := svc.ResumeOwner(ctx, "h0", token)
+	if err != nil || len(sessions) != 1 || sessions[0].Latest == nil {
+		t.Fatalf("resume: %+v %v", sessions, err)
+	}
+	rs := sessions[0]
+	res, err := rs.Wait(ctx, messages.WaitPolicy{Timeout: 200 * time.Millisecond})
+	if err != nil || res.WaitReason != messages.WaitTimeout || res.Cause != messages.CauseDeadline {
+		t.Fatalf("a wait shorter than the send: %+v %v", res, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if _, err := rs.Wait(short, messages.WaitPolicy{Timeout: time.Minute}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a cancelled wait: %v", err)
+	}
+	if res, err := rs.Wait(ctx, messages.WaitPolicy{Timeout: 200 * time.Millisecond}); err != nil || res.WaitReason != messages.WaitTimeout {
+		t.Fatalf("the send after a cancelled wait: %+v %v", res, err)
+	}
+
+	if _, err := rs.Signal(ctx, messages.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-rs.Latest.Done()
+	res, err = rs.Wait(ctx, messages.WaitPolicy{Timeout: 10 * time.Second})
+	// The send's output: its input echoed ("sleep 999"), then the prompt.
+	if err != nil || res.Cause != messages.CausePrompt || res.ExitCode == nil || *res.ExitCode != 130 || !strings.Contains(res.Viewport, "sleep 999") {
+		t.Fatalf("the wait after the send settled: %+v %v", res, err)
+	}
+	res, err = rs.Wait(ctx, messages.WaitPolicy{Timeout: 200 * time.Millisecond, NoSilence: true})
+	if err != nil || strings.Contains(res.Viewport, "sleep 999") {
+		t.Fatalf("the wait after that: %+v %v", res, err)
+	}
+}

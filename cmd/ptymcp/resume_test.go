@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -132,5 +133,67 @@ func TestResumeFileChecks(t *testing.T) {
 	got, err := readResumeFile(file)
 	if err != nil || got.Hosts["127.0.0.1:1"] != "t" {
 		t.Fatalf("round trip: %+v %v", got, err)
+	}
+}
+
+// ptymcp killed (SIGKILL) while a terminal_send waits on its command; the
+// next ptymcp with the same resume file takes the terminal back, and
+// terminal_wait follows the send the killed one left in flight: a wait
+// that ends first says timeout (not that a send is active), and the next
+// returns the send's output and its exit code once it settles.
+func TestResumedWaitFollowsTheSendInFlight(t *testing.T) {
+	addr, _ := startPtyhost(t, "-client-grace", "1m")
+	file := filepath.Join(t.TempDir(), "resume.json")
+	args := []string{"-host", addr, "-host-insecure", "-resume-file", file}
+	gate := newGate(t)
+
+	c, cmd, _ := stdioServer(t, args...)
+	id := c.open(obj{})
+	sent := make(chan error, 1)
+	go func() {
+		_, err := c.callErr(tools.TerminalSend, obj{"sessionId": id, "text": "echo begun-marker; read _ < " + gate + "; echo done-marker; false"})
+		sent <- err
+	}()
+	// The command holds the gate open for reading: the send is in flight.
+	var w *os.File
+	testkit.WaitFor(t, 20*time.Second, "the command to wait on the gate", func() bool {
+		var err error
+		w, err = os.OpenFile(gate, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil && !errors.Is(err, syscall.ENXIO) {
+			t.Fatalf("open the gate: %v", err)
+		}
+		return err == nil
+	})
+	defer w.Close()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.cs.Close()
+	if err := <-sent; err == nil {
+		t.Fatal("the send returned although its server was killed")
+	}
+
+	c, _, _ = stdioServer(t, args...)
+	if r := c.call(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 200}); r.IsError || r.str("waitReason") != "timeout" {
+		t.Fatalf("a wait shorter than the send: %q", r.Text)
+	}
+	waited := make(chan result, 1)
+	go func() {
+		r, err := c.callErr(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 60000})
+		if err != nil {
+			r = result{IsError: true, Text: err.Error()}
+		}
+		waited <- r
+	}()
+	if _, err := w.WriteString("go\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-waited
+	if r.IsError || !strings.Contains(r.Text, "begun-marker") || !strings.Contains(r.Text, "done-marker") || r.S["exitCode"] != 1.0 {
+		t.Fatalf("the wait on the adopted send: %q %v", r.Text, r.S)
+	}
+	// The send's result is handed out once: the next wait waits anew.
+	if r := c.call(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 2000}); r.IsError || strings.Contains(r.Text, "done-marker") {
+		t.Fatalf("the wait after it: %q", r.Text)
 	}
 }
