@@ -532,7 +532,9 @@ func TestResumedWaitFollowsTheAdoptedSend(t *testing.T) {
 	if _, err := rs.Signal(ctx, messages.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	<-rs.Latest.Done()
+	if _, err := rs.Latest.Result(ctx); err != nil {
+		t.Fatalf("the adopted send: %v", err)
+	}
 	res, err = rs.Wait(ctx, messages.WaitPolicy{Timeout: 10 * time.Second})
 	// The send's output: its input echoed ("sleep 999"), then the prompt.
 	if err != nil || res.Cause != messages.CausePrompt || res.ExitCode == nil || *res.ExitCode != 130 || !strings.Contains(res.Viewport, "sleep 999") {
