@@ -33,9 +33,9 @@ func isFollowTicket(ticket uint64) bool { return ticket&followBit != 0 }
 type follows struct {
 	// unclaimed: the adopted send's settlement, until a wait returns it.
 	unclaimed *SendSettled
-	// seq numbers the following waits; done is the highest ticket of one
-	// that ended.
-	seq, done uint64
+	// followSeq numbers the following waits; followEnded is the highest
+	// ticket of one that ended.
+	followSeq, followEnded uint64
 }
 
 // follower is one wait following the adopted send.
@@ -72,8 +72,8 @@ func (p *remoteSession) follow(ctx actor.Context, m *StartSend) {
 		}
 		return
 	}
-	p.seq++
-	f := &follower{ticket: followBit | p.seq, pid: ctx.Sender(), notify: m.NotifySettled}
+	p.followSeq++
+	f := &follower{ticket: followBit | p.followSeq, pid: ctx.Sender(), notify: m.NotifySettled}
 	d := m.Request.Wait.Timeout
 	if d <= 0 {
 		d = messages.Ms(p.cfg.TimeoutMs)
@@ -98,7 +98,7 @@ func (p *remoteSession) followed(op *remoteOp, s *SendSettled) {
 	}
 	for _, f := range fs {
 		f.timer.Stop()
-		p.done = max(p.done, f.ticket)
+		p.followEnded = max(p.followEnded, f.ticket)
 		if f.notify {
 			p.sys.Root.Send(f.pid, &SendSettled{Session: p.id, Ticket: f.ticket, Result: s.Result, Err: s.Err})
 		}
@@ -117,7 +117,7 @@ func (p *remoteSession) unfollow(ticket uint64, r messages.SendResult, err error
 		}
 		p.cur.followers = append(p.cur.followers[:i], p.cur.followers[i+1:]...)
 		f.timer.Stop()
-		p.done = max(p.done, f.ticket)
+		p.followEnded = max(p.followEnded, f.ticket)
 		r.Status = p.snap.Status
 		if f.notify {
 			p.sys.Root.Send(f.pid, &SendSettled{Session: p.id, Ticket: f.ticket, Result: r, Err: err})
@@ -139,7 +139,7 @@ func (p *remoteSession) readFollowed(ctx actor.Context, m *ReadSendOutput) {
 			}
 		}
 	}
-	if m.Ticket <= p.done {
+	if m.Ticket <= p.followEnded {
 		ctx.Respond(&ReadSendOutputReply{Settled: true})
 		return
 	}
