@@ -13,7 +13,9 @@ import (
 // for its grace (ptyhost -client-grace); a client that presents an owner's
 // resume token within it gets the owner's sessions back, as they are on
 // the host: status, scrollback (read on by cursor: nothing lost or
-// repeated), and the latest send, in flight or settled.
+// repeated), and the latest send, in flight or settled. A wait on such a
+// session follows that send, and the first wait after it settled returns
+// its result (remote_follow.go): its caller is gone with the old client.
 
 // ResumeToken returns owner's resume token on the named host: a secret
 // (256 random bits, minted by the host) that lets ResumeOwner, in this or
