@@ -91,6 +91,9 @@ type sendActor struct {
 	pattern *regexp.Regexp
 	kept    []byte
 	matched bool
+	// foreign is the input nobody sent that was discarded before this
+	// send's was written (backend.ForeignInputClearer).
+	foreign string
 	// lines are the input's lines still to be typed, each with its Enter:
 	// the next is written once the program reading the terminal consumed
 	// the previous one and waits again.
@@ -271,6 +274,13 @@ func (a *sendActor) start() {
 	// epoch.
 	a.sys.Root.Send(a.facts, &subscribeFacts{pid: a.self})
 	a.ev.lastActivity = a.clock.Now()
+	// Input nobody sent that waits for the shell at its prompt goes
+	// first, so this send's line runs as written; the result says what it
+	// was. Looked at before BeginSend, which forgets the prompt.
+	var clear []byte
+	if c, ok := a.bs.(backend.ForeignInputClearer); ok && a.exact && !a.startup && !a.isWait() {
+		a.foreign, clear = c.ClearForeignInput()
+	}
 	switch {
 	case a.startup:
 		// The startup wait uses epoch 0, which a new backend session
@@ -310,14 +320,14 @@ func (a *sendActor) start() {
 		lines := typedLines(a.req, enter)
 		lines[len(lines)-1] = append(lines[len(lines)-1], keys...)
 		a.lines = lines[1:]
-		a.writeChunk(lines[0])
+		a.writeChunk(append(clear, lines[0]...))
 		return
 	}
 	data := input(a.req, enter)
 	if a.req.Paste {
 		data = a.pasted(enter)
 	}
-	a.writeChunk(append(data, keys...))
+	a.writeChunk(append(append(clear, data...), keys...))
 }
 
 // writeChunk writes data: inline what the terminal accepts now (most input
@@ -785,7 +795,8 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		Cursor:     out.Cursor, OmittedFrom: out.OmittedFrom, OmittedTo: out.OmittedTo,
 		// Only a program's (or the shell's read builtin's) proven wait is a
 		// secret prompt; a prompt marker means the shell's line editor.
-		Secret: a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
+		Secret:       a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
+		ForeignInput: a.foreign,
 	}
 	if t, ok := a.bs.(backend.Terminal); ok {
 		// A full-screen program: its screen is the result a person sees.

@@ -70,6 +70,20 @@ type TryWriter interface {
 	TryWrite(p []byte) (int, error)
 }
 
+// ForeignInputClearer is an optional Session capability: it discards
+// input that waits for the shell at its prompt and that no send wrote (a
+// terminal's answers to queries in a file someone cat'ed, bytes a program
+// pushed with TIOCSTI), so that the next send's line runs as written.
+type ForeignInputClearer interface {
+	// ClearForeignInput runs before a send's input is written. When the
+	// shell waits at its prompt (the kernel shows it blocked reading the
+	// terminal) with input the previous send did not leave there, it
+	// takes that input from the terminal's queue and returns it, with the
+	// keys that empty the line editor's buffer, to be written first.
+	// Otherwise it returns nothing; it never waits.
+	ClearForeignInput() (foreign string, keys []byte)
+}
+
 // StdinProber is an optional Session capability: the exact tier. It
 // observes, from the kernel, whether the terminal's foreground program is
 // blocked reading the terminal.

@@ -271,6 +271,12 @@ type SendResult struct {
 	// terminal reads a line with echo off). Ask the person; never type a
 	// credential on their behalf.
 	Secret bool
+	// ForeignInput is input nobody sent that waited for the shell at its
+	// prompt when this send was written (a terminal's answers to queries
+	// in a file that was cat'ed, bytes a program pushed with TIOCSTI):
+	// discarded, so the send's line ran as written, and shown here
+	// quoted (control bytes escaped, at most 256 bytes). Linux only.
+	ForeignInput string
 }
 
 // ReadRequest pages retained scrollback, counted back from the newest line.

@@ -148,3 +148,58 @@ func shellNonce(t *testing.T, pid int) string {
 	t.Fatalf("no nonce in the memory of shell %d", pid)
 	return ""
 }
+
+// Input nobody sent waits for the shell at its prompt: a terminal's
+// answers to queries a program printed and never read (a captured log
+// cat'ed), or bytes a program pushed with TIOCSTI. The shell's line editor reads them, and the next command would
+// run behind them ("62;22cecho ...: command not found", or "#echo ...", a
+// comment that reports exit 0). The send discards them first, runs as
+// written, and says what it discarded.
+func TestForeignInputDiscardedAtThePrompt(t *testing.T) {
+	queries := filepath.Join(t.TempDir(), "queries.log")
+	if err := os.WriteFile(queries, []byte("captured \x1b[c and \x1b[6n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pushers := map[string]string{
+		// cat exits before the pump parses most queries (their answers
+		// are then dropped), so eight of them: some answers are written
+		// while a cat still holds the terminal.
+		"cat":     "for i in 1 2 3 4 5 6 7 8; do cat " + queries + "; done",
+		"TIOCSTI": `python3 -c 'import fcntl,termios; fcntl.ioctl(0, termios.TIOCSTI, b"#")'`,
+	}
+	for name, pusher := range pushers {
+		t.Run(name, func(t *testing.T) {
+			if name == "TIOCSTI" {
+				if b, err := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti"); err == nil && strings.TrimSpace(string(b)) == "0" {
+					t.Skip("the kernel refuses TIOCSTI (dev.tty.legacy_tiocsti=0)")
+				}
+			}
+			h := newHarness(t, testkit.PTYConfig(), local.Options{})
+			sp := h.spawn(messages.SpawnRequest{})
+			h.send(sp.ID(), pusher)
+			// The pushed input reaches the line editor, which echoes it.
+			testkit.WaitFor(t, 10*time.Second, "the pushed input in the line editor", func() bool {
+				sc, err := sp.Screen(testkit.Ctx(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The prompt, and the echo after it (a pushed byte may
+				// have been echoed before it too: "#$ #").
+				row := strings.TrimRight(sc.Rows[sc.CursorRow], " ")
+				i := strings.LastIndex(row, "$ ")
+				return i >= 0 && len(row) > i+2
+			})
+			res := h.prompt(sp.ID(), "echo clean-$((6*7))", 0)
+			if !hasLine(res.Viewport, "clean-42") {
+				t.Fatalf("the command did not run as sent: %q", res.Viewport)
+			}
+			if res.ForeignInput == "" {
+				t.Fatalf("nothing reported discarded; viewport %q", res.Viewport)
+			}
+			t.Logf("discarded %q", res.ForeignInput)
+			if res := h.prompt(sp.ID(), "echo next", 0); res.ForeignInput != "" {
+				t.Fatalf("foreign input reported again: %q", res.ForeignInput)
+			}
+		})
+	}
+}

@@ -139,6 +139,11 @@ func sendMeta(r messages.SendResult) string {
 		}
 		b.WriteString("]")
 	}
+	if r.ForeignInput != "" {
+		b.WriteString("\n[discarded input nobody sent, waiting at the prompt before this command: ")
+		b.WriteString(strconv.Quote(r.ForeignInput))
+		b.WriteString("]")
+	}
 	if r.Secret {
 		b.WriteString("\n[secret prompt: it waits for a password or passphrase with echo off; ask the user to type it, never type a credential yourself]")
 	}

@@ -157,6 +157,7 @@ func (t *Toolset) definitions() []Definition {
 			"firstUnwritten": schema{"type": "string"},
 			"screen":         screenSchema(),
 			"secret":         schema{"type": "boolean", "description": "the program waits for a password or passphrase (echo off): ask the user to type it"},
+			"foreignInput":   schema{"type": "string", "description": "input nobody sent (a terminal's answers to queries in a file that was printed, bytes a program pushed) that waited at the shell's prompt and was discarded so the command ran as sent; quoted"},
 			"cursor":         schema{"type": "integer", "description": "count of final output lines when the send settled: terminal_read with this cursor returns only what came after"},
 			"running": schema{"type": "array", "description": "processes the command left running (background jobs, nohup, disown)", "items": schema{
 				"type": "object", "properties": schema{"pid": schema{"type": "integer"}, "command": schema{"type": "string"}, "detached": schema{"type": "boolean"}},

@@ -61,6 +61,9 @@ type ForegroundSendValue struct {
 	FirstUnwritten string `json:"firstUnwritten,omitempty"`
 	// Secret: the program waits for a secret (echo off): ask the user.
 	Secret bool `json:"secret,omitempty"`
+	// ForeignInput: input nobody sent that waited for the shell at its
+	// prompt, discarded before the send (quoted).
+	ForeignInput string `json:"foreignInput,omitempty"`
 	// Cursor counts the final output lines when it settled; a truncated
 	// viewport leaves out final lines [OmittedFrom, OmittedTo).
 	Cursor      uint64 `json:"cursor"`

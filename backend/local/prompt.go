@@ -69,8 +69,12 @@ type promptTracker struct {
 }
 
 // lineHead is as much of a line as the tracker keeps: enough for the
-// prompt and for a job notice's "[<job>]<c> " head.
-const lineHead = 24
+// prompt, a job notice's "[<job>]<c> " head, and what the line editor
+// echoed after the prompt (editorLine) up to maxForeign.
+const lineHead = 2 + maxForeign
+
+// maxForeign bounds the foreign input kept for a send's report.
+const maxForeign = 256
 
 func newPromptTracker(nonce string) *promptTracker {
 	return &promptTracker{nonce: []byte(nonce), ps1: []byte(PromptText)}
@@ -144,3 +148,14 @@ func (t *promptTracker) complete() bool {
 }
 
 func (t *promptTracker) reset() { t.armed, t.reported = false, false }
+
+// editorLine reports whether the newest marker was followed by the prompt
+// and nothing but text on the prompt's line, and that text: what the
+// shell's line editor echoed of its buffer. long says it was cut.
+func (t *promptTracker) editorLine() (text string, long, ok bool) {
+	rest, ok := bytes.CutPrefix(t.line, t.ps1)
+	if !t.armed || !ok {
+		return "", false, false
+	}
+	return string(rest), t.long, true
+}

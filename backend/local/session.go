@@ -89,7 +89,11 @@ type session struct {
 	// value before and after a look, with the master empty in between,
 	// proves that no read was in flight and none began: the viewport holds
 	// everything the program wrote before it.
-	readState    atomic.Uint64
+	readState atomic.Uint64
+	// lineOpen: the newest input written for a send did not end its line
+	// (no Enter, newline or ^C last), so what the shell's line editor
+	// holds is the caller's own (see ClearForeignInput).
+	lineOpen     atomic.Bool
 	masterClosed atomic.Bool // Close closed the master: the pump's error is expected
 
 	pumpDone chan struct{} // closed when the pump goroutine returned
@@ -591,6 +595,7 @@ func (s *session) Enter() []byte { return []byte{'\r'} }
 
 func (s *session) Write(ctx context.Context, p []byte) error {
 	s.unmuteReplies()
+	s.noteInput(p)
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		_ = s.master.SetWriteDeadline(time.Now())
@@ -609,11 +614,25 @@ func (s *session) Write(ctx context.Context, p []byte) error {
 	return err
 }
 
+// noteInput records whether a send's input left its line open.
+func (s *session) noteInput(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	switch p[len(p)-1] {
+	case '\r', '\n', 0x03:
+		s.lineOpen.Store(false)
+	default:
+		s.lineOpen.Store(true)
+	}
+}
+
 // TryWrite writes what the PTY accepts without waiting: the master is
 // non-blocking, and returning true from the raw-write callback tells the
 // poller not to wait for writability.
 func (s *session) TryWrite(p []byte) (int, error) {
 	s.unmuteReplies()
+	s.noteInput(p)
 	rc, err := s.master.SyscallConn()
 	if err != nil {
 		return 0, err

@@ -56,7 +56,7 @@ func SendResultTo(r messages.SendResult) *SendResult {
 	w := &SendResult{
 		Viewport: r.Viewport, WaitReason: string(r.WaitReason), Status: StatusTo(r.Status),
 		Truncated: r.Truncated, Reader: r.Reader, ElapsedNs: int64(r.Elapsed),
-		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret,
+		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret, ForeignInput: r.ForeignInput,
 		Cause: string(r.Cause), Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo,
 	}
 	for _, p := range r.Running {
@@ -80,7 +80,7 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 	r := messages.SendResult{
 		Viewport: w.Viewport, WaitReason: messages.WaitReason(w.WaitReason), Status: StatusFrom(w.Status),
 		Truncated: w.Truncated, Reader: w.Reader, Elapsed: time.Duration(w.ElapsedNs),
-		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret,
+		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret, ForeignInput: w.ForeignInput,
 		Cause: messages.Cause(w.Cause), Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo,
 	}
 	for _, p := range w.Running {

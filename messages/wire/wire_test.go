@@ -152,9 +152,9 @@ func TestTokensAreNeverFormatted(t *testing.T) {
 
 func TestConversionsRoundTrip(t *testing.T) {
 	code := 3
-	res := messages.SendResult{Viewport: "v", WaitReason: messages.WaitStdinRead, Status: messages.ExitedWith(2), ExitCode: &code, Reader: "python3", Elapsed: 5, Unwritten: 1, FirstUnwritten: "l", Secret: true, Truncated: true}
+	res := messages.SendResult{Viewport: "v", WaitReason: messages.WaitStdinRead, Status: messages.ExitedWith(2), ExitCode: &code, Reader: "python3", Elapsed: 5, Unwritten: 1, FirstUnwritten: "l", Secret: true, Truncated: true, ForeignInput: `62;22c\x1b`}
 	got := SendResultFrom(SendResultTo(res))
-	if got.Viewport != res.Viewport || *got.ExitCode != 3 || *got.Status.ExitCode != 2 || got.Reader != res.Reader || got.Elapsed != 5 || !got.Secret || got.Unwritten != 1 {
+	if got.Viewport != res.Viewport || *got.ExitCode != 3 || *got.Status.ExitCode != 2 || got.Reader != res.Reader || got.Elapsed != 5 || !got.Secret || got.Unwritten != 1 || got.ForeignInput != res.ForeignInput {
 		t.Fatalf("%+v", got)
 	}
 	off := 5
