@@ -76,6 +76,16 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 		}
 		return hasLine(p.Text, "ISIG-OFF")
 	})
+	// The whole line is out, its line feed too (print may write the text
+	// and the newline in two writes; a SIGINT between them leaves no line
+	// feed): the cursor stands below "ISIG-OFF", past its width.
+	testkit.WaitFor(t, 10*time.Second, "the line feed after ISIG-OFF", func() bool {
+		sc, err := sp.Screen(testkit.Ctx(t))
+		if err != nil {
+			t.Fatalf("Screen: %v", err)
+		}
+		return sc.CursorRow > 0 && strings.TrimRight(sc.Rows[sc.CursorRow-1], " ") == "ISIG-OFF" && sc.CursorCol == len("ISIG-OFF")
+	})
 	var py linux.Stat
 	for _, s := range sessionMembers(t, sp.PID()) {
 		if strings.HasPrefix(s.Comm, "python3") {
