@@ -1,0 +1,280 @@
+package docs
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/tools"
+)
+
+// root is the module's root, from this package's directory.
+const root = ".."
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func table(t *testing.T, path, heading string) [][]string {
+	t.Helper()
+	rows, err := Table(read(t, path), heading)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}
+
+// same fails t unless listed (from a page) and want (from the code) hold
+// the same names, each listed once.
+func same(t *testing.T, what string, listed, want []string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, n := range listed {
+		if seen[n] {
+			t.Errorf("%s: %s listed twice", what, n)
+		}
+		seen[n] = true
+		if !slices.Contains(want, n) {
+			t.Errorf("%s: %s is listed, but the code has no such one", what, n)
+		}
+	}
+	for _, n := range want {
+		if !seen[n] {
+			t.Errorf("%s: %s is missing", what, n)
+		}
+	}
+}
+
+func goList(t *testing.T, format string, pkgs ...string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-e", "-f", format}, pkgs...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// TestToolTable holds the README's tool table to the tool schemas.
+func TestToolTable(t *testing.T) {
+	svc, err := actors.NewService(actors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	ts, err := tools.New(svc, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, d := range ts.Definitions() {
+		want = append(want, d.Name)
+	}
+	var listed []string
+	for _, r := range table(t, "README.md", "Tools") {
+		listed = append(listed, strings.Join(Code(r[0]), " "))
+	}
+	same(t, "README.md tool table", listed, want)
+}
+
+// TestInstallTable holds the list of what the test command installs to
+// test/deps.sh.
+func TestInstallTable(t *testing.T) {
+	deps := read(t, "test/deps.sh")
+	start := strings.Index(deps, "need=(")
+	if start < 0 {
+		t.Fatal("test/deps.sh: no need=( list")
+	}
+	end := strings.Index(deps[start:], "\n)")
+	if end < 0 {
+		t.Fatal("test/deps.sh: need=( list not closed")
+	}
+	var want []string
+	for _, m := range regexp.MustCompile(`"(\S+) (\S+)"`).FindAllStringSubmatch(deps[start:start+end], -1) {
+		want = append(want, m[1]+" "+m[2])
+	}
+	if len(want) == 0 {
+		t.Fatal("test/deps.sh: no entries read")
+	}
+	var listed []string
+	for _, r := range table(t, "docs/testing.md", "What it installs") {
+		listed = append(listed, strings.Join(Code(r[0]), "")+" "+strings.Join(Code(r[1]), ""))
+	}
+	same(t, "docs/testing.md install table (command, package)", listed, want)
+}
+
+// TestTestCommand holds the README's test command to the one CI runs.
+func TestTestCommand(t *testing.T) {
+	var cmd string
+	for _, l := range strings.Split(read(t, ".ci/run"), "\n") {
+		if c, ok := strings.CutPrefix(l, "exec "); ok {
+			cmd = strings.TrimSpace(c)
+		}
+	}
+	if cmd == "" {
+		t.Fatal(".ci/run: no exec line")
+	}
+	for _, page := range []string{"README.md", "docs/testing.md"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `(\s|$)`).MatchString(read(t, page)) {
+			t.Errorf("%s does not give the test command CI runs, %q, on a line of its own", page, cmd)
+		}
+	}
+	if !regexp.MustCompile("(?m)^go run ./cmd/demo\\s").MatchString(read(t, "README.md")) {
+		t.Error("README.md does not give `go run ./cmd/demo`")
+	}
+	if _, err := os.Stat(filepath.Join(root, "cmd/demo")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPackageTable holds ARCHITECTURE.md's package table to go list: every
+// package appears, and no row names one that does not exist.
+func TestPackageTable(t *testing.T) {
+	var want []string
+	for _, l := range goList(t, "{{.ImportPath}} {{len .GoFiles}} {{len .IgnoredGoFiles}}", "./...") {
+		f := strings.Fields(l)
+		if len(f) == 3 && (f[1] != "0" || f[2] != "0") {
+			want = append(want, strings.TrimPrefix(f[0], "github.com/ptyactor/ptyactor/")+"/")
+		}
+	}
+	var listed []string
+	for _, r := range table(t, "ARCHITECTURE.md", "Packages") {
+		listed = append(listed, Code(r[0])...)
+	}
+	same(t, "ARCHITECTURE.md package table", listed, want)
+}
+
+// TestPackageDocs wants a package doc comment in every package.
+func TestPackageDocs(t *testing.T) {
+	for _, l := range goList(t, "{{.ImportPath}} {{len .GoFiles}} {{if .Doc}}doc{{end}}", "./...") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[1] != "0" {
+			t.Errorf("%s has no package doc comment", f[0])
+		}
+	}
+}
+
+// TestProtocolTable holds docs/go-api.md's request and event tables to the
+// actors package: a request is an exported type whose doc names its reply
+// ("Reply: *T" or "No reply"), an event a type named Event*.
+func TestProtocolTable(t *testing.T) {
+	dir := goList(t, "{{.Dir}}", "./actors")[0]
+	files := goList(t, `{{join .GoFiles "\n"}}`, "./actors")
+	replies := map[string]string{}
+	var events []string
+	reply := regexp.MustCompile(`Reply:\s*\*(\w+)`)
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				ts := s.(*ast.TypeSpec)
+				if !ts.Name.IsExported() {
+					continue
+				}
+				doc := ts.Doc
+				if doc == nil {
+					doc = g.Doc
+				}
+				text := strings.Join(strings.Fields(doc.Text()), " ")
+				switch {
+				case strings.HasPrefix(ts.Name.Name, "Event"):
+					events = append(events, ts.Name.Name)
+				case reply.MatchString(text):
+					replies[ts.Name.Name] = reply.FindStringSubmatch(text)[1]
+				case strings.Contains(text, "No reply"):
+					replies[ts.Name.Name] = "none"
+				}
+			}
+		}
+	}
+	var want, listed []string
+	for req := range replies {
+		want = append(want, req)
+	}
+	for _, r := range table(t, "docs/go-api.md", "Message-driven use") {
+		req, rep := strings.Join(Code(r[0]), ""), strings.Trim(r[1], "`")
+		listed = append(listed, req)
+		if got, ok := replies[req]; ok && got != rep {
+			t.Errorf("docs/go-api.md: %s answers %s, the table says %s", req, got, rep)
+		}
+	}
+	same(t, "docs/go-api.md request table", listed, want)
+
+	text := read(t, "docs/go-api.md")
+	at := strings.Index(text, "| event |")
+	if at < 0 {
+		t.Fatal("docs/go-api.md: no event table")
+	}
+	rows, err := Table("# events\n"+text[at:], "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed = nil
+	for _, r := range rows {
+		listed = append(listed, Code(r[0])...)
+	}
+	same(t, "docs/go-api.md event table", listed, events)
+}
+
+// TestLinks wants every relative link of the pages to reach a file, and
+// the README to link every page of docs/ exactly once.
+func TestLinks(t *testing.T) {
+	pages := []string{"README.md", "ARCHITECTURE.md", "FUZZING.md", "bench/README.md"}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		pages = append(pages, filepath.Join("docs", filepath.Base(d)))
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	readme := map[string]int{}
+	for _, p := range pages {
+		for _, m := range link.FindAllStringSubmatch(read(t, p), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			path := filepath.Join(filepath.Dir(p), target)
+			if _, err := os.Stat(filepath.Join(root, path)); err != nil {
+				t.Errorf("%s links %s, which does not exist", p, m[1])
+			}
+			if p == "README.md" {
+				readme[filepath.ToSlash(path)]++
+			}
+		}
+	}
+	for _, d := range docs {
+		page := "docs/" + filepath.Base(d)
+		if n := readme[page]; n != 1 {
+			t.Errorf("README.md links %s %d times, want once", page, n)
+		}
+	}
+}
