@@ -1,6 +1,7 @@
-// Package actors is the ptyactor runtime: the service, owner, session and
-// send actors, their supervision, and the Go facade (Service) whose
-// context-aware methods send protocol messages and await replies.
+// Package actors is the ptyactor runtime: the service, owner, session,
+// facts and send actors, the tasks registry, their supervision, and the Go
+// facade (Service and the *Session handle) whose context-aware methods send
+// protocol messages and await replies.
 //
 // # The tree
 //
@@ -36,11 +37,10 @@
 // # Message-driven use
 //
 // Service.PID is the service actor. Any integration can send it the request
-// messages of protocol.go (RegisterBackend, OpenOwner, Spawn,
-// StartSend, AwaitSend, ReadSendOutput, CancelSend, Read, SignalSession,
-// Kill, List, HasOwnerActivity, DisposeOwner) with Request or
-// RequestFuture and receive the reply type each one documents. Lifecycle
-// events (Event*) are published on the actor system's
+// messages of protocol.go (backends, owners, spawns, sends, reads, signals,
+// screens and sizes, kills, lists, disposal) with Request or RequestFuture
+// and receive the reply type each one documents (docs/go-api.md lists them
+// all). Lifecycle events (Event*) are published on the actor system's
 // EventStream; they never carry terminal bytes.
 //
 // # Supervision

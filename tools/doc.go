@@ -1,8 +1,8 @@
 // Package tools is the model-facing surface of ptyactor: the terminal tools
-// (terminal_open, terminal_send, terminal_read, terminal_signal,
-// terminal_close, terminal_list) and the background-task tools (task_output,
-// task_kill), each with input and output JSON Schemas, argument validation,
-// and results rendered as bounded text plus a structured value.
+// (terminal_*) and the background-task tools (task_*), named by the
+// constants of schema.go and listed by Toolset.Definitions, each with input
+// and output JSON Schemas, argument validation, and results rendered as
+// bounded text plus a structured value.
 //
 // It knows no transport: an agent written in Go calls Toolset.Call
 // directly, and cmd/ptymcp serves the same definitions over MCP.
