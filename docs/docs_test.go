@@ -172,14 +172,15 @@ func TestPackageDocs(t *testing.T) {
 	}
 }
 
-// TestProtocolTable holds docs/go-api.md's request and event tables to the
-// actors package: a request is an exported type whose doc names its reply
-// ("Reply: *T" or "No reply"), an event a type named Event*.
+// TestProtocolTable holds docs/go-api.md's request and event tables, and
+// its list of the handle's methods, to the actors package: a request is an
+// exported type whose doc names its reply ("Reply: *T" or "No reply"), an
+// event a type named Event*, the handle *Session.
 func TestProtocolTable(t *testing.T) {
 	dir := goList(t, "{{.Dir}}", "./actors")[0]
 	files := goList(t, `{{join .GoFiles "\n"}}`, "./actors")
 	replies := map[string]string{}
-	var events []string
+	var events, methods []string
 	reply := regexp.MustCompile(`Reply:\s*\*(\w+)`)
 	fset := token.NewFileSet()
 	for _, name := range files {
@@ -188,6 +189,13 @@ func TestProtocolTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.IsExported() {
+				if star, ok := fn.Recv.List[0].Type.(*ast.StarExpr); ok {
+					if id, ok := star.X.(*ast.Ident); ok && id.Name == "Session" {
+						methods = append(methods, fn.Name.Name)
+					}
+				}
+			}
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.TYPE {
 				continue
@@ -213,6 +221,16 @@ func TestProtocolTable(t *testing.T) {
 			}
 		}
 	}
+	handle := regexp.MustCompile("(?s)## The session handle\n(.*?)\n## ").FindStringSubmatch(read(t, "docs/go-api.md"))
+	if handle == nil {
+		t.Fatal("docs/go-api.md: no section \"The session handle\"")
+	}
+	for _, m := range methods {
+		if !strings.Contains(handle[1], "`"+m+"`") {
+			t.Errorf("docs/go-api.md, \"The session handle\": Session.%s is missing", m)
+		}
+	}
+
 	var want, listed []string
 	for req := range replies {
 		want = append(want, req)
