@@ -7,9 +7,12 @@ package docs
 import (
 	"embed"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Pages are the documentation pages of this directory.
@@ -80,14 +83,23 @@ func Code(cell string) []string {
 
 // CheckFlags fails t unless the flags that usage (a FlagSet's
 // PrintDefaults output) defines are exactly those in the first column of
-// the tables, each listed once. A table is "page#heading", for example
+// the tables, each listed once, and each default usage prints is the one
+// in the second column. A table is "page#heading", for example
 // "mcp.md#ptymcp flags".
 func CheckFlags(t testing.TB, usage string, tables ...string) {
 	t.Helper()
 	var defined []string
+	defaults := map[string]string{} // flag -> its default, where usage prints one
 	for _, l := range strings.Split(usage, "\n") {
 		if strings.HasPrefix(l, "  -") {
 			defined = append(defined, strings.Fields(l)[0][1:])
+		}
+		if m := printedDefault.FindStringSubmatch(l); m != nil && len(defined) > 0 {
+			def := m[1]
+			if u, err := strconv.Unquote(def); err == nil {
+				def = u
+			}
+			defaults[defined[len(defined)-1]] = def
 		}
 	}
 	listed := map[string]bool{}
@@ -115,6 +127,9 @@ func CheckFlags(t testing.TB, usage string, tables ...string) {
 			if !slices.Contains(defined, name) {
 				t.Errorf("%s: -%s is no flag of the command", ref, name)
 			}
+			if def, ok := defaults[name]; ok && (len(r) < 2 || !sameDefault(strings.Trim(r[1], "`"), def)) {
+				t.Errorf("%s: -%s defaults to %s, the table's second column says otherwise", ref, name, def)
+			}
 		}
 	}
 	for _, name := range defined {
@@ -122,4 +137,19 @@ func CheckFlags(t testing.TB, usage string, tables ...string) {
 			t.Errorf("flag -%s is in none of the tables %q", name, tables)
 		}
 	}
+}
+
+// printedDefault is how flag.PrintDefaults ends a flag's usage when its
+// default is not the zero value.
+var printedDefault = regexp.MustCompile(`\(default (.+)\)$`)
+
+// sameDefault tells whether a table's default cell says def; durations
+// compare by value (30m is 30m0s).
+func sameDefault(cell, def string) bool {
+	if cell == def {
+		return true
+	}
+	a, errA := time.ParseDuration(cell)
+	b, errB := time.ParseDuration(def)
+	return errA == nil && errB == nil && a == b
 }
