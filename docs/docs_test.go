@@ -2,12 +2,14 @@ package docs
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -258,6 +261,24 @@ func TestProtocolTable(t *testing.T) {
 		listed = append(listed, Code(r[0])...)
 	}
 	same(t, "docs/go-api.md event table", listed, events)
+}
+
+// TestConfigTable holds docs/go-api.md's configuration table to
+// messages.DefaultConfig: every field, with its default.
+func TestConfigTable(t *testing.T) {
+	def := reflect.ValueOf(messages.DefaultConfig())
+	var want, listed []string
+	for i := range def.NumField() {
+		want = append(want, def.Type().Field(i).Name)
+	}
+	for _, r := range table(t, "docs/go-api.md", "Configuration") {
+		name := strings.Join(Code(r[0]), "")
+		listed = append(listed, name)
+		if f := def.FieldByName(name); f.IsValid() && fmt.Sprint(f.Interface()) != r[1] {
+			t.Errorf("docs/go-api.md: %s defaults to %v, the table says %s", name, f.Interface(), r[1])
+		}
+	}
+	same(t, "docs/go-api.md configuration table", listed, want)
 }
 
 // TestLinks wants every relative link of the pages to reach a file, and
