@@ -281,6 +281,46 @@ func TestConfigTable(t *testing.T) {
 	same(t, "docs/go-api.md configuration table", listed, want)
 }
 
+// TestFuzzTargets holds FUZZING.md's target table and the fuzz list of
+// test/run.sh to the module's Fuzz functions: each target with its
+// package, once.
+func TestFuzzTargets(t *testing.T) {
+	const module = "github.com/ptyactor/ptyactor/"
+	var want []string
+	fset := token.NewFileSet()
+	for _, l := range goList(t, `{{.Dir}}|{{.ImportPath}}|{{join .TestGoFiles ","}},{{join .XTestGoFiles ","}}`, "./...") {
+		f := strings.SplitN(l, "|", 3)
+		if len(f) != 3 {
+			continue
+		}
+		for _, name := range strings.Split(f[2], ",") {
+			if name == "" {
+				continue
+			}
+			file, err := parser.ParseFile(fset, filepath.Join(f[0], name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range file.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Fuzz") {
+					want = append(want, fn.Name.Name+" "+strings.TrimPrefix(f[1], module))
+				}
+			}
+		}
+	}
+	var listed []string
+	for _, r := range table(t, "FUZZING.md", "The targets") {
+		listed = append(listed, strings.Join(Code(r[0]), "")+" "+strings.Join(Code(r[1]), ""))
+	}
+	same(t, "FUZZING.md target table (target, package)", listed, want)
+
+	listed = nil
+	for _, m := range regexp.MustCompile(`(?m)^\s*"(Fuzz\w+) \./(\S+) \d+"`).FindAllStringSubmatch(read(t, "test/run.sh"), -1) {
+		listed = append(listed, m[1]+" "+m[2])
+	}
+	same(t, "test/run.sh fuzz list (target, package)", listed, want)
+}
+
 // TestLinks wants every relative link of the pages to reach a file, and
 // the README to link every page of docs/ exactly once.
 func TestLinks(t *testing.T) {
