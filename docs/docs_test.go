@@ -1,7 +1,9 @@
 package docs
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -13,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,17 +66,56 @@ func same(t *testing.T, what string, listed, want []string) {
 	}
 }
 
-func goList(t *testing.T, format string, pkgs ...string) []string {
-	t.Helper()
+// pkg is what the tests read of go list's answer for a package.
+type pkg struct {
+	ImportPath, Dir, Doc                               string
+	GoFiles, IgnoredGoFiles, TestGoFiles, XTestGoFiles []string
+}
+
+// rel is p's path in the module, with a trailing slash ("actors/").
+func (p pkg) rel() string { return strings.TrimPrefix(p.ImportPath, module+"/") + "/" }
+
+const module = "github.com/ptyactor/ptyactor"
+
+// packages is go list ./..., run once for all the tests.
+var packages = sync.OnceValues(func() ([]pkg, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-e", "-f", format}, pkgs...)...)
+	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-json", "./...")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		return nil, fmt.Errorf("go list: %w", err)
 	}
-	return strings.Split(strings.TrimSpace(string(out)), "\n")
+	var pkgs []pkg
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("go list: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
+})
+
+func modulePackages(t *testing.T) []pkg {
+	t.Helper()
+	pkgs, err := packages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func lookup(t *testing.T, rel string) pkg {
+	t.Helper()
+	for _, p := range modulePackages(t) {
+		if p.rel() == rel {
+			return p
+		}
+	}
+	t.Fatalf("no package %s in go list ./...", rel)
+	return pkg{}
 }
 
 // TestToolTable holds the README's tool table to the tool schemas.
@@ -152,10 +194,9 @@ func TestTestCommand(t *testing.T) {
 // package appears, and no row names one that does not exist.
 func TestPackageTable(t *testing.T) {
 	var want []string
-	for _, l := range goList(t, "{{.ImportPath}} {{len .GoFiles}} {{len .IgnoredGoFiles}}", "./...") {
-		f := strings.Fields(l)
-		if len(f) == 3 && (f[1] != "0" || f[2] != "0") {
-			want = append(want, strings.TrimPrefix(f[0], "github.com/ptyactor/ptyactor/")+"/")
+	for _, p := range modulePackages(t) {
+		if len(p.GoFiles)+len(p.IgnoredGoFiles) > 0 {
+			want = append(want, p.rel())
 		}
 	}
 	var listed []string
@@ -167,10 +208,9 @@ func TestPackageTable(t *testing.T) {
 
 // TestPackageDocs wants a package doc comment in every package.
 func TestPackageDocs(t *testing.T) {
-	for _, l := range goList(t, "{{.ImportPath}} {{len .GoFiles}} {{if .Doc}}doc{{end}}", "./...") {
-		f := strings.Fields(l)
-		if len(f) == 2 && f[1] != "0" {
-			t.Errorf("%s has no package doc comment", f[0])
+	for _, p := range modulePackages(t) {
+		if len(p.GoFiles) > 0 && p.Doc == "" {
+			t.Errorf("%s has no package doc comment", p.ImportPath)
 		}
 	}
 }
@@ -180,8 +220,8 @@ func TestPackageDocs(t *testing.T) {
 // exported type whose doc names its reply ("Reply: *T" or "No reply"), an
 // event a type named Event*, the handle *Session.
 func TestProtocolTable(t *testing.T) {
-	dir := goList(t, "{{.Dir}}", "./actors")[0]
-	files := goList(t, `{{join .GoFiles "\n"}}`, "./actors")
+	actorsPkg := lookup(t, "actors/")
+	dir, files := actorsPkg.Dir, actorsPkg.GoFiles
 	replies := map[string]string{}
 	var events, methods []string
 	reply := regexp.MustCompile(`Reply:\s*\*(\w+)`)
@@ -285,25 +325,17 @@ func TestConfigTable(t *testing.T) {
 // test/run.sh to the module's Fuzz functions: each target with its
 // package, once.
 func TestFuzzTargets(t *testing.T) {
-	const module = "github.com/ptyactor/ptyactor/"
 	var want []string
 	fset := token.NewFileSet()
-	for _, l := range goList(t, `{{.Dir}}|{{.ImportPath}}|{{join .TestGoFiles ","}},{{join .XTestGoFiles ","}}`, "./...") {
-		f := strings.SplitN(l, "|", 3)
-		if len(f) != 3 {
-			continue
-		}
-		for _, name := range strings.Split(f[2], ",") {
-			if name == "" {
-				continue
-			}
-			file, err := parser.ParseFile(fset, filepath.Join(f[0], name), nil, parser.SkipObjectResolution)
+	for _, p := range modulePackages(t) {
+		for _, name := range append(p.TestGoFiles, p.XTestGoFiles...) {
+			file, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, d := range file.Decls {
 				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Fuzz") {
-					want = append(want, fn.Name.Name+" "+strings.TrimPrefix(f[1], module))
+					want = append(want, fn.Name.Name+" "+strings.TrimSuffix(p.rel(), "/"))
 				}
 			}
 		}
