@@ -15,21 +15,21 @@ import (
 	"time"
 )
 
-// Pages are the documentation pages of this directory.
+// pageFS holds the documentation pages of this directory.
 //
 //go:embed *.md
-var Pages embed.FS
+var pageFS embed.FS
 
-// Page returns the text of the page name (for example "mcp.md").
-func Page(name string) (string, error) {
-	b, err := Pages.ReadFile(name)
+// readPage returns the text of the page name (for example "mcp.md").
+func readPage(name string) (string, error) {
+	b, err := pageFS.ReadFile(name)
 	return string(b), err
 }
 
-// Table returns the body rows of the first table under the heading whose
+// tableRows returns the body rows of the first table under the heading whose
 // text is heading (any level), each row's cells trimmed. It fails when the
 // heading or its table is missing.
-func Table(markdown, heading string) ([][]string, error) {
+func tableRows(markdown, heading string) ([][]string, error) {
 	lines := strings.Split(markdown, "\n")
 	at := -1
 	for i, l := range lines {
@@ -71,8 +71,8 @@ func Table(markdown, heading string) ([][]string, error) {
 	return rows, nil
 }
 
-// Code returns the code spans (`...`) of a table cell, in order.
-func Code(cell string) []string {
+// codeSpans returns the code spans (`...`) of a table cell, in order.
+func codeSpans(cell string) []string {
 	var spans []string
 	parts := strings.Split(cell, "`")
 	for i := 1; i < len(parts); i += 2 {
@@ -105,16 +105,16 @@ func CheckFlags(t testing.TB, usage string, tables ...string) {
 	listed := map[string]bool{}
 	for _, ref := range tables {
 		page, heading, _ := strings.Cut(ref, "#")
-		text, err := Page(page)
+		text, err := readPage(page)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := Table(text, heading)
+		rows, err := tableRows(text, heading)
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
 		}
 		for _, r := range rows {
-			spans := Code(r[0])
+			spans := codeSpans(r[0])
 			if len(spans) == 0 || !strings.HasPrefix(spans[0], "-") {
 				t.Errorf("%s: row %q does not start with a `-flag`", ref, r[0])
 				continue

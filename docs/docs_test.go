@@ -38,7 +38,7 @@ func read(t *testing.T, path string) string {
 
 func table(t *testing.T, path, heading string) [][]string {
 	t.Helper()
-	rows, err := Table(read(t, path), heading)
+	rows, err := tableRows(read(t, path), heading)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -135,7 +135,7 @@ func TestToolTable(t *testing.T) {
 	}
 	var listed []string
 	for _, r := range table(t, "README.md", "Tools") {
-		listed = append(listed, strings.Join(Code(r[0]), " "))
+		listed = append(listed, strings.Join(codeSpans(r[0]), " "))
 	}
 	same(t, "README.md tool table", listed, want)
 }
@@ -161,7 +161,7 @@ func TestInstallTable(t *testing.T) {
 	}
 	var listed []string
 	for _, r := range table(t, "docs/testing.md", "What it installs") {
-		listed = append(listed, strings.Join(Code(r[0]), "")+" "+strings.Join(Code(r[1]), ""))
+		listed = append(listed, strings.Join(codeSpans(r[0]), "")+" "+strings.Join(codeSpans(r[1]), ""))
 	}
 	same(t, "docs/testing.md install table (command, package)", listed, want)
 }
@@ -201,7 +201,7 @@ func TestPackageTable(t *testing.T) {
 	}
 	var listed []string
 	for _, r := range table(t, "ARCHITECTURE.md", "Packages") {
-		listed = append(listed, Code(r[0])...)
+		listed = append(listed, codeSpans(r[0])...)
 	}
 	same(t, "ARCHITECTURE.md package table", listed, want)
 }
@@ -279,7 +279,7 @@ func TestProtocolTable(t *testing.T) {
 		want = append(want, req)
 	}
 	for _, r := range table(t, "docs/go-api.md", "Requests") {
-		req, rep := strings.Join(Code(r[0]), ""), strings.Trim(r[1], "`")
+		req, rep := strings.Join(codeSpans(r[0]), ""), strings.Trim(r[1], "`")
 		listed = append(listed, req)
 		if got, ok := replies[req]; ok && got != rep {
 			t.Errorf("docs/go-api.md: %s answers %s, the table says %s", req, got, rep)
@@ -289,7 +289,7 @@ func TestProtocolTable(t *testing.T) {
 
 	listed = nil
 	for _, r := range table(t, "docs/go-api.md", "Events") {
-		listed = append(listed, Code(r[0])...)
+		listed = append(listed, codeSpans(r[0])...)
 	}
 	same(t, "docs/go-api.md event table", listed, events)
 }
@@ -303,7 +303,7 @@ func TestConfigTable(t *testing.T) {
 		want = append(want, def.Type().Field(i).Name)
 	}
 	for _, r := range table(t, "docs/go-api.md", "Configuration") {
-		name := strings.Join(Code(r[0]), "")
+		name := strings.Join(codeSpans(r[0]), "")
 		listed = append(listed, name)
 		if f := def.FieldByName(name); f.IsValid() && fmt.Sprint(f.Interface()) != r[1] {
 			t.Errorf("docs/go-api.md: %s defaults to %v, the table says %s", name, f.Interface(), r[1])
@@ -333,7 +333,7 @@ func TestFuzzTargets(t *testing.T) {
 	}
 	var listed []string
 	for _, r := range table(t, "FUZZING.md", "The targets") {
-		listed = append(listed, strings.Join(Code(r[0]), "")+" "+strings.Join(Code(r[1]), ""))
+		listed = append(listed, strings.Join(codeSpans(r[0]), "")+" "+strings.Join(codeSpans(r[1]), ""))
 	}
 	same(t, "FUZZING.md target table (target, package)", listed, want)
 
