@@ -1,0 +1,149 @@
+package actors
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// settle fixes the send's outcome once. After it, output reaches only
+// scrollback.
+func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
+	if a.settled() {
+		return
+	}
+	closing := a.phase == phaseFrozen
+	a.phase = phaseSettled
+	a.stopTimers()
+	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
+	out := a.bs.EndSend()
+	if a.isWait() && a.since != nil {
+		// A wait shows the output since the caller's cursor, what was
+		// printed before it began included.
+		if r, err := a.bs.ReadSince(*a.since); err == nil {
+			out.Delta, out.Cursor, out.OmittedFrom, out.OmittedTo = r.Text, r.Cursor, r.OmittedFrom, r.OmittedTo
+			out.Truncated = out.Truncated || r.Truncated || r.More
+		}
+	}
+	if len(a.kept) > 0 {
+		out.Delta = string(a.kept) + out.Delta
+		if over := len(out.Delta) - a.cfg.MaxReadBytes; over > 0 {
+			for over < len(out.Delta) && !utf8.RuneStart(out.Delta[over]) {
+				over++
+			}
+			out.Delta, out.Truncated = out.Delta[over:], true
+		}
+		a.kept = nil
+	}
+	a.result = messages.SendResult{
+		Viewport:   out.Delta,
+		WaitReason: reason,
+		Cause:      a.cause(reason, code, err, closing),
+		Status:     a.ev.status,
+		Truncated:  a.ev.truncated || out.Truncated,
+		ExitCode:   code,
+		Reader:     a.ev.reader,
+		Elapsed:    a.clock.Now().Sub(a.started),
+		Unwritten:  len(a.lines),
+		Cursor:     out.Cursor, OmittedFrom: out.OmittedFrom, OmittedTo: out.OmittedTo,
+		// Only a program's (or the shell's read builtin's) proven wait is a
+		// secret prompt; a prompt marker means the shell's line editor.
+		Secret:       a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
+		ForeignInput: a.foreign,
+	}
+	if t, ok := a.bs.(backend.Terminal); ok {
+		// A full-screen program: its screen is the result a person sees.
+		if _, _, alt := t.InputModes(); alt || a.req.Screen {
+			sc := t.Screen()
+			a.result.Screen = &sc
+		}
+	}
+	var await backend.LeftoverLister
+	if l, ok := a.bs.(backend.LeftoverLister); ok && a.result.Cause == messages.CausePrompt {
+		// The receipt of a command that returned to the prompt: what it
+		// left running. A job forked an instant ago has no name of its
+		// own yet; the settlement then waits (off the mailbox) for it.
+		var starting bool
+		a.result.Running, starting = l.Leftovers()
+		if starting {
+			await = l
+		}
+	}
+	if len(a.lines) > 0 {
+		a.result.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
+		a.lines = nil // never written later
+	}
+	a.err = err
+	if err != nil {
+		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
+	}
+	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
+	if await != nil {
+		a.holding = true
+		self, sys := a.self, a.sys
+		go func() { sys.Root.Send(self, &leftoversListed{procs: await.AwaitLeftovers()}) }()
+		return
+	}
+	a.deliver()
+}
+
+// deliver reports the fixed result to the session and the waiters.
+func (a *sendActor) deliver() {
+	a.holding = false
+	a.sys.Root.Send(a.parent, &sendFinished{
+		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
+	})
+	msg := a.settledMsg()
+	for _, p := range a.subscribers {
+		a.sys.Root.Send(p, msg)
+	}
+	a.subscribers = nil
+}
+
+// leftoversListed carries the receipt the settlement waited for.
+type leftoversListed struct{ procs []messages.Process }
+
+// cause names the condition that settled the send. A cancel wins over
+// whatever settled the interrupted command: the caller asked for it.
+func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, closing bool) messages.Cause {
+	switch {
+	case errors.Is(err, messages.ErrAbortedBeforeWrite):
+		return messages.CauseCancelled
+	case err != nil:
+		return messages.CauseFailed
+	case reason == messages.WaitSessionExit && closing:
+		return messages.CauseClosed
+	case reason == messages.WaitSessionExit:
+		return messages.CauseExit
+	case a.cancelled:
+		return messages.CauseCancelled
+	case reason == messages.WaitStdinRead && code != nil:
+		return messages.CausePrompt
+	case reason == messages.WaitStdinRead:
+		return messages.CauseInput
+	case a.matched:
+		return messages.CausePattern
+	case reason == messages.WaitInferredIdle:
+		return messages.CauseSilence
+	}
+	return messages.CauseDeadline
+}
+
+func (a *sendActor) settledMsg() *SendSettled {
+	return &SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
+}
+
+// maybeDrained tells the session once a send that settled while draining
+// has nothing in flight; the session keeps the slot until then, so the next
+// send sees no late bytes or signals. The session retires this actor with a
+// poison pill (never Stop, which would drop requests already queued here).
+func (a *sendActor) maybeDrained(ctx actor.Context) {
+	if a.phase == phaseSettled && a.draining && a.write != stageInFlight && a.sigint != sigintInFlight {
+		a.phase = phaseDrained
+		ctx.Send(a.parent, &sendDrained{ticket: a.ticket})
+	}
+}

@@ -1,0 +1,238 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// input is the request's text and, when it submits, the Enter.
+func input(req messages.SendRequest, enter []byte) []byte {
+	data := []byte(req.Text)
+	if req.Submit {
+		data = append(data, enter...)
+	}
+	return data
+}
+
+// start subscribes to the session's facts, begins the send's epoch and
+// writes. It runs while the session spawns this actor, in the goroutine of
+// the caller that reserved the send, so input that fits the terminal's
+// queue reaches the program before the reservation is even answered.
+func (a *sendActor) start() {
+	a.inStart = true
+	defer func() { a.inStart = false }()
+	// First the subscription: facts caused by the write are reported
+	// after it, so none is lost; older ones are replayed and filtered by
+	// epoch.
+	a.sys.Root.Send(a.facts, &subscribeFacts{pid: a.self})
+	a.ev.lastActivity = a.clock.Now()
+	// Input nobody sent that waits for the shell at its prompt goes
+	// first, so this send's line runs as written; the result says what it
+	// was. Looked at before BeginSend, which forgets the prompt.
+	var clear []byte
+	if c, ok := a.bs.(backend.ForeignInputClearer); ok && a.exact && !a.startup && !a.isWait() {
+		a.foreign, clear = c.ClearForeignInput()
+	}
+	switch {
+	case a.startup:
+		// The startup wait uses epoch 0, which a new backend session
+		// collects from its first byte.
+	case a.isWait():
+		// A wait continues the previous send's epoch: a prompt that
+		// returned since it settled still counts.
+		a.epoch = a.bs.Resume()
+	default:
+		a.epoch = a.bs.BeginSend()
+	}
+	a.firstEpoch = a.epoch
+	deadline := messages.Ms(a.cfg.TimeoutMs)
+	if a.req.Wait.Timeout > 0 {
+		deadline = a.req.Wait.Timeout
+	}
+	a.arm(timerDeadline, deadline-a.clock.Now().Sub(a.started))
+	a.armSilence()
+	if a.startup {
+		return
+	}
+	if a.isWait() {
+		// Nothing to write: the send asks whether the program waits.
+		a.write = stageDone
+		a.requestProbe()
+		return
+	}
+	enter := a.bs.Enter()
+	var keys []byte
+	if len(a.req.Keys) > 0 {
+		keys = a.keys()
+	}
+	if !a.req.Raw && !a.req.Paste && a.exact && strings.Contains(a.req.Text, "\n") {
+		// Typed line by line: only the exact tier can tell when the
+		// reader took a line, so a backend without one gets it all at
+		// once, as does a Raw request. Keys go after the last line.
+		lines := typedLines(a.req, enter)
+		lines[len(lines)-1] = append(lines[len(lines)-1], keys...)
+		a.lines = lines[1:]
+		a.writeChunk(append(clear, lines[0]...))
+		return
+	}
+	data := input(a.req, enter)
+	if a.req.Paste {
+		data = a.pasted(enter)
+	}
+	a.writeChunk(append(append(clear, data...), keys...))
+}
+
+// writeChunk writes data: inline what the terminal accepts now (most input
+// fits its queue), the rest from a goroutine. The write reports with
+// writeDone, inline or from the goroutine.
+func (a *sendActor) writeChunk(data []byte) {
+	a.write = stageInFlight
+	if tw, ok := a.bs.(backend.TryWriter); ok && (a.gate.Load() == gateRunning || a.gate.CompareAndSwap(gateOpen, gateRunning)) {
+		n, err := tw.TryWrite(data)
+		if err != nil || n == len(data) {
+			a.onWriteDone(&writeDone{err: err})
+			return
+		}
+		data = data[n:]
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	a.cancelW = cancel
+	self, sys, bs, gate := a.self, a.sys, a.bs, &a.gate
+	go func() {
+		if gate.Load() != gateRunning && !gate.CompareAndSwap(gateOpen, gateRunning) {
+			sys.Root.Send(self, &writeDone{skipped: true})
+			return
+		}
+		err := bs.Write(wctx, data)
+		sys.Root.Send(self, &writeDone{err: err})
+	}()
+}
+
+func (a *sendActor) onWriteDone(m *writeDone) {
+	if a.cancelW != nil {
+		a.cancelW()
+	}
+	switch {
+	case m.skipped:
+		a.write = stageAborted
+		a.settle("", nil, messages.ErrAbortedBeforeWrite)
+	case m.err != nil && a.cancelled && errors.Is(m.err, context.Canceled):
+		// cancel abandoned the write: some of the input may have reached
+		// the program, so it gets the SIGINT a written send gets.
+		a.write = stageDone
+		if !a.settled() {
+			a.interrupt()
+		}
+	case m.err != nil:
+		a.write = stageAborted
+		a.settle("", nil, fmt.Errorf("%w: write: %w", messages.ErrTransport, m.err))
+	default:
+		a.write = stageDone
+		a.ev.lastActivity = a.clock.Now()
+		a.armSilence()
+		if a.cancelled && !a.settled() {
+			a.interrupt()
+		}
+		if a.look.off {
+			// No exact tier after all: the rest goes at once.
+			a.advance()
+		}
+		a.probeOnEvent()
+	}
+}
+
+// typing reports whether lines are still to be typed. A cancel ends the
+// typing: the lines left are reported unwritten and never written.
+func (a *sendActor) typing() bool { return len(a.lines) > 0 && !a.cancelled }
+
+// typedLines splits a request's input into the lines a person types: at
+// each \n (a \r\n counts as one), every line ending in the terminal's
+// Enter; text after the last newline is the last line, with an Enter when
+// the request submits.
+func typedLines(req messages.SendRequest, enter []byte) [][]byte {
+	var out [][]byte
+	text := req.Text
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		out = append(out, append([]byte(strings.TrimSuffix(text[:i], "\r")), enter...))
+		text = text[i+1:]
+	}
+	if text != "" || req.Submit {
+		last := []byte(text)
+		if req.Submit {
+			last = append(last, enter...)
+		}
+		out = append(out, last)
+	}
+	return out
+}
+
+// advance types the next line once the reader took the previous one (the
+// caller has the evidence); it reports whether lines were still pending,
+// in which case the send must not settle. Without an exact tier (a look
+// found none) the rest is written at once.
+func (a *sendActor) advance() bool {
+	if !a.typing() {
+		return false
+	}
+	if a.write != stageDone || a.phase != phaseCollecting {
+		return true
+	}
+	data := a.lines[0]
+	a.lines = a.lines[1:]
+	if a.look.off {
+		for _, l := range a.lines {
+			data = append(data, l...)
+		}
+		a.lines = nil
+	}
+	// Only evidence from after this line counts for what follows.
+	a.epoch = a.bs.RearmPrompt()
+	a.ev.markerSeen, a.ev.reader, a.ev.secret = false, "", false
+	a.ev.lastActivity = a.clock.Now()
+	a.look.loopSeen, a.look.delay, a.look.syncToken, a.look.fruitless, a.look.shortSince = nil, 0, 0, 0, time.Time{}
+	a.writeChunk(data)
+	return true
+}
+
+// keys encodes the request's named keys for the program reading now
+// (application cursor mode). The session checked the names.
+func (a *sendActor) keys() []byte {
+	appCursor := false
+	if t, ok := a.bs.(backend.Terminal); ok {
+		appCursor, _, _ = t.InputModes()
+	}
+	var out []byte
+	for _, k := range a.req.Keys {
+		b, _ := backend.EncodeKey(k, appCursor)
+		out = append(out, b...)
+	}
+	return out
+}
+
+// pasted is the request's text as a terminal pastes it: between
+// bracketed-paste markers when the program turned them on, all at once.
+func (a *sendActor) pasted(enter []byte) []byte {
+	var data []byte
+	if t, ok := a.bs.(backend.Terminal); ok {
+		if _, bp, _ := t.InputModes(); bp {
+			data = append(append(append(data, "\x1b[200~"...), a.req.Text...), "\x1b[201~"...)
+		}
+	}
+	if data == nil {
+		data = []byte(a.req.Text)
+	}
+	if a.req.Submit {
+		data = append(data, enter...)
+	}
+	return data
+}
