@@ -115,64 +115,64 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 		return false
 	}
 	a.ev.secret = obs.Secret
-	if obs.Shell && a.sigint != sigintInFlight && a.advance() {
-		// The shell reads again (its prompt, a continuation prompt, a
-		// read builtin): the next line is typed.
+	if obs.Shell && a.onShellWait() {
 		return true
-	}
-	if obs.Shell {
-		// The shell waits with the input consumed and the output drained:
-		// the newest marker, when the prompt completes it, is the last
-		// command's. Without one, none is coming (the shell prints it
-		// before it waits), so the shell's own wait settles the send at
-		// once, without a status: a `read` builtin, a continuation prompt,
-		// a replaced PROMPT_COMMAND.
-		if code, ok := a.bs.PromptReady(); ok {
-			a.settle(messages.WaitStdinRead, &code, nil)
-			return true
-		}
-		if a.sigint == sigintInFlight {
-			// A look from before the SIGINT landed: the interrupt's own
-			// prompt (or its job) decides.
-			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
-			return true
-		}
 	}
 	if obs.EventLoop && !a.loopConfirmed(obs) {
 		return true
 	}
-	if obs.HasWaitTimeout && obs.WaitTimeout <= shortWait {
-		// The program waits, but only briefly: it resumes by itself when
-		// its timeout ends (vim after an Escape waits for the rest of a
-		// possible key code, in short slices, and redraws only then).
-		// Look again after it, for at most shortWaitBudget: a program
-		// that keeps ticking in short waits with nothing to show is
-		// ready then.
-		now := a.clock.Now()
-		if a.look.shortSince.IsZero() {
-			a.look.shortSince = now
-		}
-		if left := shortWaitBudget - now.Sub(a.look.shortSince); left > 0 {
-			a.arm(timerProbe, min(obs.WaitTimeout, left)+time.Millisecond)
-			return true
-		}
+	if a.waitsBriefly(obs) {
+		return true
 	}
 	if a.advance() {
 		// A program took the line and reads again: the next is typed.
 		return true
 	}
-	a.ev.reader = obs.Reader
-	if sy, ok := a.bs.(backend.Syncer); ok {
-		// The program waits; settle once the output it wrote before
-		// waiting has gone through the pump. A barrier that is not
-		// answered within a poll interval is asked again (a guard: one in
-		// several thousand was seen to go unanswered under load).
-		a.look.syncToken = sy.Sync()
+	a.onProgramWait(obs)
+	return true
+}
+
+// onShellWait applies a look that shows the shell itself reading the
+// terminal; it reports whether that decided the next step.
+func (a *sendActor) onShellWait() bool {
+	if a.sigint != sigintInFlight && a.advance() {
+		// The shell reads again (its prompt, a continuation prompt, a
+		// read builtin): the next line is typed.
+		return true
+	}
+	// The shell waits with the input consumed and the output drained:
+	// the newest marker, when the prompt completes it, is the last
+	// command's. Without one, none is coming (the shell prints it before
+	// it waits), so the shell's own wait settles the send at once,
+	// without a status: a `read` builtin, a continuation prompt, a
+	// replaced PROMPT_COMMAND.
+	if code, ok := a.bs.PromptReady(); ok {
+		a.settle(messages.WaitStdinRead, &code, nil)
+		return true
+	}
+	if a.sigint == sigintInFlight {
+		// A look from before the SIGINT landed: the interrupt's own
+		// prompt (or its job) decides.
 		a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
 		return true
 	}
+	return false
+}
+
+// onProgramWait settles on a program proven to wait for input: once the
+// output it wrote before waiting has gone through the pump, where the
+// backend offers that barrier.
+func (a *sendActor) onProgramWait(obs backend.StdinObservation) {
+	a.ev.reader = obs.Reader
+	if sy, ok := a.bs.(backend.Syncer); ok {
+		// A barrier that is not answered within a poll interval is asked
+		// again (a guard: one in several thousand was seen to go
+		// unanswered under load).
+		a.look.syncToken = sy.Sync()
+		a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+		return
+	}
 	a.settle(messages.WaitStdinRead, nil, nil)
-	return true
 }
 
 // shortWait is the longest own timeout of a wait that is looked at again
@@ -184,6 +184,28 @@ const (
 	shortWait       = time.Second
 	shortWaitBudget = 1500 * time.Millisecond
 )
+
+// waitsBriefly reports whether the program waits only briefly, with its
+// own short timeout: it resumes by itself when that ends (vim after an
+// Escape waits for the rest of a possible key code, in short slices, and
+// redraws only then). It then arms a look after the timeout, for at most
+// shortWaitBudget in all: a program that keeps ticking in short waits
+// with nothing to show is ready then.
+func (a *sendActor) waitsBriefly(obs backend.StdinObservation) bool {
+	if !obs.HasWaitTimeout || obs.WaitTimeout > shortWait {
+		return false
+	}
+	now := a.clock.Now()
+	if a.look.shortSince.IsZero() {
+		a.look.shortSince = now
+	}
+	left := shortWaitBudget - now.Sub(a.look.shortSince)
+	if left <= 0 {
+		return false
+	}
+	a.arm(timerProbe, min(obs.WaitTimeout, left)+time.Millisecond)
+	return true
+}
 
 // eventLoopConfirm is how long an epoll-only wait must hold, with the same
 // threads and unchanged context switches, before it counts: an event loop

@@ -20,6 +20,27 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.phase = phaseSettled
 	a.stopTimers()
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
+	a.result = a.buildResult(reason, code, err, closing, a.finalOutput())
+	await := a.listLeftovers()
+	a.lines = nil // never written later
+	a.err = err
+	if err != nil {
+		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
+	}
+	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
+	if await != nil {
+		a.holding = true
+		self, sys := a.self, a.sys
+		go func() { sys.Root.Send(self, &leftoversListed{procs: await.AwaitLeftovers()}) }()
+		return
+	}
+	a.deliver()
+}
+
+// finalOutput ends the send's collection and returns its output: what the
+// backend still held, for a wait with a cursor the output since that
+// cursor, and before it what a pattern kept, within MaxReadBytes.
+func (a *sendActor) finalOutput() messages.SendRead {
 	out := a.bs.EndSend()
 	if a.isWait() && a.since != nil {
 		// A wait shows the output since the caller's cursor, what was
@@ -39,7 +60,13 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		}
 		a.kept = nil
 	}
-	a.result = messages.SendResult{
+	return out
+}
+
+// buildResult is the send's result from what settled it, the evidence
+// and the output; a full-screen program's result carries its screen.
+func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error, closing bool, out messages.SendRead) messages.SendResult {
+	res := messages.SendResult{
 		Viewport:   out.Delta,
 		WaitReason: reason,
 		Cause:      a.cause(reason, code, err, closing),
@@ -59,36 +86,30 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		// A full-screen program: its screen is the result a person sees.
 		if _, _, alt := t.InputModes(); alt || a.req.Screen {
 			sc := t.Screen()
-			a.result.Screen = &sc
-		}
-	}
-	var await backend.LeftoverLister
-	if l, ok := a.bs.(backend.LeftoverLister); ok && a.result.Cause == messages.CausePrompt {
-		// The receipt of a command that returned to the prompt: what it
-		// left running. A job forked an instant ago has no name of its
-		// own yet; the settlement then waits (off the mailbox) for it.
-		var starting bool
-		a.result.Running, starting = l.Leftovers()
-		if starting {
-			await = l
+			res.Screen = &sc
 		}
 	}
 	if len(a.lines) > 0 {
-		a.result.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
-		a.lines = nil // never written later
+		res.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
 	}
-	a.err = err
-	if err != nil {
-		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
+	return res
+}
+
+// listLeftovers puts the receipt into the result: for a command that
+// returned to the prompt, what it left running. A job forked an instant
+// ago has no name of its own yet; then it returns the lister, and the
+// settlement waits (off the mailbox) for it.
+func (a *sendActor) listLeftovers() backend.LeftoverLister {
+	l, ok := a.bs.(backend.LeftoverLister)
+	if !ok || a.result.Cause != messages.CausePrompt {
+		return nil
 	}
-	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
-	if await != nil {
-		a.holding = true
-		self, sys := a.self, a.sys
-		go func() { sys.Root.Send(self, &leftoversListed{procs: await.AwaitLeftovers()}) }()
-		return
+	var starting bool
+	a.result.Running, starting = l.Leftovers()
+	if starting {
+		return l
 	}
-	a.deliver()
+	return nil
 }
 
 // deliver reports the fixed result to the session and the waiters.

@@ -57,15 +57,22 @@ func (a *sendActor) start() {
 	}
 	a.arm(timerDeadline, deadline-a.clock.Now().Sub(a.started))
 	a.armSilence()
-	if a.startup {
-		return
-	}
-	if a.isWait() {
+	switch {
+	case a.startup:
+		// The startup wait writes nothing.
+	case a.isWait():
 		// Nothing to write: the send asks whether the program waits.
 		a.write = stageDone
 		a.requestProbe()
-		return
+	default:
+		a.writeInput(clear)
 	}
+}
+
+// writeInput writes the request's input after clear (the foreign input's
+// erasure): all at once, pasted, or its first line when it is typed line
+// by line; named keys go last.
+func (a *sendActor) writeInput(clear []byte) {
 	enter := a.bs.Enter()
 	var keys []byte
 	if len(a.req.Keys) > 0 {
