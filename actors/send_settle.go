@@ -3,10 +3,10 @@ package actors
 import (
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -52,10 +52,7 @@ func (a *sendActor) finalOutput() messages.SendRead {
 	}
 	if len(a.kept) > 0 {
 		out.Delta = string(a.kept) + out.Delta
-		if over := len(out.Delta) - a.cfg.MaxReadBytes; over > 0 {
-			for over < len(out.Delta) && !utf8.RuneStart(out.Delta[over]) {
-				over++
-			}
+		if over := textcut.Tail(out.Delta, a.cfg.MaxReadBytes); over > 0 {
 			out.Delta, out.Truncated = out.Delta[over:], true
 		}
 		a.kept = nil

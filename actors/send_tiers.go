@@ -1,9 +1,8 @@
 package actors
 
 import (
-	"unicode/utf8"
-
 	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -125,10 +124,7 @@ func (a *sendActor) matchPattern() bool {
 	}
 	from := max(len(a.kept)-patternWindow, 0)
 	a.kept = append(a.kept, r.Delta...)
-	if over := len(a.kept) - a.cfg.MaxReadBytes; over > 0 {
-		for over < len(a.kept) && !utf8.RuneStart(a.kept[over]) {
-			over++
-		}
+	if over := textcut.Tail(a.kept, a.cfg.MaxReadBytes); over > 0 {
 		a.kept = append(a.kept[:0], a.kept[over:]...)
 		a.ev.truncated = true
 		from = max(from-over, 0)

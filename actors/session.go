@@ -7,10 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -475,11 +475,7 @@ func startupExited(r messages.SendResult) error {
 		return fmt.Errorf("%w (%s)", messages.ErrStartupExited, r.Status)
 	}
 	if len(out) > keep {
-		cut := len(out) - keep
-		for cut < len(out) && !utf8.RuneStart(out[cut]) {
-			cut++
-		}
-		out = "…" + out[cut:]
+		out = "…" + out[textcut.Tail(out, keep):]
 	}
 	return fmt.Errorf("%w (%s); its output: %q", messages.ErrStartupExited, r.Status, out)
 }

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -382,10 +382,7 @@ func settleDetail(res messages.SendResult) string {
 func (a *tasksActor) appendOutput(rec *taskRec, s string, truncated bool) {
 	rec.truncated = rec.truncated || truncated
 	rec.buf = append(rec.buf, s...)
-	if over := len(rec.buf) - rec.limit; over > 0 {
-		for over < len(rec.buf) && !utf8.RuneStart(rec.buf[over]) {
-			over++
-		}
+	if over := textcut.Tail(rec.buf, rec.limit); over > 0 {
 		rec.buf = append(rec.buf[:0], rec.buf[over:]...)
 		rec.truncated = true
 	}

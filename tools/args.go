@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -272,5 +273,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return headUTF8(s, n) + "…"
+	return s[:textcut.Head(s, n)] + "…"
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -15,44 +15,13 @@ const Marker = "\n[output truncated]"
 // deltaMarker flags lost output inside a background task's text.
 const deltaMarker = "[output truncated]"
 
-// headUTF8 returns the longest prefix of s of at most n bytes that ends on
-// a code point boundary.
-func headUTF8(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// tailUTF8 returns the longest suffix of s of at most n bytes that starts on
-// a code point boundary.
-func tailUTF8(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return s[i:]
-}
-
 // finalize bounds any text to limit bytes: the head, cut on a code point
 // boundary, plus Marker (unless the head already ends with it).
 func finalize(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
-	h := headUTF8(s, limit-len(Marker))
+	h := s[:textcut.Head(s, limit-len(Marker))]
 	if strings.HasSuffix(h, Marker) {
 		return h
 	}
@@ -73,7 +42,7 @@ func tailWithMeta(body, meta string, truncated bool, limit int) string {
 	if room < 0 {
 		return finalize(full, limit)
 	}
-	return tailUTF8(body, room) + meta + Marker
+	return body[textcut.Tail(body, room):] + meta + Marker
 }
 
 func renderOpen(r messages.SpawnResult, limit int) string {
@@ -93,7 +62,7 @@ func renderOpen(r messages.SpawnResult, limit int) string {
 	if room < 0 {
 		return finalize(prefix+motd, limit)
 	}
-	return prefix + tailUTF8(motd, room) + Marker
+	return prefix + motd[textcut.Tail(motd, room):] + Marker
 }
 
 // sendMeta is the metadata block of a foreground send: wait reason, the
@@ -342,7 +311,7 @@ func renderTaskOutput(o messages.TaskOutput, limit int) string {
 	if room < 0 {
 		return finalize(body+Marker+status, limit)
 	}
-	return tailUTF8(body, room) + Marker + status
+	return body[textcut.Tail(body, room):] + Marker + status
 }
 
 func renderKill(id messages.TaskID, outcome messages.TaskKillOutcome, t messages.TaskSnapshot, limit int) string {

@@ -3,8 +3,8 @@ package scrollback
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -63,8 +63,10 @@ func NewView(src Source, tail []string, maxLines, maxBytes int) View {
 			v.first++
 			continue
 		}
-		// The rest fits without part of this line: its front goes.
-		v.front = l[runeStart(l, n-maxBytes):]
+		// The rest fits without part of this line: its front goes, and
+		// what fits of it stays.
+		fits := maxBytes - (n - len(l))
+		v.front = l[textcut.Tail(l, fits):]
 		v.cut = true
 		break
 	}
@@ -152,7 +154,7 @@ func (v *View) Newest(lo, hi int64, limit int, fix func(i int64, line string) st
 	if len(text) <= limit {
 		return text, k, false
 	}
-	c := runeStart(text, len(text)-limit)
+	c := textcut.Tail(text, limit)
 	shown = k + int64(strings.Count(text[:c], "\n"))
 	text = text[c:]
 	if strings.HasPrefix(text, "\n") {
@@ -223,7 +225,7 @@ func (v *View) Since(cursor uint64, limit int) messages.ReadResult {
 		res.Cursor = uint64(i)
 		if b.Len() == 0 {
 			// One line longer than a page: its head, cut.
-			b.WriteString(l[:runeCut(l, limit-1)])
+			b.WriteString(l[:textcut.Head(l, limit-1)])
 			b.WriteByte('\n')
 			res.Truncated = true
 			res.Cursor++
@@ -238,32 +240,9 @@ func (v *View) Since(cursor uint64, limit int) messages.ReadResult {
 	case b.Len() > 0:
 		res.More = true
 	default:
-		b.WriteString(tail[runeStart(tail, len(tail)-limit):])
+		b.WriteString(tail[textcut.Tail(tail, limit):])
 		res.Truncated = true
 	}
 	res.Text = b.String()
 	return res
-}
-
-// runeStart returns the first index >= i at which a character of s
-// starts. In valid UTF-8 at most three continuation bytes are skipped; the
-// bound keeps the cost constant if s is not valid.
-func runeStart(s string, i int) int {
-	for n := 0; i < len(s) && n < utf8.UTFMax-1 && !utf8.RuneStart(s[i]); n++ {
-		i++
-	}
-	return i
-}
-
-// runeCut returns the largest n <= limit at which s can be cut without
-// splitting a character.
-func runeCut(s string, limit int) int {
-	if limit >= len(s) {
-		return len(s)
-	}
-	n := max(limit, 0)
-	for n > 0 && n > limit-utf8.UTFMax && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }
