@@ -20,7 +20,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -99,23 +98,6 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// loadTLS reads the host's certificate and the client CA.
-func loadTLS(c config) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
-	if err != nil {
-		return nil, fmt.Errorf("-tls-cert/-tls-key: %w", err)
-	}
-	pem, err := os.ReadFile(c.tlsCA)
-	if err != nil {
-		return nil, fmt.Errorf("-tls-ca: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("-tls-ca %s: no PEM certificate in it", c.tlsCA)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, ClientCAs: pool, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
-}
-
 // run serves until a signal (or ready's caller, in tests, sends one). ready,
 // when set, receives the address once the host serves.
 func run(args []string, stderr io.Writer, ready func(addr string)) error {
@@ -130,7 +112,7 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptyhost").Logger()
 	var tc *tls.Config
 	if !c.insecure {
-		if tc, err = loadTLS(c); err != nil {
+		if tc, err = terminals.LoadTLS("-tls", c.tlsCert, c.tlsKey, c.tlsCA); err != nil {
 			return err
 		}
 	}

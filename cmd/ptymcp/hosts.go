@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -72,19 +71,7 @@ func (h hostFlags) tlsConfig() (*tls.Config, error) {
 	if h.insecure {
 		return nil, nil
 	}
-	cert, err := tls.LoadX509KeyPair(h.cert, h.key)
-	if err != nil {
-		return nil, fmt.Errorf("-host-tls-cert/-host-tls-key: %w", err)
-	}
-	pem, err := os.ReadFile(h.ca)
-	if err != nil {
-		return nil, fmt.Errorf("-host-tls-ca: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("-host-tls-ca %s: no PEM certificate", h.ca)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, ClientCAs: pool, MinVersion: tls.VersionTLS12}, nil
+	return terminals.LoadTLS("-host-tls", h.cert, h.key, h.ca)
 }
 
 // register connects the hosts (h0, h1, ... in flag order) and returns the

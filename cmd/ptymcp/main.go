@@ -214,11 +214,9 @@ func loadHTTPCreds(c config, log zerolog.Logger) (*httpCreds, error) {
 	log.Info().Str("token_file", path).Bool("created", created).Msg("HTTP requests need the bearer token in this file")
 	hc := &httpCreds{token: token}
 	if c.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
-		if err != nil {
-			return nil, fmt.Errorf("-http-tls-cert/-http-tls-key: %w", err)
+		if hc.tls, err = terminals.LoadTLS("-http-tls", c.tlsCert, c.tlsKey, ""); err != nil {
+			return nil, err
 		}
-		hc.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	return hc, nil
 }

@@ -1,5 +1,6 @@
 // Package terminals is what ptymcp and ptyhost share: the flags that
-// confine and time their local terminals, and the service that runs them.
+// confine and time their local terminals, the service that runs them, and
+// the loading of their TLS certificates.
 package terminals
 
 import (
