@@ -549,7 +549,7 @@ func (t *Toolset) taskOutput(ctx context.Context, owner messages.Owner, a args) 
 	}
 	return Result{
 		Text:       renderTaskOutput(out, t.opts.MaxResultBytes),
-		Structured: TaskOutputValue{TaskID: string(id), Text: out.Text, Truncated: out.Truncated, Task: taskValue(out.Task)},
+		Structured: TaskOutputValue{TaskID: string(id), Text: out.Text, Truncated: out.Truncated, Task: NewTaskValue(out.Task)},
 	}, nil
 }
 
@@ -569,6 +569,6 @@ func (t *Toolset) taskKill(ctx context.Context, owner messages.Owner, a args) (R
 	t.opts.Log.Debug().Str("task", string(id)).Str("reason", reason).Str("outcome", string(outcome)).Msg("task kill")
 	return Result{
 		Text:       renderKill(id, outcome, snap, t.opts.MaxResultBytes),
-		Structured: TaskKillValue{TaskID: string(id), Outcome: string(outcome), Task: taskValue(snap)},
+		Structured: TaskKillValue{TaskID: string(id), Outcome: string(outcome), Task: NewTaskValue(snap)},
 	}, nil
 }

@@ -129,7 +129,8 @@ type ListValue struct {
 	Sessions []SessionValue `json:"sessions"`
 }
 
-// TaskValue describes a background task.
+// TaskValue describes a background task: in task_output's and task_kill's
+// values, and as the content of ptymcp's task resource.
 type TaskValue struct {
 	ID            string       `json:"id"`
 	Kind          string       `json:"kind"`
@@ -145,7 +146,8 @@ type TaskValue struct {
 	FinishedAt    string       `json:"finishedAt,omitempty"`
 }
 
-func taskValue(t messages.TaskSnapshot) TaskValue {
+// NewTaskValue is the value describing a task.
+func NewTaskValue(t messages.TaskSnapshot) TaskValue {
 	v := TaskValue{
 		ID: string(t.ID), Kind: t.Kind, Label: t.Label, SessionID: string(t.Session), Status: string(t.Status),
 		Detail: t.Detail, WaitReason: string(t.WaitReason), ExitCode: t.ExitCode, Reader: t.Reader,

@@ -7,10 +7,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/tools"
 )
 
 // Background tasks as MCP resources: each task is ptyactor://tasks/<id>,
-// readable by its owner's MCP session (its status as JSON), and the server
+// readable by its owner's MCP session (its status as JSON, the
+// tools.TaskValue that task_output's value holds too), and the server
 // sends notifications/resources/updated for it when it finishes (its send
 // settled: the command ended, or the program started waiting for input),
 // to the sessions that subscribed. A client that honours resource
@@ -18,17 +20,6 @@ import (
 const taskURIPrefix = "ptyactor://tasks/"
 
 func taskURI(id messages.TaskID) string { return taskURIPrefix + string(id) }
-
-// taskStatus is a task resource's content.
-type taskStatus struct {
-	TaskID     string `json:"taskId"`
-	SessionID  string `json:"sessionId"`
-	Status     string `json:"status"`
-	Detail     string `json:"detail,omitempty"`
-	WaitReason string `json:"waitReason,omitempty"`
-	ExitCode   *int   `json:"exitCode,omitempty"`
-	Reader     string `json:"reader,omitempty"`
-}
 
 // addTaskResources registers the task resource template.
 func (s *server) addTaskResources() {
@@ -40,10 +31,7 @@ func (s *server) addTaskResources() {
 		if err != nil {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
-		b, _ := json.Marshal(taskStatus{
-			TaskID: string(snap.ID), SessionID: string(snap.Session), Status: string(snap.Status), Detail: snap.Detail,
-			WaitReason: string(snap.WaitReason), ExitCode: snap.ExitCode, Reader: snap.Reader,
-		})
+		b, _ := json.Marshal(tools.NewTaskValue(snap))
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -82,5 +83,10 @@ func TestTaskResourceUpdated(t *testing.T) {
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, `"status":"completed"`) {
 		t.Fatalf("read: %+v %v", res, err)
+	}
+	// The content is the task value task_output returns: one shape.
+	var v tools.TaskValue
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &v); err != nil || v.ID != bg.S["taskId"] || v.SessionID != id || v.StartedAt == "" {
+		t.Fatalf("resource %s, %v: not the task's tools.TaskValue", res.Contents[0].Text, err)
 	}
 }
