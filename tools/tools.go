@@ -212,31 +212,18 @@ func sessionArg(a args) (messages.SessionID, error) {
 	return messages.SessionID(id), err
 }
 
+// send is terminal_send: it writes the input and waits for what the
+// program does next, or starts it as a background task.
 func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Result, error) {
 	id, err := sessionArg(a)
 	if err != nil {
 		return Result{}, err
 	}
-	text, err := a.text("text", t.opts.MaxTextBytes)
+	req, bg, err := t.sendRequest(a)
 	if err != nil {
 		return Result{}, err
 	}
-	submit, err := a.boolean("submit", true)
-	if err != nil {
-		return Result{}, err
-	}
-	if a.has("run_in_background") && t.opts.DisableRunInBackground {
-		return Result{}, ErrBackgroundDisabled
-	}
-	bg, err := a.boolean("run_in_background", false)
-	if err != nil {
-		return Result{}, err
-	}
-	raw, err := a.boolean("raw", false)
-	if err != nil {
-		return Result{}, err
-	}
-	if t.opts.RefuseSecretInput && text != "" {
+	if t.opts.RefuseSecretInput && req.Text != "" {
 		snap, err := t.svc.Describe(ctx, owner, id)
 		if err != nil {
 			return Result{}, err
@@ -245,41 +232,62 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 			return Result{}, ErrSecretPrompt
 		}
 	}
-	policy, err := t.policy(a, false)
-	if err != nil {
-		return Result{}, err
-	}
-	keys, err := a.strings("keys", messages.MaxKeys, messages.MaxKeyChars)
-	if err != nil {
-		return Result{}, err
-	}
-	paste, err := a.boolean("paste", false)
-	if err != nil {
-		return Result{}, err
-	}
-	withScreen, err := a.boolean("screen", false)
-	if err != nil {
-		return Result{}, err
-	}
-	req := messages.SendRequest{Text: text, Submit: submit, Raw: raw, Keys: keys, Paste: paste, Screen: withScreen, Wait: policy}
 	if bg {
-		label := text
-		if label == "" {
-			label = "(input)"
-		}
-		tid, err := t.svc.StartTask(ctx, owner, messages.TaskRequest{
-			Session: id, Send: req, Label: string(id) + ": " + clip(label, 200), OutputLimitBytes: t.opts.MaxResultBytes,
-		})
-		if err != nil {
-			return Result{}, err
-		}
-		return Result{
-			Text:       renderAck(tid, t.opts.MaxResultBytes),
-			Structured: BackgroundSendValue{Kind: "background", SessionID: string(id), TaskID: string(tid)},
-		}, nil
+		return t.sendInBackground(ctx, owner, id, req)
 	}
 	res, err := t.svc.Send(ctx, owner, id, req)
 	return t.foreground(ctx, id, res, err)
+}
+
+// sendRequest reads terminal_send's arguments: the request, and whether
+// it runs in the background.
+func (t *Toolset) sendRequest(a args) (req messages.SendRequest, bg bool, err error) {
+	if req.Text, err = a.text("text", t.opts.MaxTextBytes); err != nil {
+		return req, false, err
+	}
+	if req.Submit, err = a.boolean("submit", true); err != nil {
+		return req, false, err
+	}
+	if a.has("run_in_background") && t.opts.DisableRunInBackground {
+		return req, false, ErrBackgroundDisabled
+	}
+	if bg, err = a.boolean("run_in_background", false); err != nil {
+		return req, false, err
+	}
+	if req.Raw, err = a.boolean("raw", false); err != nil {
+		return req, false, err
+	}
+	if req.Wait, err = t.policy(a, false); err != nil {
+		return req, false, err
+	}
+	if req.Keys, err = a.strings("keys", messages.MaxKeys, messages.MaxKeyChars); err != nil {
+		return req, false, err
+	}
+	if req.Paste, err = a.boolean("paste", false); err != nil {
+		return req, false, err
+	}
+	if req.Screen, err = a.boolean("screen", false); err != nil {
+		return req, false, err
+	}
+	return req, bg, nil
+}
+
+// sendInBackground starts req as a background task and acknowledges it.
+func (t *Toolset) sendInBackground(ctx context.Context, owner messages.Owner, id messages.SessionID, req messages.SendRequest) (Result, error) {
+	label := req.Text
+	if label == "" {
+		label = "(input)"
+	}
+	tid, err := t.svc.StartTask(ctx, owner, messages.TaskRequest{
+		Session: id, Send: req, Label: string(id) + ": " + clip(label, 200), OutputLimitBytes: t.opts.MaxResultBytes,
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Text:       renderAck(tid, t.opts.MaxResultBytes),
+		Structured: BackgroundSendValue{Kind: "background", SessionID: string(id), TaskID: string(tid)},
+	}, nil
 }
 
 // wait is terminal_wait: a send that writes nothing, with no silence
