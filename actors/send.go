@@ -229,6 +229,8 @@ func (a *sendActor) Receive(ctx actor.Context) {
 	a.maybeDrained(ctx)
 }
 
+// onTimer runs a timer of the current generation: the deadline settles,
+// the others re-check their tier.
 func (a *sendActor) onTimer(k timerKind) {
 	if a.phase != phaseCollecting {
 		return
@@ -256,6 +258,7 @@ func (a *sendActor) onTimer(k timerKind) {
 	}
 }
 
+// arm (re)starts timer k to fire after d; a timer it replaces goes stale.
 func (a *sendActor) arm(k timerKind, d time.Duration) {
 	if a.timers.t[k] != nil {
 		a.timers.t[k].Stop()
@@ -268,6 +271,7 @@ func (a *sendActor) arm(k timerKind, d time.Duration) {
 	a.timers.t[k] = a.clock.AfterFunc(d, func() { sys.Root.Send(self, &timerFired{kind: k, gen: gen}) })
 }
 
+// stopTimers stops every timer; any already firing is stale.
 func (a *sendActor) stopTimers() {
 	for i, t := range a.timers.t {
 		if t != nil {
@@ -279,6 +283,8 @@ func (a *sendActor) stopTimers() {
 	a.timers.silenceArmed = false
 }
 
+// readOutput answers ReadSendOutput: the output since the previous read
+// (with what a pattern kept), until the send settled.
 func (a *sendActor) readOutput() *ReadSendOutputReply {
 	if a.settled() {
 		return &ReadSendOutputReply{Settled: true}
