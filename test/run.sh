@@ -31,6 +31,7 @@ fuzz=(
   "FuzzSelectWants ./probes/linux 8000"
   "FuzzPollWants ./probes/linux 8000"
   "FuzzToolArgs ./tools 200"
+  "FuzzCut ./internal/textcut 20000"
   "FuzzEmulator ./backend/local/vt 3000"
 )
 for entry in "${fuzz[@]}"; do
