@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,7 +41,9 @@ func TestStartAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := ep.Addr()
-	if _, port, err := net.SplitHostPort(addr); err != nil || port == "0" {
+	_, portText, err := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(portText)
+	if err != nil || port == 0 {
 		t.Fatalf("Addr %q: want 127.0.0.1 and the port picked (%v)", addr, err)
 	}
 	conn, err := net.Dial("tcp", addr)
@@ -49,9 +52,16 @@ func TestStartAndClose(t *testing.T) {
 	}
 	_ = conn.Close()
 
+	if listening, ok := listens(t, port); ok && !listening {
+		t.Fatalf("the started endpoint's port %d: no listener of this process", port)
+	}
 	ep.Close()
-	if _, err := net.Dial("tcp", addr); !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Fatalf("dial after Close: %v, want connection refused", err)
+	if listening, ok := listens(t, port); !ok {
+		if _, err := net.Dial("tcp", addr); !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("dial after Close: %v, want connection refused", err)
+		}
+	} else if listening {
+		t.Fatalf("this process still listens on port %d after Close", port)
 	}
 	goleak.VerifyNone(t)
 }
