@@ -2,9 +2,9 @@ package actors
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/messages/wire"
 )
 
 // Messages that stay inside the actor tree.

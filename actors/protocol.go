@@ -1,9 +1,9 @@
 package actors
 
 import (
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/messages/wire"
 )
 
 // The service actor's request/reply protocol. An integration may drive the

@@ -16,8 +16,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/messages/wire"
 )
 
 // Remote hosts, client side. A registered host has a link actor (one per

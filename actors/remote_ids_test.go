@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/messages/wire"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 )
 
 // A link's id and its call ids are random, so that a peer cannot name a

@@ -7,8 +7,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/messages/wire"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 )

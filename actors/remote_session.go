@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/messages/wire"
 	"github.com/rs/zerolog"
 )
 

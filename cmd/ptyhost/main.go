@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors/host"
+	"github.com/ptyactor/ptyactor/actors/remote/host"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/rs/zerolog"
 )

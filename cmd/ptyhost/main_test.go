@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/actors/host"
+	"github.com/ptyactor/ptyactor/actors/remote/host"
 )
 
 // -max-sessions-per-client has a limit by default; 0 (no limit) must be

@@ -18,7 +18,7 @@ import (
 
 // Every test here starts at most one endpoint at a time: the pinned
 // protoactor's remote.Start writes grpclog's global logger, which another
-// live endpoint's gRPC goroutines read (see actors/host's isolate).
+// live endpoint's gRPC goroutines read (see actors/remote/host's isolate).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func loopbackConfig() Config {

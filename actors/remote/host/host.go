@@ -9,7 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
-	"github.com/ptyactor/ptyactor/messages/wire"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/rs/zerolog"
 )
 

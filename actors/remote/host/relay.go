@@ -2,8 +2,8 @@ package host
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/messages/wire"
 )
 
 // relay stands as the sender of one protocol request the gateway sends to
