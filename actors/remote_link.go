@@ -581,7 +581,7 @@ func (l *hostLink) refuse(c *linkCall) {
 		rep.Body = &wire.Reply_CancelSend{CancelSend: &wire.CancelSendReply{}}
 	default:
 		_ = b
-		rep.Error = wire.ErrorTo(messages.NoSession(messages.SessionID(sessionOfWire(c.req))))
+		rep.Error = wire.ErrorTo(messages.NoSession(messages.SessionID(c.req.Session())))
 	}
 	l.sys.Root.Send(c.replyTo, &linkReply{call: c.req.Call, rep: rep})
 }
@@ -739,31 +739,4 @@ func (l *hostLink) onPush(rep *wire.Reply) {
 			l.sys.Root.Send(w.pid, &linkExited{status: wire.StatusFrom(ex.GetStatus())})
 		}
 	}
-}
-
-// sessionOfWire is the session a wire request names, if any.
-func sessionOfWire(req *wire.Request) string {
-	switch b := req.Body.(type) {
-	case *wire.Request_StartSend:
-		return b.StartSend.GetSession()
-	case *wire.Request_AwaitSend:
-		return b.AwaitSend.GetSession()
-	case *wire.Request_ReadSendOutput:
-		return b.ReadSendOutput.GetSession()
-	case *wire.Request_CancelSend:
-		return b.CancelSend.GetSession()
-	case *wire.Request_Read:
-		return b.Read.GetSession()
-	case *wire.Request_Signal:
-		return b.Signal.GetSession()
-	case *wire.Request_Kill:
-		return b.Kill.GetSession()
-	case *wire.Request_Describe:
-		return b.Describe.GetSession()
-	case *wire.Request_GetScreen:
-		return b.GetScreen.GetSession()
-	case *wire.Request_Resize:
-		return b.Resize.GetSession()
-	}
-	return ""
 }

@@ -123,8 +123,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
-			r := m.Request
-			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: &wire.StartSend{Session: p.hostID, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: wire.WaitTo(r.Wait), Keys: r.Keys, Paste: r.Paste, Screen: r.Screen}}}, true)
+			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: wire.StartSendTo(p.hostID, m.Request)}}, true)
 		}
 	case *AwaitSend:
 		switch {

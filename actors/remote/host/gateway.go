@@ -305,7 +305,7 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		return
 	}
 	r := g.relay(req.Call, from, rec)
-	r.session = sessionOf(req)
+	r.session = messages.SessionID(req.Session())
 	_, r.isStart = msg.(*actors.StartSend)
 	if _, ok := msg.(*actors.Spawn); ok && rec != nil && g.cfg.MaxSessionsPerClient > 0 && g.sessionsOf(c) >= g.cfg.MaxSessionsPerClient {
 		g.fail(from, req.Call, messages.Errorf(messages.CodeSessionLimit,
@@ -329,7 +329,7 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_StartSend:
 		s := b.StartSend
 		return &actors.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
-			Request: messages.SendRequest{Text: s.GetText(), Submit: s.GetSubmit(), Raw: s.GetRaw(), Wait: wire.WaitFrom(s.GetWait()), Keys: s.GetKeys(), Paste: s.GetPaste(), Screen: s.GetScreen()}}
+			Request: wire.SendRequestFrom(s)}
 	case *wire.Request_AwaitSend:
 		return &actors.AwaitSend{Owner: o, Session: messages.SessionID(b.AwaitSend.GetSession()), Ticket: b.AwaitSend.GetTicket()}
 	case *wire.Request_ReadSendOutput:

@@ -56,33 +56,3 @@ func (r *relay) SendSystemMessage(*actor.PID, any) {}
 func (r *relay) Stop(*actor.PID)                   {}
 
 var _ actor.Process = (*relay)(nil)
-
-// sessionOf is the session a request names, if any.
-func sessionOf(req *wire.Request) messages.SessionID {
-	var n interface{ GetSession() string }
-	switch b := req.GetBody().(type) {
-	case *wire.Request_StartSend:
-		n = b.StartSend
-	case *wire.Request_AwaitSend:
-		n = b.AwaitSend
-	case *wire.Request_ReadSendOutput:
-		n = b.ReadSendOutput
-	case *wire.Request_CancelSend:
-		n = b.CancelSend
-	case *wire.Request_Read:
-		n = b.Read
-	case *wire.Request_Signal:
-		n = b.Signal
-	case *wire.Request_Kill:
-		n = b.Kill
-	case *wire.Request_Describe:
-		n = b.Describe
-	case *wire.Request_GetScreen:
-		n = b.GetScreen
-	case *wire.Request_Resize:
-		n = b.Resize
-	default:
-		return ""
-	}
-	return messages.SessionID(n.GetSession())
-}

@@ -223,6 +223,16 @@ func ints(v []int64) []int {
 	return out
 }
 
+// StartSendTo encodes a send to session.
+func StartSendTo(session string, r messages.SendRequest) *StartSend {
+	return &StartSend{Session: session, Text: r.Text, Submit: r.Submit, Raw: r.Raw, Wait: WaitTo(r.Wait), Keys: r.Keys, Paste: r.Paste, Screen: r.Screen}
+}
+
+// SendRequestFrom decodes a send; the session it names is w's Session.
+func SendRequestFrom(w *StartSend) messages.SendRequest {
+	return messages.SendRequest{Text: w.GetText(), Submit: w.GetSubmit(), Raw: w.GetRaw(), Wait: WaitFrom(w.GetWait()), Keys: w.GetKeys(), Paste: w.GetPaste(), Screen: w.GetScreen()}
+}
+
 // WaitTo encodes a wait policy.
 func WaitTo(p messages.WaitPolicy) *WaitPolicy {
 	if p == (messages.WaitPolicy{}) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -217,4 +218,53 @@ func TestScreenAndResizeRoundTrip(t *testing.T) {
 	if _, rows, _ := ResizeFrom(&Resize{Rows: 1 << 62}); rows < 1<<30 {
 		t.Fatalf("rows %d", rows)
 	}
+}
+
+func TestRequestSessionRoutes(t *testing.T) {
+	const s = "pty-3"
+	for _, tc := range []struct {
+		req  *Request
+		want string
+	}{
+		{&Request{Body: &Request_StartSend{StartSend: StartSendTo(s, messages.SendRequest{Text: "x"})}}, s},
+		{&Request{Body: &Request_AwaitSend{AwaitSend: &AwaitSend{Session: s}}}, s},
+		{&Request{Body: &Request_ReadSendOutput{ReadSendOutput: &ReadSendOutput{Session: s}}}, s},
+		{&Request{Body: &Request_CancelSend{CancelSend: &CancelSend{Session: s}}}, s},
+		{&Request{Body: &Request_Read{Read: &Read{Session: s}}}, s},
+		{&Request{Body: &Request_Signal{Signal: &Signal{Session: s}}}, s},
+		{&Request{Body: &Request_Kill{Kill: &Kill{Session: s}}}, s},
+		{&Request{Body: &Request_Describe{Describe: &Describe{Session: s}}}, s},
+		{&Request{Body: &Request_GetScreen{GetScreen: &GetScreen{Session: s}}}, s},
+		{&Request{Body: &Request_Resize{Resize: ResizeTo(s, 24, 80)}}, s},
+		{&Request{Body: &Request_Spawn{Spawn: &Spawn{ClientSession: s}}}, ""},
+		{&Request{Body: &Request_List{List: &List{}}}, ""},
+		{&Request{Body: &Request_Heartbeat{Heartbeat: &Heartbeat{}}}, ""},
+		{&Request{}, ""},
+	} {
+		if got := tc.req.Session(); got != tc.want {
+			t.Errorf("%T: Session() = %q, want %q", tc.req.GetBody(), got, tc.want)
+		}
+	}
+}
+
+func TestStartSendRoundTrip(t *testing.T) {
+	r := messages.SendRequest{Text: "ls", Submit: true, Raw: true, Keys: []string{"C-c"}, Paste: true, Screen: true,
+		Wait: messages.WaitPolicy{Timeout: 3, Pattern: "\\$"}}
+	w := StartSendTo("pty-1", r)
+	if got := SendRequestFrom(roundTripMsg(t, w)); !reflect.DeepEqual(got, r) || w.GetSession() != "pty-1" {
+		t.Fatalf("round trip: %+v, want %+v", got, r)
+	}
+}
+
+func roundTripMsg(t *testing.T, m *StartSend) *StartSend {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &StartSend{}
+	if err := proto.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
