@@ -39,54 +39,14 @@ type (
 		report  messages.CloseReport
 		err     error
 	}
-	// cancelSpawn (owner → session): stop the start; the spawn fails with
-	// cause.
-	cancelSpawn struct{ cause error }
 )
 
-// session → owner. These reports, and the session requests of routes.go,
-// are the whole contract between an owner and the actor that serves one of
-// its sessions: a proxy for a session whose actor tree runs on another
-// machine serves it by speaking the same (see ARCHITECTURE.md, "Where
-// remote hosts plug in").
-type (
-	sessionStarted struct {
-		id     messages.SessionID
-		result messages.SpawnResult
-	}
-	sessionStartFailed struct {
-		id  messages.SessionID
-		err error
-		// kept: the startup's rollback close failed and the session
-		// actor stays, holding the backend session, so a dispose can
-		// retry the close.
-		kept bool
-	}
-	sessionStatusChanged struct {
-		id     messages.SessionID
-		status messages.SessionStatus
-	}
-	sessionClosed struct {
-		id     messages.SessionID
-		report messages.CloseReport
-		// replies to send once the owner dropped the record, so a List
-		// right after Kill returns no longer shows the session.
-		replies []closeReply
-	}
-	sessionCloseFailed struct {
-		id  messages.SessionID
-		err error
-	}
-	// orphanClosed: a session actor that stopped without a close tore its
-	// tree down from its Stopping handler.
-	orphanClosed struct {
-		id  messages.SessionID
-		err error
-	}
-)
-
-// owner → session.
-type closeSession struct{ reason string }
+// session → owner, owner → session: package seam (actors/internal/seam).
+// Its reports and requests, and the session requests of routes.go, are the
+// whole contract between an owner and the actor that serves one of its
+// sessions: a proxy for a session whose actor tree runs on another machine
+// serves it by speaking the same (see ARCHITECTURE.md, "Where remote hosts
+// plug in").
 
 // send → session.
 type sendFinished struct {

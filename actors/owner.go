@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/messages"
@@ -77,25 +78,25 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 				if p.cancelled == nil {
 					p.cancelled = context.Canceled
 				}
-				ctx.Send(p.pid, &cancelSpawn{cause: p.cancelled})
+				ctx.Send(p.pid, &seam.CancelSpawn{Cause: p.cancelled})
 			}
 		}
-	case *sessionStarted:
+	case *seam.Started:
 		o.onStarted(ctx, m)
-	case *sessionStartFailed:
+	case *seam.StartFailed:
 		o.onStartFailed(ctx, m)
-	case *sessionStatusChanged:
-		if r := o.sessions[m.id]; r != nil {
-			r.snap.Status = m.status
+	case *seam.StatusChanged:
+		if r := o.sessions[m.ID]; r != nil {
+			r.snap.Status = m.Status
 		}
-	case *sessionClosed:
-		o.onClosed(ctx, m.id)
-		for _, r := range m.replies {
-			ctx.Send(r.to, r.reply)
+	case *seam.Closed:
+		o.onClosed(ctx, m.ID)
+		for _, r := range m.Replies {
+			ctx.Send(r.To, r.Reply)
 		}
-	case *sessionCloseFailed:
+	case *seam.CloseFailed:
 		o.onCloseFailed(ctx, m)
-	case *orphanClosed:
+	case *seam.OrphanClosed:
 		o.onOrphanClosed(ctx, m)
 
 	case sessionRequest:
@@ -173,7 +174,7 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 	}
 	if o.parent.Err() != nil {
 		// The service began disposing while this spawn was on its way.
-		ctx.Send(pid, &cancelSpawn{cause: context.Cause(o.parent)})
+		ctx.Send(pid, &seam.CancelSpawn{Cause: context.Cause(o.parent)})
 	}
 }
 
@@ -191,8 +192,8 @@ func (o *ownerActor) spawnError(p *pendingSpawn, err error) error {
 	return err
 }
 
-func (o *ownerActor) onStarted(ctx actor.Context, m *sessionStarted) {
-	p := o.pending[m.id]
+func (o *ownerActor) onStarted(ctx actor.Context, m *seam.Started) {
+	p := o.pending[m.ID]
 	if p == nil {
 		return
 	}
@@ -207,36 +208,36 @@ func (o *ownerActor) onStarted(ctx actor.Context, m *sessionStarted) {
 	}
 	if err != nil {
 		p.rollback = err
-		ctx.Send(p.pid, &closeSession{reason: "PTY spawn rolled back"})
+		ctx.Send(p.pid, &seam.CloseSession{Reason: "PTY spawn rolled back"})
 		return
 	}
 	o.forgetRef(p)
-	delete(o.pending, m.id)
-	o.sessions[m.id] = &sessionRec{pid: p.pid, snap: m.result.Snapshot}
-	o.order = append(o.order, m.id)
-	ctx.ActorSystem().EventStream.Publish(&EventSessionOpened{Owner: o.owner, Snapshot: m.result.Snapshot})
-	ctx.Send(p.replyTo, &SpawnReply{Result: m.result})
+	delete(o.pending, m.ID)
+	o.sessions[m.ID] = &sessionRec{pid: p.pid, snap: m.Result.Snapshot}
+	o.order = append(o.order, m.ID)
+	ctx.ActorSystem().EventStream.Publish(&EventSessionOpened{Owner: o.owner, Snapshot: m.Result.Snapshot})
+	ctx.Send(p.replyTo, &SpawnReply{Result: m.Result})
 }
 
-func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
-	p := o.pending[m.id]
+func (o *ownerActor) onStartFailed(ctx actor.Context, m *seam.StartFailed) {
+	p := o.pending[m.ID]
 	if p == nil {
 		return
 	}
-	o.dropPending(m.id, p)
+	o.dropPending(m.ID, p)
 	var bce *messages.BackendCleanupError
-	if errors.As(m.err, &bce) {
+	if errors.As(m.Err, &bce) {
 		// The process may still be alive: keep the failure as activity
 		// until a dispose reports it.
-		o.failures = append(o.failures, m.err)
+		o.failures = append(o.failures, m.Err)
 	}
-	if m.kept {
+	if m.Kept {
 		// The session's rollback close failed and it still holds the
 		// process: keep it (hidden) so a dispose retries the close and
 		// waits for it, as for a published-too-late rollback.
-		o.keepHidden(ctx, m.id, p.pid)
+		o.keepHidden(ctx, m.ID, p.pid)
 	}
-	ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, m.err)})
+	ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, m.Err)})
 	o.maybeDisposed(ctx)
 }
 
@@ -247,7 +248,7 @@ func (o *ownerActor) onStartFailed(ctx actor.Context, m *sessionStartFailed) {
 func (o *ownerActor) keepHidden(ctx actor.Context, id messages.SessionID, pid *actor.PID) {
 	o.sessions[id] = &sessionRec{pid: pid, hidden: true, snap: messages.Snapshot{SessionID: id}}
 	if o.disposing {
-		ctx.Send(pid, &closeSession{reason: o.disposeReason})
+		ctx.Send(pid, &seam.CloseSession{Reason: o.disposeReason})
 	}
 }
 
@@ -293,26 +294,26 @@ func (o *ownerActor) removeSession(id messages.SessionID) {
 	}
 }
 
-func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
-	if p := o.pending[m.id]; p != nil && p.rollback != nil {
+func (o *ownerActor) onCloseFailed(ctx actor.Context, m *seam.CloseFailed) {
+	if p := o.pending[m.ID]; p != nil && p.rollback != nil {
 		// The rollback failed: the session stays (hidden) so a dispose can
 		// retry, and the failure stays as activity.
-		o.dropPending(m.id, p)
-		o.keepHidden(ctx, m.id, p.pid)
-		o.failures = append(o.failures, m.err)
+		o.dropPending(m.ID, p)
+		o.keepHidden(ctx, m.ID, p.pid)
+		o.failures = append(o.failures, m.Err)
 		err := p.rollback
 		if p.cancelled == nil {
-			err = errors.Join(errors.New("PTY spawn and rollback both failed"), p.rollback, m.err)
+			err = errors.Join(errors.New("PTY spawn and rollback both failed"), p.rollback, m.Err)
 		}
 		ctx.Send(p.replyTo, &SpawnReply{Err: err})
 		o.maybeDisposed(ctx)
 		return
 	}
 	if o.disposing {
-		if r := o.sessions[m.id]; r != nil {
+		if r := o.sessions[m.ID]; r != nil {
 			r.done = true
 		}
-		o.disposeErrs = append(o.disposeErrs, m.err)
+		o.disposeErrs = append(o.disposeErrs, m.Err)
 		o.maybeDisposed(ctx)
 	}
 }
@@ -322,15 +323,15 @@ func (o *ownerActor) onCloseFailed(ctx actor.Context, m *sessionCloseFailed) {
 // the session stays recorded, so the owner stays active and a dispose waits.
 // (Its Terminated is not used: system messages overtake the session's last
 // reports.)
-func (o *ownerActor) onOrphanClosed(ctx actor.Context, m *orphanClosed) {
-	if m.err != nil {
-		o.failures = append(o.failures, m.err)
+func (o *ownerActor) onOrphanClosed(ctx actor.Context, m *seam.OrphanClosed) {
+	if m.Err != nil {
+		o.failures = append(o.failures, m.Err)
 	}
-	if p := o.pending[m.id]; p != nil {
-		o.dropPending(m.id, p)
+	if p := o.pending[m.ID]; p != nil {
+		o.dropPending(m.ID, p)
 		ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, errors.New("PTY session actor failed during startup"))})
 	}
-	o.removeSession(m.id)
+	o.removeSession(m.ID)
 	o.maybeDisposed(ctx)
 }
 
@@ -348,11 +349,11 @@ func (o *ownerActor) dispose(ctx actor.Context, cause error, reason string) {
 	o.abort = cause
 	for _, p := range o.pending {
 		if p.cancelled == nil {
-			ctx.Send(p.pid, &cancelSpawn{cause: cause})
+			ctx.Send(p.pid, &seam.CancelSpawn{Cause: cause})
 		}
 	}
 	for _, r := range o.sessions {
-		ctx.Send(r.pid, &closeSession{reason: reason})
+		ctx.Send(r.pid, &seam.CloseSession{Reason: reason})
 	}
 	o.maybeDisposed(ctx)
 }

@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
@@ -98,7 +99,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		}
 		req := p.spec.SpawnRequest
 		p.spawnCall = p.call(&wire.Request{Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Type: req.Type, Name: req.Name, Cwd: req.Cwd, ClientSession: string(p.id)}}}, false, true)
-	case *cancelSpawn:
+	case *seam.CancelSpawn:
 		if p.phase == phaseStarting {
 			p.tell(&wire.Request{Body: &wire.Request_CancelSpawn{CancelSpawn: &wire.CancelSpawn{SpawnCall: p.spawnCall}}})
 		}
@@ -207,8 +208,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			reason = "model request"
 		}
 		p.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
-	case *closeSession:
-		p.beginClose(ctx, m.reason, closeWaiter{})
+	case *seam.CloseSession:
+		p.beginClose(ctx, m.Reason, closeWaiter{})
 	case sessionRequest:
 		// A request the wire does not carry.
 		ctx.Respond(m.refuse(errNotThroughHost))
@@ -389,7 +390,7 @@ func (p *remoteSession) onSpawned(ctx actor.Context, rep *wire.Reply) {
 	p.snap = snap
 	p.phase = phaseReady
 	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
-	ctx.Send(p.ownerPID, &sessionStarted{id: p.id, result: messages.SpawnResult{Snapshot: snap, Motd: rep.GetSpawn().GetMotd()}})
+	ctx.Send(p.ownerPID, &seam.Started{ID: p.id, Result: messages.SpawnResult{Snapshot: snap, Motd: rep.GetSpawn().GetMotd()}})
 }
 
 // onAdopted makes the proxy of a session its resumed owner has on the
@@ -410,7 +411,7 @@ func (p *remoteSession) onAdopted(ctx actor.Context) {
 		p.cur = op
 		p.forward(op, &wire.Request{Body: &wire.Request_AwaitSend{AwaitSend: &wire.AwaitSend{Session: p.hostID, Ticket: t}}}, false)
 	}
-	ctx.Send(p.ownerPID, &sessionStarted{id: p.id, result: messages.SpawnResult{Snapshot: snap}})
+	ctx.Send(p.ownerPID, &seam.Started{ID: p.id, Result: messages.SpawnResult{Snapshot: snap}})
 }
 
 // detach: the owner leaves this client and its session stays on the
@@ -439,7 +440,7 @@ func (p *remoteSession) detach(ctx actor.Context) {
 }
 
 func (p *remoteSession) startFailed(ctx actor.Context, err error) {
-	ctx.Send(p.ownerPID, &sessionStartFailed{id: p.id, err: err})
+	ctx.Send(p.ownerPID, &seam.StartFailed{ID: p.id, Err: err})
 	p.phase = phaseClosed
 	p.finish(ctx)
 }
@@ -478,7 +479,7 @@ func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) 
 	if p.phase == phaseStarting {
 		return
 	}
-	ctx.Send(p.ownerPID, &sessionStatusChanged{id: p.id, status: st})
+	ctx.Send(p.ownerPID, &seam.StatusChanged{ID: p.id, Status: st})
 	if st.Exited {
 		p.sys.EventStream.Publish(&EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
 	}
@@ -548,7 +549,7 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 		for _, w := range waiters {
 			p.replyClose(w, false, report, err)
 		}
-		ctx.Send(p.ownerPID, &sessionCloseFailed{id: p.id, err: err})
+		ctx.Send(p.ownerPID, &seam.CloseFailed{ID: p.id, Err: err})
 		return
 	}
 	// Closed, or unknown to the host (it disposed the owner already).
@@ -566,14 +567,14 @@ func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
 	p.phase, p.closeCall = phaseClosed, 0
 	waiters := p.closeWaiters
 	p.closeWaiters = nil
-	var replies []closeReply
+	var replies []seam.CloseReply
 	for _, w := range waiters {
 		if w.kill && w.pid != nil {
-			replies = append(replies, closeReply{to: w.pid, reply: &KillReply{Closed: !w.joined, Report: report}})
+			replies = append(replies, seam.CloseReply{To: w.pid, Reply: &KillReply{Closed: !w.joined, Report: report}})
 		}
 	}
 	p.sys.EventStream.Publish(&EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
-	ctx.Send(p.ownerPID, &sessionClosed{id: p.id, report: report, replies: replies})
+	ctx.Send(p.ownerPID, &seam.Closed{ID: p.id, Report: report, Replies: replies})
 }
 
 func (p *remoteSession) replyClose(w closeWaiter, closed bool, report messages.CloseReport, err error) {
@@ -631,7 +632,7 @@ func (p *remoteSession) onStopping() {
 		if p.hostID != "" && p.lostErr == nil && !p.detached {
 			p.tell(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: "PTY session actor stopped"}}})
 		}
-		p.sys.Root.Send(p.ownerPID, &orphanClosed{id: p.id})
+		p.sys.Root.Send(p.ownerPID, &seam.OrphanClosed{ID: p.id})
 	}
 	p.end()
 }

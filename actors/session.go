@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"regexp"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ type sessionActor struct {
 	spec    messages.SpawnSpec
 	backend backend.Backend
 	// spawnCancel ends the context the backend's Spawn runs under (the
-	// session's own: cancellation reaches it as a cancelSpawn message);
+	// session's own: cancellation reaches it as a seam.CancelSpawn message);
 	// spawnErr is the cause once cancelled.
 	spawnCancel context.CancelCauseFunc
 	spawnErr    error
@@ -81,12 +82,6 @@ type queuedStart struct {
 	sender *actor.PID
 }
 
-// closeReply is a Kill's answer, delivered by the owner.
-type closeReply struct {
-	to    *actor.PID
-	reply *KillReply
-}
-
 type closeWaiter struct {
 	pid    *actor.PID
 	joined bool // a Kill that found this close in flight
@@ -113,10 +108,10 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.startBackend()
 	case *backendSpawned:
 		s.onBackendSpawned(ctx, m)
-	case *cancelSpawn:
+	case *seam.CancelSpawn:
 		if s.phase == phaseStarting && s.spawnErr == nil {
-			s.spawnErr = m.cause
-			s.spawnCancel(m.cause)
+			s.spawnErr = m.Cause
+			s.spawnCancel(m.Cause)
 			if s.sendPID != nil {
 				ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitTimeout})
 			}
@@ -125,7 +120,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	case *factExited:
 		// From the facts actor, which also tells the current send.
 		s.status = m.status
-		ctx.Send(s.ownerPID, &sessionStatusChanged{id: s.id, status: m.status})
+		ctx.Send(s.ownerPID, &seam.StatusChanged{ID: s.id, Status: m.status})
 		s.sys.EventStream.Publish(&EventSessionExited{Owner: s.owner, Session: s.id, Status: m.status})
 
 	case *StartSend:
@@ -193,8 +188,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			reason = "model request"
 		}
 		s.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
-	case *closeSession:
-		s.beginClose(ctx, m.reason, closeWaiter{})
+	case *seam.CloseSession:
+		s.beginClose(ctx, m.Reason, closeWaiter{})
 	case *closeDone:
 		s.onCloseDone(ctx, m)
 
@@ -218,7 +213,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		if s.phase != phaseClosed {
 			// Stopped without a close (a failure above us): the tree must
 			// still go. The owner counts this teardown as activity until
-			// orphanClosed arrives.
+			// seam.OrphanClosed arrives.
 			bs, id, owner, sys := s.bs, s.id, s.ownerPID, s.sys
 			s.phase = phaseClosed
 			go func() {
@@ -226,7 +221,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 				if bs != nil {
 					_, err = bs.Close(context.Background(), "PTY session actor stopped")
 				}
-				sys.Root.Send(owner, &orphanClosed{id: id, err: err})
+				sys.Root.Send(owner, &seam.OrphanClosed{ID: id, Err: err})
 			}()
 		}
 	}
@@ -281,7 +276,7 @@ func (s *sessionActor) startBackend() {
 
 func (s *sessionActor) onBackendSpawned(ctx actor.Context, m *backendSpawned) {
 	if m.err != nil {
-		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: m.err})
+		ctx.Send(s.ownerPID, &seam.StartFailed{ID: s.id, Err: m.err})
 		s.phase = phaseClosed
 		s.finishing = true
 		ctx.Poison(s.self)
@@ -459,7 +454,7 @@ func (s *sessionActor) onStartupSettled(ctx actor.Context, m *sendFinished) {
 	s.phase = phaseReady
 	// Started: the backend no longer needs its start context.
 	s.spawnCancel(nil)
-	ctx.Send(s.ownerPID, &sessionStarted{id: s.id, result: messages.SpawnResult{
+	ctx.Send(s.ownerPID, &seam.Started{ID: s.id, Result: messages.SpawnResult{
 		Snapshot: s.snapshot(),
 		Motd:     m.result.Viewport,
 	}})
@@ -584,11 +579,11 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 			s.replyClose(w, false, m.report, m.err)
 		}
 		if s.startupErr != nil {
-			ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}, kept: true})
+			ctx.Send(s.ownerPID, &seam.StartFailed{ID: s.id, Err: &messages.BackendCleanupError{SpawnErr: s.startupErr, CleanupErr: m.err}, Kept: true})
 			s.startupErr = nil
 			return
 		}
-		ctx.Send(s.ownerPID, &sessionCloseFailed{id: s.id, err: m.err})
+		ctx.Send(s.ownerPID, &seam.CloseFailed{ID: s.id, Err: m.err})
 		return
 	}
 	if s.bs != nil {
@@ -601,16 +596,16 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 		ctx.Send(s.sendPID, &forceSettle{reason: messages.WaitSessionExit, status: &status})
 	}
 	if s.startupErr != nil {
-		ctx.Send(s.ownerPID, &sessionStartFailed{id: s.id, err: s.startupErr})
+		ctx.Send(s.ownerPID, &seam.StartFailed{ID: s.id, Err: s.startupErr})
 	} else {
 		s.sys.EventStream.Publish(&EventSessionClosed{Owner: s.owner, Session: s.id, Reason: s.closeReason, Report: m.report})
-		var replies []closeReply
+		var replies []seam.CloseReply
 		for _, w := range waiters {
 			if w.kill && w.pid != nil {
-				replies = append(replies, closeReply{to: w.pid, reply: &KillReply{Closed: !w.joined, Report: m.report}})
+				replies = append(replies, seam.CloseReply{To: w.pid, Reply: &KillReply{Closed: !w.joined, Report: m.report}})
 			}
 		}
-		ctx.Send(s.ownerPID, &sessionClosed{id: s.id, report: m.report, replies: replies})
+		ctx.Send(s.ownerPID, &seam.Closed{ID: s.id, Report: m.report, Replies: replies})
 	}
 	s.maybeFinish(ctx)
 }
