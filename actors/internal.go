@@ -2,7 +2,7 @@ package actors
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors/remote/wire"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -14,12 +14,9 @@ type ownerSpawn struct {
 	msg     *Spawn
 	backend backend.Backend
 	id      messages.SessionID
-	// host, when set, places the session on a remote host (counted there
-	// already); backend is then nil.
-	host *hostEntry
-	// adopt, with host: the session runs there already (a resumed owner's);
-	// id is the one its client gave it.
-	adopt *wire.ResumedSession
+	// place, when set, is the session's place in the service's room (a
+	// remote host, reserved already); backend is then nil.
+	place seam.Place
 }
 
 // service → owner: the service is disposing; the owner disposes itself.

@@ -138,8 +138,8 @@ func (o *ownerActor) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor,
 }
 
 func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
-	if m.host != nil && (!o.live || m.msg.Request.Name != "" && o.names[m.msg.Request.Name] != "") {
-		m.host.sessions.Add(-1) // refused below: it never reaches the host
+	if m.place != nil && (!o.live || m.msg.Request.Name != "" && o.names[m.msg.Request.Name] != "") {
+		m.place.Release() // refused below: it never reaches the host
 	}
 	if !o.live {
 		ctx.Respond(&SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
@@ -157,8 +157,8 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 	// The one place a session's actor is made: the placement chose this
 	// process (a session actor) or a remote host (its proxy).
 	var a actor.Actor
-	if m.host != nil {
-		a = newRemoteSession(m.id, o.owner, spec, m.host, m.adopt, o.cfg, o.clock, o.log.With().Str("session", string(m.id)).Str("host", m.host.name).Logger())
+	if m.place != nil {
+		a = m.place.Actor(spec, seam.Env{Config: o.cfg, Clock: o.clock, Log: o.log.With().Str("session", string(m.id)).Logger()})
 	} else {
 		spec.Type = m.backend.Type()
 		a = &sessionActor{

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -48,7 +47,7 @@ type Spawn struct {
 	Ref       string
 	Cancelled error
 
-	adopt *wire.ResumedSession // ResumeOwner: a session the host runs already
+	adopt any // the room's: a session a host runs already (seam.Room.Place)
 }
 
 // CancelSpawn cancels a pending spawn: its reply then carries Cause exactly

@@ -16,6 +16,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -64,6 +65,8 @@ func HostHeartbeat(every, lossAfter time.Duration) HostOption {
 // remoteHosts is a Service's registry of hosts and its endpoint. The
 // service actor reads it (under mu, never blocking) to place a spawn.
 type remoteHosts struct {
+	sys *actor.ActorSystem
+
 	mu       sync.Mutex
 	ep       *endpoint.Endpoint
 	insecure bool
@@ -152,11 +155,57 @@ func replyAddrs(ctx context.Context, addr string) ([]string, error) {
 	return out, nil
 }
 
-func newRemoteHosts() *remoteHosts {
+func newRemoteHosts(sys *actor.ActorSystem) *remoteHosts {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &remoteHosts{hosts: map[string]*hostEntry{}, links: map[string]bool{}, client: "client-" + hex.EncodeToString(b[:])}
+	return &remoteHosts{sys: sys, hosts: map[string]*hostEntry{}, links: map[string]bool{}, client: "client-" + hex.EncodeToString(b[:])}
 }
+
+var _ seam.Room = (*remoteHosts)(nil)
+
+// Check is seam.Room's: the named host is registered, or with AnyHost
+// some host is live.
+func (r *remoteHosts) Check(host string) error {
+	_, err := r.find(host)
+	return err
+}
+
+// Place is seam.Room's: it picks the host (counting the session on it);
+// adopt is a *wire.ResumedSession from ResumeInto.
+func (r *remoteHosts) Place(host string, adopt any) (seam.Place, error) {
+	e, err := r.pick(host)
+	if err != nil {
+		return nil, err
+	}
+	p := &hostPlace{host: e}
+	p.adopt, _ = adopt.(*wire.ResumedSession)
+	return p, nil
+}
+
+// OwnerDisposed is seam.Room's: see unpin.
+func (r *remoteHosts) OwnerDisposed(owner messages.Owner) { r.unpin(owner) }
+
+// Close is seam.Room's: see close.
+func (r *remoteHosts) Close(ctx context.Context) error { return r.close(ctx, r.sys) }
+
+// hostPlace is a session's place on a host: a proxy session actor.
+type hostPlace struct {
+	host *hostEntry
+	// adopt: the session runs there already (a resumed owner's); its id
+	// is the one its client gave it.
+	adopt *wire.ResumedSession
+}
+
+func (p *hostPlace) ID() messages.SessionID {
+	return messages.SessionID(p.adopt.GetClientSession())
+}
+
+func (p *hostPlace) Actor(spec messages.SpawnSpec, env seam.Env) actor.Actor {
+	clock, _ := env.Clock.(Clock)
+	return newRemoteSession(spec.SessionID, spec.Owner, spec, p.host, p.adopt, env.Config, clock, env.Log.With().Str("host", p.host.name).Logger())
+}
+
+func (p *hostPlace) Release() { p.host.sessions.Add(-1) }
 
 // find checks that a spawn can be placed: the named host is registered,
 // or with AnyHost some host is live.

@@ -154,8 +154,8 @@ func (r *remoteHosts) entries() []*hostEntry {
 
 // unpin tells every host that owner is disposed: a host-side owner kept
 // open for its resume token may now go with its last session.
-func (r *remoteHosts) unpin(s *Service, owner messages.Owner) {
+func (r *remoteHosts) unpin(owner messages.Owner) {
 	for _, e := range r.entries() {
-		s.sys.Root.Send(e.link, &linkUnpin{owner: owner})
+		r.sys.Root.Send(e.link, &linkUnpin{owner: owner})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -80,8 +81,9 @@ type Service struct {
 
 	spawnRefs atomic.Uint64 // names spawns for CancelSpawn
 
-	// remote holds the registered remote hosts and the client endpoint
-	// (remote_hosts.go).
+	// room is where spawns naming a host go (seam.Room); remote is the
+	// same, the remote client's state (remote_hosts.go).
+	room   seam.Room
 	remote *remoteHosts
 	log    zerolog.Logger
 
@@ -112,14 +114,14 @@ func NewService(opts Options) (*Service, error) {
 		actor.WithDeadLetterRequestLogging(false),
 	)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	hosts := newRemoteHosts()
-	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}, hosts: hosts}
+	hosts := newRemoteHosts(sys)
+	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}, room: hosts}
 	resume := actor.WithGuardian(&resumeStrategy{log: log}) // a pointer: guardians are keyed by strategy
 	pid, err := sys.Root.SpawnNamed(props(sa).Configure(resume), "ptyactor")
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
-	s := &Service{sys: sys, pid: pid, cfg: cfg, remote: hosts, log: log}
+	s := &Service{sys: sys, pid: pid, cfg: cfg, room: hosts, remote: hosts, log: log}
 	ta := newTasksActor(s, opts.Clock, log)
 	s.tasksWG = ta.wg
 	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
@@ -492,7 +494,9 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 	// The owner's sessions are closed, so its tasks have settled: forget
 	// them (their ids become unknown).
 	_, _ = ask[*tasksOwnerGoneReply](ctx, s.sys, s.tasks, &tasksOwnerGone{owner: owner})
-	s.remote.unpin(s, owner)
+	if s.room != nil {
+		s.room.OwnerDisposed(owner)
+	}
 	return r.Err
 }
 
@@ -517,8 +521,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		}
 		s.tasksWG.Wait()
 		// Every owner is disposed: the hosts' links end last.
-		if rerr := s.remote.close(ctx, s.sys); rerr != nil {
-			s.shutdownErr = errors.Join(s.shutdownErr, rerr)
+		if s.room != nil {
+			if rerr := s.room.Close(ctx); rerr != nil {
+				s.shutdownErr = errors.Join(s.shutdownErr, rerr)
+			}
 		}
 		s.sys.Shutdown()
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -26,7 +27,7 @@ type serviceActor struct {
 	cancel context.CancelCauseFunc
 
 	backends  []backend.Backend
-	hosts     *remoteHosts // registered remote hosts (remote_hosts.go)
+	room      seam.Room // where spawns naming a host go; nil: none
 	owners    map[messages.Owner]*actor.PID
 	disposing bool
 
@@ -180,7 +181,7 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 	if m.Request.Host != "" {
 		// Placed on a remote host: its backends are the host's business;
 		// the host stands where the backend does in the order.
-		if _, err := s.hosts.find(m.Request.Host); err != nil {
+		if err := s.checkHost(m.Request.Host); err != nil {
 			fail(err)
 			return
 		}
@@ -188,16 +189,16 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 			fail(nameErr)
 			return
 		}
-		host, err := s.hosts.pick(m.Request.Host)
+		place, err := s.room.Place(m.Request.Host, m.adopt)
 		if err != nil {
 			fail(err)
 			return
 		}
-		id := newSessionID()
-		if m.adopt != nil {
-			id = messages.SessionID(m.adopt.GetClientSession())
+		id := place.ID()
+		if id == "" {
+			id = newSessionID()
 		}
-		ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, host: host, id: id, adopt: m.adopt}, ctx.Sender())
+		ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, place: place, id: id}, ctx.Sender())
 		return
 	}
 	backend, err := s.backendFor(m.Request.Type)
@@ -210,6 +211,18 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 		return
 	}
 	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, backend: backend, id: newSessionID()}, ctx.Sender())
+}
+
+// checkHost says whether a spawn naming host can be placed: by the room,
+// or, with none, never.
+func (s *serviceActor) checkHost(host string) error {
+	switch {
+	case s.room != nil:
+		return s.room.Check(host)
+	case host == messages.AnyHost:
+		return messages.Errorf(messages.CodeNoHost, "no live PTY host is registered")
+	}
+	return messages.Errorf(messages.CodeNoHost, "no PTY host registered as %q", host)
 }
 
 func (s *serviceActor) backendFor(typ string) (backend.Backend, error) {
