@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
+
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -51,7 +53,7 @@ func (p *replyBox) wait(ctx context.Context) (any, error) {
 
 // errGone: the addressed actor stopped before answering (its session or
 // owner went away in between). Callers translate it to the right refusal.
-var errGone = fmt.Errorf("ptyactor: actor stopped before replying")
+var errGone = seam.ErrGone
 
 // ask sends msg to pid and waits for one reply of type R.
 func ask[R any](ctx context.Context, sys *actor.ActorSystem, pid *actor.PID, msg any) (R, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -81,11 +80,10 @@ type Service struct {
 
 	spawnRefs atomic.Uint64 // names spawns for CancelSpawn
 
-	// room is where spawns naming a host go (seam.Room); remote is the
-	// same, the remote client's state (remote_hosts.go).
-	room   seam.Room
-	remote *remoteHosts
-	log    zerolog.Logger
+	// room is where spawns naming a host go (seam.Room: the remote
+	// client, actors/remote, once attached).
+	room *roomSlot
+	log  zerolog.Logger
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -114,14 +112,14 @@ func NewService(opts Options) (*Service, error) {
 		actor.WithDeadLetterRequestLogging(false),
 	)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	hosts := newRemoteHosts(sys)
-	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}, room: hosts}
+	room := &roomSlot{}
+	sa := &serviceActor{cfg: cfg, clock: opts.Clock, log: log, ctx: ctx, cancel: cancel, owners: map[messages.Owner]*actor.PID{}, room: room}
 	resume := actor.WithGuardian(&resumeStrategy{log: log}) // a pointer: guardians are keyed by strategy
 	pid, err := sys.Root.SpawnNamed(props(sa).Configure(resume), "ptyactor")
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
-	s := &Service{sys: sys, pid: pid, cfg: cfg, room: hosts, remote: hosts, log: log}
+	s := &Service{sys: sys, pid: pid, cfg: cfg, room: room, log: log}
 	ta := newTasksActor(s, opts.Clock, log)
 	s.tasksWG = ta.wg
 	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
@@ -494,8 +492,8 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 	// The owner's sessions are closed, so its tasks have settled: forget
 	// them (their ids become unknown).
 	_, _ = ask[*tasksOwnerGoneReply](ctx, s.sys, s.tasks, &tasksOwnerGone{owner: owner})
-	if s.room != nil {
-		s.room.OwnerDisposed(owner)
+	if r := s.room.get(); r != nil {
+		r.OwnerDisposed(owner)
 	}
 	return r.Err
 }
@@ -521,8 +519,8 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		}
 		s.tasksWG.Wait()
 		// Every owner is disposed: the hosts' links end last.
-		if s.room != nil {
-			if rerr := s.room.Close(ctx); rerr != nil {
+		if r := s.room.get(); r != nil {
+			if rerr := r.Close(ctx); rerr != nil {
 				s.shutdownErr = errors.Join(s.shutdownErr, rerr)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -27,7 +26,7 @@ type serviceActor struct {
 	cancel context.CancelCauseFunc
 
 	backends  []backend.Backend
-	room      seam.Room // where spawns naming a host go; nil: none
+	room      *roomSlot // where spawns naming a host go (seam.Room); empty: none
 	owners    map[messages.Owner]*actor.PID
 	disposing bool
 
@@ -189,7 +188,7 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 			fail(nameErr)
 			return
 		}
-		place, err := s.room.Place(m.Request.Host, m.adopt)
+		place, err := s.room.get().Place(m.Request.Host, m.adopt)
 		if err != nil {
 			fail(err)
 			return
@@ -216,9 +215,9 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 // checkHost says whether a spawn naming host can be placed: by the room,
 // or, with none, never.
 func (s *serviceActor) checkHost(host string) error {
-	switch {
-	case s.room != nil:
-		return s.room.Check(host)
+	switch r := s.room.get(); {
+	case r != nil:
+		return r.Check(host)
 	case host == messages.AnyHost:
 		return messages.Errorf(messages.CodeNoHost, "no live PTY host is registered")
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"

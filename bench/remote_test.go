@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -108,7 +109,7 @@ func remoteService(b testing.TB, hosts ...*benchHost) (*actors.Service, messages
 	b.Helper()
 	svc, o := newService(b, messages.DefaultConfig())
 	for i, h := range hosts {
-		if err := svc.RegisterHost(context.Background(), fmt.Sprintf("h%d", i), h.addr, nil, actors.HostInsecure()); err != nil {
+		if err := rc(svc).RegisterHost(context.Background(), fmt.Sprintf("h%d", i), h.addr, nil, remote.HostInsecure()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -268,7 +269,7 @@ func BenchmarkRemoteHostLoss(b *testing.B) {
 		h := startBenchHost(b)
 		name := fmt.Sprintf("lost%d", i)
 		i++
-		if err := svc.RegisterHost(ctx, name, h.addr, nil, actors.HostInsecure()); err != nil {
+		if err := rc(svc).RegisterHost(ctx, name, h.addr, nil, remote.HostInsecure()); err != nil {
 			b.Fatal(err)
 		}
 		sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: name})
@@ -304,4 +305,16 @@ func BenchmarkRemoteHostLoss(b *testing.B) {
 	b.ReportMetric(ms(median(took)), "median-ms")
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	b.ReportMetric(ms(took[len(took)-1]), "max-ms")
+}
+
+// rc is svc's remote client, attached on first use.
+func rc(svc *actors.Service) *remote.Client {
+	if c := remote.Get(svc); c != nil {
+		return c
+	}
+	c, err := remote.Attach(svc)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -159,7 +159,7 @@ type SpawnRequest struct {
 	Name string // optional display name, unique per owner; when given, a label (CheckLabel)
 	Cwd  string // optional working directory
 	// Host places the session on a registered remote host (see
-	// actors.Service.RegisterHost): its name, or AnyHost for the live host
+	// remote.Client.RegisterHost in actors/remote): its name, or AnyHost for the live host
 	// with the fewest sessions. Empty means this process.
 	Host string
 }

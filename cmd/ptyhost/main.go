@@ -1,5 +1,5 @@
 // Command ptyhost runs ptyactor terminals for remote clients: a client
-// (actors.Service.RegisterHost, or ptymcp -host) spawns sessions here, and
+// (remote.Client.RegisterHost of actors/remote, or ptymcp -host) spawns sessions here, and
 // they run next to their PTYs, readiness decided here.
 //
 //	ptyhost -listen 10.0.0.5:7400 -tls-cert host.pem -tls-key host.key -tls-ca ca.pem

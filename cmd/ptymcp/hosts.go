@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -84,15 +85,19 @@ func (h hostFlags) register(ctx context.Context, svc *actors.Service) (string, e
 	if err != nil {
 		return "", err
 	}
-	var opts []actors.HostOption
+	var opts []remote.HostOption
 	if h.insecure {
-		opts = append(opts, actors.HostInsecure())
+		opts = append(opts, remote.HostInsecure())
 	}
 	if h.listen != "" {
-		opts = append(opts, actors.HostListen(h.listen))
+		opts = append(opts, remote.HostListen(h.listen))
+	}
+	c, err := remote.Attach(svc)
+	if err != nil {
+		return "", err
 	}
 	for i, a := range h.addrs {
-		if err := svc.RegisterHost(ctx, hostName(i), a, cfg, opts...); err != nil {
+		if err := c.RegisterHost(ctx, hostName(i), a, cfg, opts...); err != nil {
 			return "", fmt.Errorf("-host %s: %w", a, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -105,7 +106,7 @@ func (h hostFlags) resumeOwner(ctx context.Context, svc *actors.Service, log zer
 	for i, addr := range h.addrs {
 		name := hostName(i)
 		if token := st.Hosts[addr]; token != "" {
-			sessions, err := svc.ResumeInto(ctx, o, name, token)
+			sessions, err := remote.Get(svc).ResumeInto(ctx, o, name, token)
 			switch {
 			case errors.Is(err, messages.ErrOwnerNotLive):
 				log.Warn().Str("host", addr).Msg("the terminals in the resume file are gone (their grace ended); starting afresh")
@@ -115,7 +116,7 @@ func (h hostFlags) resumeOwner(ctx context.Context, svc *actors.Service, log zer
 				log.Info().Str("host", addr).Int("terminals", len(sessions)).Msg("terminals resumed")
 			}
 		}
-		token, err := svc.ResumeToken(ctx, o, name)
+		token, err := remote.Get(svc).ResumeToken(ctx, o, name)
 		if err != nil {
 			return fail(fmt.Errorf("-resume-file: host %s: %w", addr, err))
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/rs/zerolog"
@@ -181,7 +182,7 @@ func (s *server) dispose(ss *mcp.ServerSession) {
 	defer cancel()
 	start := time.Now()
 	if s.detach {
-		if err := s.svc.DetachOwner(ctx, o); err != nil {
+		if err := remote.Get(s.svc).DetachOwner(ctx, o); err != nil {
 			s.log.Error().Err(err).Str("mcp_session", ss.ID()).Msg("owner detach left failures")
 			return
 		}
@@ -239,7 +240,7 @@ func (s *server) close() {
 		// No MCP session took it: its resumed terminals stay all the same.
 		ctx, cancel := context.WithTimeout(context.Background(), s.disposeTimeout)
 		defer cancel()
-		if err := s.svc.DetachOwner(ctx, kept); err != nil {
+		if err := remote.Get(s.svc).DetachOwner(ctx, kept); err != nil {
 			s.log.Error().Err(err).Msg("owner detach left failures")
 		}
 	}

@@ -190,7 +190,7 @@ func TestMutualTLS(t *testing.T) {
 
 	good := &tls.Config{Certificates: []tls.Certificate{clientCert.pair}, RootCAs: ca.pool}
 	svc, o := newClientWith(t, func(svc *actors.Service) error {
-		return svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
+		return rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
 	})
 	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Host: "h0"})
 	if err != nil {
@@ -215,7 +215,7 @@ func TestMutualTLSRefusesAnotherCA(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = svc.Shutdown(testkit.Ctx(t)) })
 	bad := &tls.Config{Certificates: []tls.Certificate{rogue.pair}, RootCAs: ca.pool}
-	if err := svc.RegisterHost(testkit.Ctx(t), "h", h.addr, bad); !errors.Is(err, messages.ErrHostLost) {
+	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h", h.addr, bad); !errors.Is(err, messages.ErrHostLost) {
 		t.Fatalf("rogue certificate: %v", err)
 	}
 	if !strings.Contains(h.stderr.String(), "ptyhost serving") {

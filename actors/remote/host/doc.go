@@ -6,7 +6,7 @@
 // # The gateway
 //
 // A gateway actor is the only actor a client's messages may reach: the
-// endpoint (actors/internal/endpoint) admits only the wire types Request
+// endpoint (actors/remote/internal/endpoint) admits only the wire types Request
 // and Chunk, addressed to the gateway, from a sender on the address the
 // client announced, and refuses system messages and every other target
 // before protoactor decodes anything. The gateway maps each wire request

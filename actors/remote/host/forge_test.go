@@ -15,6 +15,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/ptyactor/ptyactor/actors"
+	ptyremote "github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
@@ -178,11 +179,11 @@ func forgeryCase(t *testing.T, h *hostProc, tlsConf *tls.Config, refused string,
 			t.Errorf("client shutdown: %v", err)
 		}
 	})
-	opts := []actors.HostOption{}
+	opts := []ptyremote.HostOption{}
 	if tlsConf == nil {
-		opts = append(opts, actors.HostInsecure())
+		opts = append(opts, ptyremote.HostInsecure())
 	}
-	if err := svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, tlsConf, opts...); err != nil {
+	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, tlsConf, opts...); err != nil {
 		t.Fatal(err)
 	}
 	o, err := svc.NewOwner(testkit.Ctx(t), "test")

@@ -12,7 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/ptyactor/ptyactor/actors"
-	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/actors/remote/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // hostLossPromise is a product promise (README, "Host loss"): with the
-// default heartbeat (actors.DefaultHeartbeatEvery, a beat every 250 ms;
-// actors.DefaultHostLossAfter, a host silent for 1.5 s is lost), every
+// default heartbeat (remote.DefaultHeartbeatEvery, a beat every 250 ms;
+// remote.DefaultHostLossAfter, a host silent for 1.5 s is lost), every
 // pending operation on a host that dies or stops answering fails with
 // ErrHostLost within 2 s. The margin over the loss timeout is two beats
 // (four of the link's checks, which run every half beat), for the checks'
@@ -206,7 +207,7 @@ func lateFirstContact(t *testing.T, useTLS bool) {
 	var (
 		h    *hostProc
 		cfg  *tls.Config
-		opts []actors.HostOption
+		opts []remote.HostOption
 	)
 	if useTLS {
 		dir := t.TempDir()
@@ -220,16 +221,17 @@ func lateFirstContact(t *testing.T, useTLS bool) {
 		cfg = &tls.Config{Certificates: []tls.Certificate{client.pair}, RootCAs: ca.pool}
 	} else {
 		h = startHost(t)
-		opts = append(opts, actors.HostInsecure())
+		opts = append(opts, remote.HostInsecure())
 	}
 	const every, lossAfter = 50 * time.Millisecond, 300 * time.Millisecond
-	opts = append(opts, actors.HostHeartbeat(every, lossAfter))
+	opts = append(opts, remote.HostHeartbeat(every, lossAfter))
 	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	svc, o := newClientWith(t, func(svc *actors.Service) error {
 		registered := make(chan error, 1)
-		go func() { registered <- svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, cfg, opts...) }()
+		c := rc(svc)
+		go func() { registered <- c.RegisterHost(testkit.Ctx(t), "h0", h.addr, cfg, opts...) }()
 		// A timed phase, the point of the test: the host stays stopped
 		// past the loss timeout and three beats more (six of the link's
 		// checks), where a link counting only the loss timeout has
@@ -269,7 +271,7 @@ func TestHostNeverAnswers(t *testing.T) {
 	const every, lossAfter = 50 * time.Millisecond, 300 * time.Millisecond
 	svc, _ := newClientWith(t, func(svc *actors.Service) error { return nil })
 	start := time.Now()
-	err := svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, nil, actors.HostInsecure(), actors.HostHeartbeat(every, lossAfter))
+	err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, nil, remote.HostInsecure(), remote.HostHeartbeat(every, lossAfter))
 	took := time.Since(start)
 	if !errors.Is(err, messages.ErrHostLost) {
 		t.Fatalf("register a host that never answers: %v, want ErrHostLost", err)
@@ -278,7 +280,7 @@ func TestHostNeverAnswers(t *testing.T) {
 	// 2 s), with hostLossPromise's margin over the loss timeout. Not
 	// before: until its first answer a host is allowed the dial's bound.
 	allowed := lossAfter + 2*time.Second
-	if bound := allowed + hostLossPromise - actors.DefaultHostLossAfter; took < allowed || took > bound {
+	if bound := allowed + hostLossPromise - remote.DefaultHostLossAfter; took < allowed || took > bound {
 		t.Fatalf("the host was found lost after %v, want after %v and within %v", took, allowed, bound)
 	}
 	t.Logf("a host that never answers: lost after %v", took.Round(time.Millisecond))

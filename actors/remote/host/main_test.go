@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
@@ -241,7 +242,7 @@ func newClient(t *testing.T, hosts ...*hostProc) (*actors.Service, messages.Owne
 	t.Helper()
 	return newClientWith(t, func(svc *actors.Service) error {
 		for i, h := range hosts {
-			if err := svc.RegisterHost(testkit.Ctx(t), hostName(i), h.addr, nil, actors.HostInsecure()); err != nil {
+			if err := rc(svc).RegisterHost(testkit.Ctx(t), hostName(i), h.addr, nil, remote.HostInsecure()); err != nil {
 				return err
 			}
 		}
@@ -303,4 +304,17 @@ func fifoGate(t *testing.T) (path string, release func()) {
 			t.Fatalf("release the gate: %v", err)
 		}
 	}
+}
+
+// rc is svc's remote client, attached on first use (from the test's own
+// goroutine).
+func rc(svc *actors.Service) *remote.Client {
+	if c := remote.Get(svc); c != nil {
+		return c
+	}
+	c, err := remote.Attach(svc)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
@@ -52,7 +53,7 @@ func helperClient(script string) {
 			return err
 		}
 		if script == "resume" {
-			_, sessions, err := svc.ResumeOwner(ctx, "h0", os.Getenv(resumeTokenEnv))
+			_, sessions, err := rc(svc).ResumeOwner(ctx, "h0", os.Getenv(resumeTokenEnv))
 			switch {
 			case errors.Is(err, messages.ErrOwnerNotLive):
 				fmt.Println("resume notlive")
@@ -67,7 +68,7 @@ func helperClient(script string) {
 		if err != nil {
 			return err
 		}
-		token, err := svc.ResumeToken(ctx, o, "h0")
+		token, err := rc(svc).ResumeToken(ctx, o, "h0")
 		if err != nil {
 			return err
 		}
@@ -101,7 +102,7 @@ func helperClient(script string) {
 				fmt.Printf("read %d %d %s\n", cursor, next, strings.Join(nums, ","))
 				cursor = next
 				if script == "detach" && n >= 20 && len(nums) > 0 {
-					if err := svc.DetachOwner(ctx, o); err != nil {
+					if err := rc(svc).DetachOwner(ctx, o); err != nil {
 						return err
 					}
 					fmt.Println("detached yes")
@@ -147,7 +148,7 @@ func registerHelperHost(ctx context.Context, svc *actors.Service) error {
 	addr := os.Getenv("PTYACTOR_HOST_ADDR")
 	files := os.Getenv(clientTLSEnv)
 	if files == "" {
-		return svc.RegisterHost(ctx, "h0", addr, nil, actors.HostInsecure())
+		return rc(svc).RegisterHost(ctx, "h0", addr, nil, remote.HostInsecure())
 	}
 	f := strings.Split(files, "|")
 	if len(f) != 3 {
@@ -165,7 +166,7 @@ func registerHelperHost(ctx context.Context, svc *actors.Service) error {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		return fmt.Errorf("no CA in %s", f[2])
 	}
-	return svc.RegisterHost(ctx, "h0", addr, &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool})
+	return rc(svc).RegisterHost(ctx, "h0", addr, &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool})
 }
 
 // counted returns the counter values among the final lines a cursor read
@@ -302,10 +303,10 @@ func checkCounter(t *testing.T, nums []int) {
 
 // resumeAndRead resumes the owner and reads the counter on from cursor
 // until its send settled; it returns the resumed session and the values.
-func resumeAndRead(t *testing.T, svc *actors.Service, token string, wantID messages.SessionID, cursor uint64) (actors.ResumedSession, []int) {
+func resumeAndRead(t *testing.T, svc *actors.Service, token string, wantID messages.SessionID, cursor uint64) (remote.ResumedSession, []int) {
 	t.Helper()
 	ctx := testkit.Ctx(t)
-	o, sessions, err := svc.ResumeOwner(ctx, "h0", token)
+	o, sessions, err := rc(svc).ResumeOwner(ctx, "h0", token)
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
@@ -378,7 +379,7 @@ func TestClientKilledThenResumed(t *testing.T) {
 	if r, err := rs.Send(testkit.Ctx(t), messages.SendRequest{Text: "echo again", Submit: true}); err != nil || !strings.Contains(r.Viewport, "again") {
 		t.Fatalf("send after resume: %+v %v", r, err)
 	}
-	if _, _, err := svc.ResumeOwner(testkit.Ctx(t), "h0", "not-a-token"); !errors.Is(err, messages.ErrOwnerNotLive) {
+	if _, _, err := rc(svc).ResumeOwner(testkit.Ctx(t), "h0", "not-a-token"); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("resume with a wrong token: %v", err)
 	}
 	pid := rs.PID()
@@ -439,7 +440,7 @@ func TestClientGraceExpiry(t *testing.T) {
 	})
 	t.Logf("client killed → its tree gone in %v", time.Since(killedAt).Round(time.Millisecond))
 	svc, _ := newClient(t, h)
-	if _, _, err := svc.ResumeOwner(testkit.Ctx(t), "h0", token); !errors.Is(err, messages.ErrOwnerNotLive) {
+	if _, _, err := rc(svc).ResumeOwner(testkit.Ctx(t), "h0", token); !errors.Is(err, messages.ErrOwnerNotLive) {
 		t.Fatalf("resume after the grace: %v", err)
 	}
 }
@@ -483,7 +484,7 @@ func TestResumeBoundToCertificate(t *testing.T) {
 
 	good := &tls.Config{Certificates: []tls.Certificate{certA.pair}, RootCAs: ca.pool}
 	svc, _ := newClientWith(t, func(svc *actors.Service) error {
-		return svc.RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
+		return rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
 	})
 	rs, after := resumeAndRead(t, svc, token, id, cursor)
 	checkCounter(t, append(before, after...))
@@ -511,7 +512,7 @@ func TestResumedWaitFollowsTheAdoptedSend(t *testing.T) {
 
 	svc, _ := newClient(t, h)
 	ctx := testkit.Ctx(t)
-	_, sessions, err := svc.ResumeOwner(ctx, "h0", token)
+	_, sessions, err := rc(svc).ResumeOwner(ctx, "h0", token)
 	if err != nil || len(sessions) != 1 || sessions[0].Latest == nil {
 		t.Fatalf("resume: %+v %v", sessions, err)
 	}

@@ -1,4 +1,4 @@
-package actors
+package remote
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
+	"github.com/ptyactor/ptyactor/actors/remote/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"

@@ -1,9 +1,11 @@
-package actors
+package remote
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ptyactor/ptyactor/actors"
 
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
@@ -15,7 +17,7 @@ import (
 // the host: status, scrollback (read on by cursor: nothing lost or
 // repeated), and the latest send, in flight or settled. A wait on such a
 // session follows that send, and the first wait after it settled returns
-// its result (remote_follow.go): its caller is gone with the old client.
+// its result (follow.go): its caller is gone with the old client.
 
 // ResumeToken returns owner's resume token on the named host: a secret
 // (256 random bits, minted by the host) that lets ResumeOwner, in this or
@@ -23,12 +25,12 @@ import (
 // is lost or detached. Keep it as a credential (never log it). Asking for
 // it opens the owner on the host if it has no session there yet, and keeps
 // it open, so the token stays the same until the owner is disposed.
-func (s *Service) ResumeToken(ctx context.Context, owner messages.Owner, host string) (string, error) {
-	e, err := s.remote.named(host)
+func (c *Client) ResumeToken(ctx context.Context, owner messages.Owner, host string) (string, error) {
+	e, err := c.hosts.named(host)
 	if err != nil {
 		return "", err
 	}
-	r, err := ask[*linkTokenReply](ctx, s.sys, e.link, &linkResumeToken{owner: owner})
+	r, err := ask[*linkTokenReply](ctx, c.core.Sys, e.link, &linkResumeToken{owner: owner})
 	if err != nil {
 		return "", err
 	}
@@ -40,10 +42,10 @@ func (s *Service) ResumeToken(ctx context.Context, owner messages.Owner, host st
 // owner's resume token (ResumeToken), and disposes them after it. What was
 // pending on them here fails with ErrSessionClosing; the owner's local
 // sessions, if any, are closed as by DisposeOwner, which then returns.
-func (s *Service) DetachOwner(ctx context.Context, owner messages.Owner) error {
+func (c *Client) DetachOwner(ctx context.Context, owner messages.Owner) error {
 	var errs []error
-	for _, e := range s.remote.entries() {
-		r, err := ask[*linkReply](ctx, s.sys, e.link, &linkDetach{owner: owner})
+	for _, e := range c.hosts.entries() {
+		r, err := ask[*linkReply](ctx, c.core.Sys, e.link, &linkDetach{owner: owner})
 		if err == nil {
 			if err = r.err; err == nil && r.rep != nil {
 				err = wire.ErrorFrom(r.rep.Error)
@@ -53,7 +55,7 @@ func (s *Service) DetachOwner(ctx context.Context, owner messages.Owner) error {
 			errs = append(errs, fmt.Errorf("ptyactor: detach from PTY host %q: %w", e.name, err))
 		}
 	}
-	if err := s.DisposeOwner(ctx, owner); err != nil {
+	if err := c.svc.DisposeOwner(ctx, owner); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -61,24 +63,24 @@ func (s *Service) DetachOwner(ctx context.Context, owner messages.Owner) error {
 
 // ResumedSession is a session ResumeOwner reattached.
 type ResumedSession struct {
-	*Session
+	*actors.Session
 	// Latest is the session's latest send when the owner was resumed: its
 	// Result waits for the settlement if it is still in flight, or returns
 	// it at once. Nil when the session had no send.
-	Latest *SendOp
+	Latest *actors.SendOp
 }
 
 // ResumeOwner reattaches, as a new owner of this service, the owner whose
 // resume token (ResumeToken) is token on the named host, with its
 // sessions under the ids they had; see ResumeInto.
-func (s *Service) ResumeOwner(ctx context.Context, host, token string) (messages.Owner, []ResumedSession, error) {
-	owner, err := s.NewOwner(ctx, "resumed")
+func (c *Client) ResumeOwner(ctx context.Context, host, token string) (messages.Owner, []ResumedSession, error) {
+	owner, err := c.svc.NewOwner(ctx, "resumed")
 	if err != nil {
 		return messages.Owner{}, nil, err
 	}
-	sessions, err := s.ResumeInto(ctx, owner, host, token)
+	sessions, err := c.ResumeInto(ctx, owner, host, token)
 	if err != nil {
-		_ = s.DisposeOwner(context.WithoutCancel(ctx), owner)
+		_ = c.svc.DisposeOwner(context.WithoutCancel(ctx), owner)
 		return messages.Owner{}, nil, err
 	}
 	return owner, sessions, nil
@@ -91,12 +93,12 @@ func (s *Service) ResumeOwner(ctx context.Context, host, token string) (messages
 // owner's on that host. An unknown token, or one whose grace is over, is
 // an error matching ErrOwnerNotLive. An error after the host answered
 // leaves the sessions adopted so far with owner.
-func (s *Service) ResumeInto(ctx context.Context, owner messages.Owner, host, token string) ([]ResumedSession, error) {
-	e, err := s.remote.named(host)
+func (c *Client) ResumeInto(ctx context.Context, owner messages.Owner, host, token string) ([]ResumedSession, error) {
+	e, err := c.hosts.named(host)
 	if err != nil {
 		return nil, err
 	}
-	r, err := ask[*linkResumeReply](ctx, s.sys, e.link, &linkResume{owner: owner, token: token})
+	r, err := ask[*linkResumeReply](ctx, c.core.Sys, e.link, &linkResume{owner: owner, token: token})
 	if err == nil {
 		err = r.err
 	}
@@ -109,30 +111,18 @@ func (s *Service) ResumeInto(ctx context.Context, owner messages.Owner, host, to
 		if rs.GetClientSession() == "" {
 			return out, fmt.Errorf("%w: resumed session without an id", messages.ErrTransport)
 		}
-		sp, err := ask[*SpawnReply](ctx, s.sys, s.pid, &Spawn{Owner: owner, Request: messages.SpawnRequest{Host: host, Name: snap.Name, Type: snap.Type}, adopt: rs})
-		if err == nil {
-			err = sp.Err
-		}
+		sh, err := c.core.Adopt(ctx, owner, messages.SpawnRequest{Host: host, Name: snap.Name, Type: snap.Type}, rs)
 		if err != nil {
 			return out, fmt.Errorf("ptyactor: adopt resumed session: %w", err)
 		}
-		h := &Session{svc: s, owner: owner, info: sp.Result}
+		h := sh.(*actors.Session)
 		rsess := ResumedSession{Session: h}
 		if t := rs.GetTicket(); t != 0 {
-			rsess.Latest = s.awaitSend(ctx, owner, h.ID(), t)
+			rsess.Latest = c.core.AwaitSend(ctx, owner, h.ID(), t).(*actors.SendOp)
 		}
 		out = append(out, rsess)
 	}
 	return out, nil
-}
-
-// awaitSend makes a SendOp for a send this client did not start.
-func (s *Service) awaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
-	box := newReplyBox(s.sys, 2)
-	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.pid)
-	op := &SendOp{s: s, owner: owner, session: id, ticket: ticket, box: box, done: make(chan struct{})}
-	go op.await()
-	return op
 }
 
 // named returns the registered host called name.

@@ -1,4 +1,4 @@
-package actors
+package remote
 
 import (
 	"context"
@@ -14,18 +14,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors"
+
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/remote/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // Remote hosts, client side. A registered host has a link actor (one per
-// host, remote_link.go) that speaks the wire protocol to the host's
+// host, link.go) that speaks the wire protocol to the host's
 // gateway, heartbeats, and declares the host lost after a silence; a
 // session placed on a host is served by a proxy session actor
-// (remote_session.go) under its owner, in the place of sessionActor.
+// (session.go) under its owner, in the place of sessionActor.
 
 // Heartbeat defaults: a host silent for DefaultHostLossAfter is lost, and
 // every operation pending on it fails with messages.ErrHostLost. gRPC
@@ -201,7 +203,7 @@ func (p *hostPlace) ID() messages.SessionID {
 }
 
 func (p *hostPlace) Actor(spec messages.SpawnSpec, env seam.Env) actor.Actor {
-	clock, _ := env.Clock.(Clock)
+	clock, _ := env.Clock.(actors.Clock)
 	return newRemoteSession(spec.SessionID, spec.Owner, spec, p.host, p.adopt, env.Config, clock, env.Log.With().Str("host", p.host.name).Logger())
 }
 
@@ -259,7 +261,7 @@ func (r *remoteHosts) choose(name string) (*hostEntry, error) {
 // when it dials the client's endpoint). The client runs a remote endpoint
 // of its own, because the host answers by dialling the client (protoactor
 // remote has no replies on the client's connection): see HostListen.
-func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig *tls.Config, opts ...HostOption) error {
+func (c *Client) RegisterHost(ctx context.Context, name, addr string, tlsConfig *tls.Config, opts ...HostOption) error {
 	o := hostOptions{listen: "127.0.0.1:0", every: DefaultHeartbeatEvery, lossAfter: DefaultHostLossAfter}
 	for _, f := range opts {
 		f(&o)
@@ -285,15 +287,15 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 	if err != nil {
 		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
 	}
-	r := s.remote
+	r := c.hosts
 	r.mu.Lock()
 	if _, dup := r.hosts[name]; dup {
 		r.mu.Unlock()
 		return messages.InvalidArgument("PTY host %q is already registered", name)
 	}
 	if r.ep == nil {
-		ep, err := endpoint.Start(s.sys, endpoint.Config{
-			Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: s.log,
+		ep, err := endpoint.Start(c.core.Sys, endpoint.Config{
+			Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: c.core.Log,
 			// Only a live link, from a sender on the address its
 			// connection comes from, with the connection's identity
 			// stamped: each link then checks that the sender is its
@@ -323,26 +325,26 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 	// returns.
 	id := newLinkID()
 	r.setLink(id, true)
-	l := newHostLink(e, r.client, o.every, o.lossAfter, s.log)
-	e.link, err = s.sys.Root.SpawnNamed(props(l), id)
+	l := newHostLink(e, r.client, o.every, o.lossAfter, c.core.Log)
+	e.link, err = c.core.Sys.Root.SpawnNamed(seam.Props(l), id)
 	r.mu.Unlock()
 	if err != nil {
 		r.setLink(id, false)
 		return fmt.Errorf("ptyactor: spawn host link: %w", err)
 	}
-	hello, err := ask[*linkHelloReply](ctx, s.sys, e.link, &linkHello{})
+	hello, err := ask[*linkHelloReply](ctx, c.core.Sys, e.link, &linkHello{})
 	if err == nil {
 		err = hello.err
 	}
 	if err != nil {
-		_ = s.sys.Root.PoisonFuture(e.link).Wait()
+		_ = c.core.Sys.Root.PoisonFuture(e.link).Wait()
 		r.setLink(id, false)
 		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
 	}
 	r.mu.Lock()
 	if _, dup := r.hosts[name]; dup {
 		r.mu.Unlock()
-		_ = s.sys.Root.PoisonFuture(e.link).Wait()
+		_ = c.core.Sys.Root.PoisonFuture(e.link).Wait()
 		r.setLink(id, false)
 		return messages.InvalidArgument("PTY host %q is already registered", name)
 	}
@@ -353,11 +355,11 @@ func (s *Service) RegisterHost(ctx context.Context, name, addr string, tlsConfig
 }
 
 // Hosts lists the registered hosts' names in registration order.
-func (s *Service) Hosts() []string {
-	s.remote.mu.Lock()
-	defer s.remote.mu.Unlock()
-	out := make([]string, len(s.remote.order))
-	for i, e := range s.remote.order {
+func (c *Client) Hosts() []string {
+	c.hosts.mu.Lock()
+	defer c.hosts.mu.Unlock()
+	out := make([]string, len(c.hosts.order))
+	for i, e := range c.hosts.order {
 		out[i] = e.name
 	}
 	return out
@@ -373,7 +375,7 @@ func (r *remoteHosts) close(ctx context.Context, sys *actor.ActorSystem) error {
 	r.mu.Unlock()
 	var errs []error
 	for _, e := range hosts {
-		if _, err := ask[*linkClosed](ctx, sys, e.link, &linkClose{}); err != nil && !errors.Is(err, errGone) {
+		if _, err := ask[*linkClosed](ctx, sys, e.link, &linkClose{}); err != nil && !errors.Is(err, seam.ErrGone) {
 			errs = append(errs, err)
 		}
 		if err := sys.Root.PoisonFuture(e.link).Wait(); err != nil {

@@ -1,9 +1,12 @@
-package actors
+package remote
 
 import (
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors"
+
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -32,7 +35,7 @@ func isFollowTicket(ticket uint64) bool { return ticket&followBit != 0 }
 // follows is a proxy's state for waits on its adopted send.
 type follows struct {
 	// unclaimed: the adopted send's settlement, until a wait returns it.
-	unclaimed *SendSettled
+	unclaimed *actors.SendSettled
 	// followSeq numbers the following waits; followEnded is the highest
 	// ticket of one that ended.
 	followSeq, followEnded uint64
@@ -41,9 +44,9 @@ type follows struct {
 // follower is one wait following the adopted send.
 type follower struct {
 	ticket uint64
-	pid    *actor.PID // the waiter's reply box
-	notify bool       // it asked for the settlement (StartSend.NotifySettled)
-	timer  Timer      // its deadline
+	pid    *actor.PID   // the waiter's reply box
+	notify bool         // it asked for the settlement (StartSend.NotifySettled)
+	timer  actors.Timer // its deadline
 }
 
 // followDeadline: a following wait's deadline passed.
@@ -59,14 +62,14 @@ func (p *remoteSession) followable() bool {
 
 // follow makes m, a wait, follow the adopted send: answered at once with
 // an unclaimed settlement, else when the send settles or at m's deadline.
-func (p *remoteSession) follow(ctx actor.Context, m *StartSend) {
+func (p *remoteSession) follow(ctx actor.Context, m *actors.StartSend) {
 	if err := m.Request.Validate(); err != nil {
-		ctx.Respond(&StartSendReply{Err: err})
+		ctx.Respond(&actors.StartSendReply{Err: err})
 		return
 	}
 	if s := p.unclaimed; s != nil {
 		p.unclaimed = nil
-		ctx.Respond(&StartSendReply{Ticket: s.Ticket})
+		ctx.Respond(&actors.StartSendReply{Ticket: s.Ticket})
 		if m.NotifySettled {
 			ctx.Send(ctx.Sender(), s)
 		}
@@ -81,13 +84,13 @@ func (p *remoteSession) follow(ctx actor.Context, m *StartSend) {
 	self, sys, ticket := p.self, p.sys, f.ticket
 	f.timer = p.clock.AfterFunc(d, func() { sys.Root.Send(self, &followDeadline{ticket: ticket, after: d}) })
 	p.cur.followers = append(p.cur.followers, f)
-	ctx.Respond(&StartSendReply{Ticket: f.ticket})
+	ctx.Respond(&actors.StartSendReply{Ticket: f.ticket})
 }
 
 // followed hands the adopted send's settlement to the waits that follow
 // it, or keeps it for the next wait when none does (a failure, the host
 // lost or the owner detached, is not kept: the session's state says it).
-func (p *remoteSession) followed(op *remoteOp, s *SendSettled) {
+func (p *remoteSession) followed(op *remoteOp, s *actors.SendSettled) {
 	fs := op.followers
 	op.followers = nil
 	if len(fs) == 0 {
@@ -100,7 +103,7 @@ func (p *remoteSession) followed(op *remoteOp, s *SendSettled) {
 		f.timer.Stop()
 		p.followEnded = max(p.followEnded, f.ticket)
 		if f.notify {
-			p.sys.Root.Send(f.pid, &SendSettled{Session: p.id, Ticket: f.ticket, Result: s.Result, Err: s.Err})
+			p.sys.Root.Send(f.pid, &actors.SendSettled{Session: p.id, Ticket: f.ticket, Result: s.Result, Err: s.Err})
 		}
 	}
 }
@@ -120,7 +123,7 @@ func (p *remoteSession) unfollow(ticket uint64, r messages.SendResult, err error
 		p.followEnded = max(p.followEnded, f.ticket)
 		r.Status = p.snap.Status
 		if f.notify {
-			p.sys.Root.Send(f.pid, &SendSettled{Session: p.id, Ticket: f.ticket, Result: r, Err: err})
+			p.sys.Root.Send(f.pid, &actors.SendSettled{Session: p.id, Ticket: f.ticket, Result: r, Err: err})
 		}
 		return true
 	}
@@ -129,7 +132,7 @@ func (p *remoteSession) unfollow(ticket uint64, r messages.SendResult, err error
 
 // readFollowed answers a following wait's ReadSendOutput: the adopted
 // send's new output while the wait follows it, settled once it ended.
-func (p *remoteSession) readFollowed(ctx actor.Context, m *ReadSendOutput) {
+func (p *remoteSession) readFollowed(ctx actor.Context, m *actors.ReadSendOutput) {
 	if p.cur != nil {
 		for _, f := range p.cur.followers {
 			if f.ticket == m.Ticket {
@@ -140,8 +143,8 @@ func (p *remoteSession) readFollowed(ctx actor.Context, m *ReadSendOutput) {
 		}
 	}
 	if m.Ticket <= p.followEnded {
-		ctx.Respond(&ReadSendOutputReply{Settled: true})
+		ctx.Respond(&actors.ReadSendOutputReply{Settled: true})
 		return
 	}
-	ctx.Respond(&ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+	ctx.Respond(&actors.ReadSendOutputReply{Err: seam.UnknownSend(m.Ticket)})
 }

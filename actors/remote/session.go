@@ -1,8 +1,11 @@
-package actors
+package remote
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ptyactor/ptyactor/actors"
+
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -27,7 +30,7 @@ type remoteSession struct {
 	spec  messages.SpawnSpec
 	host  *hostEntry
 	cfg   messages.Config
-	clock Clock
+	clock actors.Clock
 	log   zerolog.Logger
 
 	self, ownerPID *actor.PID
@@ -39,8 +42,8 @@ type remoteSession struct {
 	spawnCall uint64
 
 	pending map[uint64]*remoteOp
-	cur     *remoteOp    // the reserved, unsettled send
-	last    *SendSettled // the most recent settled send
+	cur     *remoteOp           // the reserved, unsettled send
+	last    *actors.SendSettled // the most recent settled send
 
 	closeCall    uint64
 	closeReason  string
@@ -55,13 +58,30 @@ type remoteSession struct {
 	// detached: the owner was detached (linkDetached); a close ends the
 	// proxy only, and the host keeps the session for its grace.
 	detached bool
-	// The adopted send's followers (remote_follow.go).
+	// The adopted send's followers (follow.go).
 	follows
+}
+
+// The proxy's phases, as the session actor's (actors/session.go).
+type sessionPhase int
+
+const (
+	phaseStarting sessionPhase = iota // the host's spawn in progress; unpublished
+	phaseReady
+	phaseClosing // close in flight, or failed and awaiting a retry
+	phaseClosed
+)
+
+// closeWaiter is a close's caller, as the session actor's.
+type closeWaiter struct {
+	pid    *actor.PID
+	joined bool // a Kill that found this close in flight
+	kill   bool // a Kill request (reply *actors.KillReply); otherwise internal
 }
 
 // remoteOp is a request waiting for its host's answer.
 type remoteOp struct {
-	msg    sessionRequest
+	msg    any // a session request (seam.Target)
 	sender *actor.PID
 	// StartSend: notify gets the settlement; reserved once the host gave
 	// the ticket; subscribers are AwaitSend callers.
@@ -75,7 +95,7 @@ type remoteOp struct {
 	followers []*follower
 }
 
-func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, adopt *wire.ResumedSession, cfg messages.Config, clock Clock, log zerolog.Logger) *remoteSession {
+func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, adopt *wire.ResumedSession, cfg messages.Config, clock actors.Clock, log zerolog.Logger) *remoteSession {
 	return &remoteSession{id: id, owner: owner, spec: spec, host: host, adopt: adopt, cfg: cfg, clock: clock, log: log, pending: map[uint64]*remoteOp{}}
 }
 
@@ -84,11 +104,13 @@ var errDetached = fmt.Errorf("%w: the owner was detached from this client", mess
 
 func (p *remoteSession) Receive(ctx actor.Context) {
 	msg := ctx.Message()
-	if r, scoped := msg.(sessionRequest); scoped {
-		if o, id := r.target(); o != p.owner || p.phase == phaseStarting {
-			ctx.Respond(r.refuse(messages.NoSession(id)))
-			return
-		}
+	if o, id, scoped := seam.Target(msg); scoped && (o != p.owner || p.phase == phaseStarting) {
+		ctx.Respond(seam.Refuse(msg, messages.NoSession(id)))
+		return
+	}
+	if r, ok := seam.Lookup(msg, p.self); ok {
+		ctx.Respond(r)
+		return
 	}
 	switch m := msg.(type) {
 	case *actor.Started:
@@ -112,59 +134,57 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 	case *linkDetached:
 		p.detach(ctx)
 
-	case *lookupSession:
-		ctx.Respond(&lookupReply{pid: p.self})
-	case *StartSend:
+	case *actors.StartSend:
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&StartSendReply{Err: messages.ErrSessionClosing})
-		case isWaitRequest(m.Request) && p.followable():
+			ctx.Respond(&actors.StartSendReply{Err: messages.ErrSessionClosing})
+		case seam.IsWait(m.Request) && p.followable():
 			p.follow(ctx, m)
 		case p.snap.Status.Exited:
-			ctx.Respond(&StartSendReply{Err: p.exitedErr()})
+			ctx.Respond(&actors.StartSendReply{Err: p.exitedErr()})
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
 			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: wire.StartSendTo(p.hostID, m.Request)}}, true)
 		}
-	case *AwaitSend:
+	case *actors.AwaitSend:
 		switch {
 		case p.last != nil && m.Ticket == p.last.Ticket:
 			ctx.Respond(p.last)
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.cur.subscribers = append(p.cur.subscribers, ctx.Sender())
 		default:
-			ctx.Respond(&SendSettled{Session: p.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
+			ctx.Respond(&actors.SendSettled{Session: p.id, Ticket: m.Ticket, Err: seam.UnknownSend(m.Ticket)})
 		}
-	case *ReadSendOutput:
+	case *actors.ReadSendOutput:
 		switch {
 		case isFollowTicket(m.Ticket):
 			p.readFollowed(ctx, m)
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutput{Session: p.hostID, Ticket: m.Ticket}}}, false)
 		case p.last != nil && m.Ticket == p.last.Ticket:
-			ctx.Respond(&ReadSendOutputReply{Settled: true})
+			ctx.Respond(&actors.ReadSendOutputReply{Settled: true})
 		default:
-			ctx.Respond(&ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+			ctx.Respond(&actors.ReadSendOutputReply{Err: seam.UnknownSend(m.Ticket)})
 		}
-	case *CancelSend:
+	case *actors.CancelSend:
 		switch {
 		case isFollowTicket(m.Ticket):
 			// A wait that follows ends; the send it follows goes on.
-			ctx.Respond(&CancelSendReply{Accepted: p.unfollow(m.Ticket, messages.SendResult{Cause: messages.CauseCancelled}, messages.ErrAbortedBeforeWrite)})
+			ctx.Respond(&actors.CancelSendReply{Accepted: p.unfollow(m.Ticket, messages.SendResult{Cause: messages.CauseCancelled}, messages.ErrAbortedBeforeWrite)})
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_CancelSend{CancelSend: &wire.CancelSend{Session: p.hostID, Ticket: m.Ticket}}}, false)
 		default:
-			ctx.Respond(&CancelSendReply{})
+			ctx.Respond(&actors.CancelSendReply{})
 		}
 	case *followDeadline:
 		p.unfollow(m.ticket, messages.SendResult{WaitReason: messages.WaitTimeout, Cause: messages.CauseDeadline, Elapsed: m.after}, nil)
-	case *Read:
+	case *actors.Read:
 		if p.lostErr != nil {
-			ctx.Respond(&ReadReply{Err: p.lostErr})
+			ctx.Respond(&actors.ReadReply{Err: p.lostErr})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Read{Read: wire.ReadTo(messages.SessionID(p.hostID), m.Request)}}, false)
-	case *SignalSession:
+	case *actors.SignalSession:
 		var err error
 		switch {
 		case !m.Signal.Valid():
@@ -175,34 +195,34 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			err = p.exitedErr()
 		}
 		if err != nil {
-			ctx.Respond(&SignalReply{Err: err})
+			ctx.Respond(&actors.SignalReply{Err: err})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Signal{Signal: &wire.Signal{Session: p.hostID, Signal: string(m.Signal)}}}, false)
-	case *Describe:
+	case *actors.Describe:
 		if p.lostErr != nil || p.detached || p.phase == phaseClosed {
 			// The host has nothing newer to say.
-			ctx.Respond(&DescribeReply{Snapshot: p.snap})
+			ctx.Respond(&actors.DescribeReply{Snapshot: p.snap})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
-	case *GetScreen:
+	case *actors.GetScreen:
 		if p.lostErr != nil {
 			// The screen is on the host, out of reach.
-			ctx.Respond(&ScreenReply{Err: p.lostErr})
+			ctx.Respond(&actors.ScreenReply{Err: p.lostErr})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_GetScreen{GetScreen: &wire.GetScreen{Session: p.hostID}}}, false)
-	case *Resize:
+	case *actors.Resize:
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&ResizeReply{Err: messages.ErrSessionClosing})
+			ctx.Respond(&actors.ResizeReply{Err: messages.ErrSessionClosing})
 		case p.lostErr != nil:
-			ctx.Respond(&ResizeReply{Err: p.lostErr})
+			ctx.Respond(&actors.ResizeReply{Err: p.lostErr})
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols)}}, false)
 		}
-	case *Kill:
+	case *actors.Kill:
 		reason := m.Reason
 		if reason == "" {
 			reason = "model request"
@@ -210,12 +230,13 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
 	case *seam.CloseSession:
 		p.beginClose(ctx, m.Reason, closeWaiter{})
-	case sessionRequest:
-		// A request the wire does not carry.
-		ctx.Respond(m.refuse(errNotThroughHost))
-
 	case *actor.Stopping:
 		p.onStopping()
+	default:
+		if _, _, ok := seam.Target(m); ok {
+			// A request the wire does not carry.
+			ctx.Respond(seam.Refuse(m, errNotThroughHost))
+		}
 	}
 }
 
@@ -236,7 +257,7 @@ func (p *remoteSession) tell(req *wire.Request) {
 func (p *remoteSession) forward(op *remoteOp, req *wire.Request, multi bool) {
 	if p.detached {
 		if op.sender != nil {
-			p.sys.Root.Send(op.sender, op.msg.refuse(errDetached))
+			p.sys.Root.Send(op.sender, seam.Refuse(op.msg, errDetached))
 		}
 		return
 	}
@@ -280,31 +301,31 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 	}
 	rep := m.rep
 	err := p.hostErr(rep.Error)
-	if _, ok := op.msg.(*StartSend); ok {
+	if _, ok := op.msg.(*actors.StartSend); ok {
 		p.onSendReply(ctx, m.call, op, rep, err)
 		return
 	}
 	delete(p.pending, m.call)
 	var reply any
 	switch op.msg.(type) {
-	case *ReadSendOutput:
+	case *actors.ReadSendOutput:
 		r := rep.GetReadSendOutput()
-		reply = &ReadSendOutputReply{Read: messages.SendRead{Delta: r.GetDelta(), Truncated: r.GetTruncated()}, Settled: r.GetSettled(), Err: err}
-	case *CancelSend:
-		reply = &CancelSendReply{Accepted: rep.GetCancelSend().GetAccepted()}
-	case *Read:
-		reply = &ReadReply{Result: wire.ReadResultFrom(rep.GetRead()), Err: err}
-	case *SignalSession:
-		reply = &SignalReply{Result: wire.SignalResultFrom(rep.GetSignal()), Err: err}
-	case *Describe:
+		reply = &actors.ReadSendOutputReply{Read: messages.SendRead{Delta: r.GetDelta(), Truncated: r.GetTruncated()}, Settled: r.GetSettled(), Err: err}
+	case *actors.CancelSend:
+		reply = &actors.CancelSendReply{Accepted: rep.GetCancelSend().GetAccepted()}
+	case *actors.Read:
+		reply = &actors.ReadReply{Result: wire.ReadResultFrom(rep.GetRead()), Err: err}
+	case *actors.SignalSession:
+		reply = &actors.SignalReply{Result: wire.SignalResultFrom(rep.GetSignal()), Err: err}
+	case *actors.Describe:
 		reply = p.described(ctx, rep, err)
-	case *GetScreen:
+	case *actors.GetScreen:
 		if err == nil && rep.GetScreen() == nil {
 			err = fmt.Errorf("%w: malformed screen reply", messages.ErrTransport)
 		}
-		reply = &ScreenReply{Screen: wire.ScreenFrom(rep.GetScreen()), Err: err}
-	case *Resize:
-		reply = &ResizeReply{Err: err}
+		reply = &actors.ScreenReply{Screen: wire.ScreenFrom(rep.GetScreen()), Err: err}
+	case *actors.Resize:
+		reply = &actors.ResizeReply{Err: err}
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -318,7 +339,7 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 			op.subscribers = append(op.subscribers, op.sender)
 		}
 		p.cur = op
-		ctx.Send(op.sender, &StartSendReply{Ticket: op.ticket})
+		ctx.Send(op.sender, &actors.StartSendReply{Ticket: op.ticket})
 		return
 	}
 	st := rep.GetSendSettled()
@@ -332,7 +353,7 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 		if err == nil {
 			err = fmt.Errorf("%w: malformed send reply", messages.ErrTransport)
 		}
-		p.followed(op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: err})
+		p.followed(op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: err})
 		p.maybeFinish(ctx)
 		return
 	}
@@ -341,15 +362,15 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 		if err == nil {
 			err = fmt.Errorf("%w: malformed send reply", messages.ErrTransport)
 		}
-		ctx.Send(op.sender, &StartSendReply{Err: err})
+		ctx.Send(op.sender, &actors.StartSendReply{Err: err})
 		p.maybeFinish(ctx)
 		return
 	}
-	p.settle(ctx, call, op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: wire.SendResultFrom(st.GetResult()), Err: err})
+	p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: wire.SendResultFrom(st.GetResult()), Err: err})
 }
 
 // settle delivers a send's settlement to its waiters and frees the slot.
-func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *SendSettled) {
+func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *actors.SendSettled) {
 	delete(p.pending, call)
 	if p.cur == op {
 		p.cur = nil
@@ -363,7 +384,7 @@ func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *
 		p.followed(op, s)
 	}
 	r := s.Result
-	p.sys.EventStream.Publish(&EventSendSettled{
+	p.sys.EventStream.Publish(&actors.EventSendSettled{
 		Owner: p.owner, Session: p.id, Ticket: s.Ticket, WaitReason: r.WaitReason, Cause: r.Cause,
 		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Err: s.Err,
 	})
@@ -407,7 +428,7 @@ func (p *remoteSession) onAdopted(ctx actor.Context) {
 	ctx.Send(p.host.link, &linkRetain{owner: p.owner, pid: p.self})
 	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
 	if t := a.GetTicket(); t != 0 {
-		op := &remoteOp{msg: &StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t, adopted: true}
+		op := &remoteOp{msg: &actors.StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t, adopted: true}
 		p.cur = op
 		p.forward(op, &wire.Request{Body: &wire.Request_AwaitSend{AwaitSend: &wire.AwaitSend{Session: p.hostID, Ticket: t}}}, false)
 	}
@@ -424,13 +445,13 @@ func (p *remoteSession) detach(ctx actor.Context) {
 	pending := p.pending
 	p.pending = map[uint64]*remoteOp{}
 	for call, op := range pending {
-		if _, ok := op.msg.(*StartSend); ok && op.reserved {
+		if _, ok := op.msg.(*actors.StartSend); ok && op.reserved {
 			p.pending[call] = op
-			p.settle(ctx, call, op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: errDetached})
+			p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: errDetached})
 			continue
 		}
 		if op.sender != nil {
-			ctx.Send(op.sender, op.msg.refuse(errDetached))
+			ctx.Send(op.sender, seam.Refuse(op.msg, errDetached))
 		}
 	}
 	if p.closeCall != 0 {
@@ -448,12 +469,12 @@ func (p *remoteSession) startFailed(ctx actor.Context, err error) {
 // described answers a Describe with the host's snapshot of the session
 // now, under the client's id; an exit it reports is recorded as one the
 // host pushed.
-func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error) *DescribeReply {
+func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error) *actors.DescribeReply {
 	if err != nil || rep.GetDescribe() == nil {
 		if err == nil {
 			err = fmt.Errorf("%w: malformed describe reply", messages.ErrTransport)
 		}
-		return &DescribeReply{Err: err}
+		return &actors.DescribeReply{Err: err}
 	}
 	snap := wire.SnapshotFrom(rep.GetDescribe())
 	snap.SessionID = p.id
@@ -466,7 +487,7 @@ func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error)
 		// stands.
 		snap.Status = p.snap.Status
 	}
-	return &DescribeReply{Snapshot: snap}
+	return &actors.DescribeReply{Snapshot: snap}
 }
 
 // setStatus records the session's status and reports an exit as
@@ -481,7 +502,7 @@ func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) 
 	}
 	ctx.Send(p.ownerPID, &seam.StatusChanged{ID: p.id, Status: st})
 	if st.Exited {
-		p.sys.EventStream.Publish(&EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
+		p.sys.EventStream.Publish(&actors.EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
 	}
 }
 
@@ -499,13 +520,13 @@ func (p *remoteSession) lose(ctx actor.Context, err error) {
 	pending := p.pending
 	p.pending = map[uint64]*remoteOp{}
 	for call, op := range pending {
-		if _, ok := op.msg.(*StartSend); ok && op.reserved {
+		if _, ok := op.msg.(*actors.StartSend); ok && op.reserved {
 			p.pending[call] = op
-			p.settle(ctx, call, op, &SendSettled{Session: p.id, Ticket: op.ticket,
+			p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket,
 				Result: messages.SendResult{WaitReason: messages.WaitSessionExit, Status: p.snap.Status}, Err: err})
 			continue
 		}
-		ctx.Send(op.sender, op.msg.refuse(err))
+		ctx.Send(op.sender, seam.Refuse(op.msg, err))
 	}
 	if p.closeCall != 0 {
 		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
@@ -545,7 +566,7 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 		waiters := p.closeWaiters
 		p.closeWaiters = nil
 		p.log.Warn().Err(err).Msg("remote close failed")
-		p.sys.EventStream.Publish(&EventCleanupFailed{Owner: p.owner, Session: p.id, Err: err})
+		p.sys.EventStream.Publish(&actors.EventCleanupFailed{Owner: p.owner, Session: p.id, Err: err})
 		for _, w := range waiters {
 			p.replyClose(w, false, report, err)
 		}
@@ -570,10 +591,10 @@ func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
 	var replies []seam.CloseReply
 	for _, w := range waiters {
 		if w.kill && w.pid != nil {
-			replies = append(replies, seam.CloseReply{To: w.pid, Reply: &KillReply{Closed: !w.joined, Report: report}})
+			replies = append(replies, seam.CloseReply{To: w.pid, Reply: &actors.KillReply{Closed: !w.joined, Report: report}})
 		}
 	}
-	p.sys.EventStream.Publish(&EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
+	p.sys.EventStream.Publish(&actors.EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
 	ctx.Send(p.ownerPID, &seam.Closed{ID: p.id, Report: report, Replies: replies})
 }
 
@@ -581,7 +602,7 @@ func (p *remoteSession) replyClose(w closeWaiter, closed bool, report messages.C
 	if w.pid == nil || !w.kill {
 		return
 	}
-	p.sys.Root.Send(w.pid, &KillReply{Closed: closed, Report: report, Err: err})
+	p.sys.Root.Send(w.pid, &actors.KillReply{Closed: closed, Report: report, Err: err})
 }
 
 // maybeFinish retires a closed proxy once nothing is pending.
@@ -617,14 +638,14 @@ func (p *remoteSession) end() {
 func (p *remoteSession) onStopping() {
 	gone := fmt.Errorf("%w: the session actor stopped", messages.ErrSessionClosing)
 	for _, op := range p.pending {
-		if _, ok := op.msg.(*StartSend); ok && op.reserved {
+		if _, ok := op.msg.(*actors.StartSend); ok && op.reserved {
 			for _, pid := range op.subscribers {
-				p.sys.Root.Send(pid, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
+				p.sys.Root.Send(pid, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			}
-			p.followed(op, &SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
+			p.followed(op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			continue
 		}
-		p.sys.Root.Send(op.sender, op.msg.refuse(gone))
+		p.sys.Root.Send(op.sender, seam.Refuse(op.msg, gone))
 	}
 	p.pending = nil
 	if p.phase != phaseClosed {

@@ -1,0 +1,91 @@
+package actors
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// What the core lends the rooms beside it (actors/remote) through package
+// seam: the route table, the actors' props, asking, and a service's
+// system, spawns and send handles.
+func init() {
+	seam.Target = func(m any) (messages.Owner, messages.SessionID, bool) {
+		r, ok := m.(sessionRequest)
+		if !ok {
+			return messages.Owner{}, "", false
+		}
+		o, id := r.target()
+		return o, id, true
+	}
+	seam.Refuse = refusal
+	seam.Lookup = func(m any, self *actor.PID) (any, bool) {
+		if _, ok := m.(*lookupSession); ok {
+			return &lookupReply{pid: self}, true
+		}
+		return nil, false
+	}
+	seam.IsWait = isWaitRequest
+	seam.UnknownSend = errUnknownSend
+	seam.Props = props
+	seam.Ask = ask[any]
+	seam.CoreOf = func(svc any) *seam.Core { return svc.(*Service).core() }
+}
+
+// roomSlot holds a service's room: set once, by the room's Attach.
+type roomSlot struct {
+	mu sync.Mutex
+	p  atomic.Pointer[roomRef]
+}
+
+type roomRef struct{ r seam.Room }
+
+func (s *roomSlot) get() seam.Room {
+	if r := s.p.Load(); r != nil {
+		return r.r
+	}
+	return nil
+}
+
+func (s *roomSlot) set(r seam.Room) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p.Load() != nil {
+		return messages.InvalidArgument("the service has a room attached already")
+	}
+	s.p.Store(&roomRef{r})
+	return nil
+}
+
+func (s *Service) core() *seam.Core {
+	return &seam.Core{
+		Sys: s.sys, Log: s.log,
+		SetRoom: s.room.set,
+		Adopt: func(ctx context.Context, owner messages.Owner, req messages.SpawnRequest, adopt any) (any, error) {
+			sp, err := ask[*SpawnReply](ctx, s.sys, s.pid, &Spawn{Owner: owner, Request: req, adopt: adopt})
+			if err == nil {
+				err = sp.Err
+			}
+			if err != nil {
+				return nil, err
+			}
+			return &Session{svc: s, owner: owner, info: sp.Result}, nil
+		},
+		AwaitSend: func(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) any {
+			return s.awaitSend(ctx, owner, id, ticket)
+		},
+	}
+}
+
+// awaitSend makes a SendOp for a send this client did not start.
+func (s *Service) awaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
+	box := newReplyBox(s.sys, 2)
+	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.pid)
+	op := &SendOp{s: s, owner: owner, session: id, ticket: ticket, box: box, done: make(chan struct{})}
+	go op.await()
+	return op
+}
