@@ -64,6 +64,23 @@ type Options struct {
 	// to the terminal through the session's one write path, ordered with the
 	// caller's input. Nil means queries go unanswered.
 	Reply func(p []byte)
+	// OSC receives the payload of every complete OSC sequence of at most
+	// MaxOSCPayload bytes: the bytes between ESC ] and its BEL or ESC \,
+	// without the C0 controls a terminal ignores inside it. It returns
+	// whether Text should receive what is printed next. It is called
+	// from Feed, in stream order with Reply and Text, and the slice is
+	// valid only during the call and must not be modified. Nil means no
+	// OSC is reported.
+	OSC func(payload []byte) (watch bool)
+	// Text receives, after OSC asked for it and until it returns false,
+	// what the program prints: printable characters as valid UTF-8
+	// (malformed input as U+FFFD; one run may arrive in several calls),
+	// and each C0 control the terminal executes (LF, CR, BS, TAB, ...)
+	// as a call of that one byte. Escape sequences are not reported. It
+	// is called from Feed and must not block; the slice is valid only
+	// during the call. While nobody watches, Feed does not call it at
+	// all, so a flood of output costs nothing here.
+	Text func(b []byte) (watch bool)
 }
 
 // Emulator is a terminal: it applies a program's output to a screen and
@@ -93,6 +110,10 @@ type Emulator struct {
 	hist  history
 	reply func([]byte)
 
+	onOSC  func([]byte) bool
+	onText func([]byte) bool
+	watch  bool // onText wants what is printed (observe.go)
+
 	parser
 	rbuf  []byte // reply scratch
 	tbuf  []byte // row text scratch
@@ -105,9 +126,11 @@ func New(rows, cols int, opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	e := &Emulator{
-		rows:  rows,
-		cols:  cols,
-		reply: opts.Reply,
+		rows:   rows,
+		cols:   cols,
+		reply:  opts.Reply,
+		onOSC:  opts.OSC,
+		onText: opts.Text,
 	}
 	e.hist.init(opts.HistoryLines, opts.HistoryBytes)
 	e.main.lines = make([]line, rows)
@@ -170,7 +193,7 @@ type Size struct {
 }
 
 // resume completes the character carried over from the previous chunk, as
-// termtext does. It returns how many bytes of p it consumed; e.nc stays
+// a whole chunk would. It returns how many bytes of p it consumed; e.nc stays
 // non-zero only when p was too short to decide.
 func (e *Emulator) resume(p []byte) int {
 	var join [2 * utf8.UTFMax]byte
@@ -187,9 +210,15 @@ func (e *Emulator) resume(p []byte) int {
 		if size > carried {
 			e.nc = 0
 			e.print(r)
+			if e.watch {
+				e.observeRune(r)
+			}
 			return size - carried
 		}
 		e.print(r) // U+FFFD for a rejected byte
+		if e.watch {
+			e.observeRune(r)
+		}
 		buf, carried = buf[size:], carried-size
 	}
 	e.nc = 0

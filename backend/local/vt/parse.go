@@ -7,7 +7,7 @@ import "unicode/utf8"
 // it, CAN and SUB cancel a sequence, ESC starts a new one (ESC \ ends a
 // string), DEL is ignored. Nothing it records grows with the input: CSI
 // parameters saturate, extra ones are dropped, and an OSC longer than
-// maxOSC is discarded up to its terminator.
+// MaxOSCPayload is discarded up to its terminator.
 
 const (
 	bel = 0x07
@@ -18,9 +18,6 @@ const (
 
 	maxParams = 16
 	maxParam  = 65535
-	// maxOSC bounds the OSC payload recorded: only the colour queries are
-	// acted on, and they are a few bytes.
-	maxOSC = 64
 )
 
 type state uint8
@@ -51,7 +48,7 @@ type parser struct {
 	prefix  byte // a private marker: '?', '>', '<' or '='
 	inter   byte // the last intermediate byte (0x20–0x2F)
 	ninter  int
-	osc     [maxOSC]byte
+	osc     [MaxOSCPayload]byte
 	nosc    int
 	oscOver bool
 }
@@ -82,6 +79,9 @@ func (e *Emulator) ground(b []byte, i int) int {
 				j++
 			}
 			e.printASCII(b[i:j])
+			if e.watch {
+				e.observe(b[i:j])
+			}
 			i = j
 		case c >= 0x80:
 			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
@@ -90,6 +90,9 @@ func (e *Emulator) ground(b []byte, i int) int {
 			}
 			r, size := utf8.DecodeRune(b[i:])
 			e.print(r) // U+FFFD for a rejected byte, size 1
+			if e.watch {
+				e.observeRune(r)
+			}
 			i += size
 		case c == esc:
 			// REP repeats what was printed right before its sequence;
@@ -223,7 +226,7 @@ func (e *Emulator) sequence(b []byte, i int) int {
 		case stOSC:
 			for c != bel && c != esc && c != can && c != sub {
 				if c >= 0x20 {
-					if e.nosc < maxOSC {
+					if e.nosc < MaxOSCPayload {
 						e.osc[e.nosc] = c
 						e.nosc++
 					} else {
@@ -281,6 +284,9 @@ func (e *Emulator) sequence(b []byte, i int) int {
 // control executes a C0 control.
 func (e *Emulator) control(c byte) {
 	e.last, e.seqLast = 0, 0
+	if e.watch {
+		e.observeControl(c)
+	}
 	switch c {
 	case '\b':
 		e.backspace()

@@ -88,15 +88,25 @@ func (e *Emulator) reportSize() {
 	e.send(b)
 }
 
-// oscDispatch acts on a complete OSC. Only the colour queries are
-// answered (OSC 10, 11 and 12 with "?", several in one sequence as xterm
-// allows), with the terminator the query used; setting colours, titles,
-// the clipboard or anything else changes nothing shown and is ignored.
+// oscDispatch acts on a complete OSC: the observer sees it (observe.go),
+// and the colour queries are answered (OSC 10, 11 and 12 with "?",
+// several in one sequence as xterm allows), with the terminator the query
+// used; setting colours, titles, the clipboard or anything else changes
+// nothing shown.
 func (e *Emulator) oscDispatch(st bool) {
-	if e.oscOver || e.reply == nil {
+	if e.oscOver {
 		return
 	}
 	p := e.osc[:e.nosc]
+	e.answerColours(p, st)
+	e.reportOSC(p)
+}
+
+// answerColours answers the colour queries in an OSC payload.
+func (e *Emulator) answerColours(p []byte, st bool) {
+	if e.reply == nil {
+		return
+	}
 	i := bytes.IndexByte(p, ';')
 	if i < 0 {
 		return
