@@ -23,7 +23,7 @@ GODEBUG=execwait=2 go test -race -count=1 -timeout 15m ./...
 # machine (go.dev/issue/75804, fixed in Go 1.27). Each count is about 5 s
 # here. FUZZING.md says how to run them long and records what was run.
 fuzz=(
-  "FuzzParser ./backend/local/termtext 6000"
+  "FuzzParser ./backend/local/vt 6000"
   "FuzzOutputPath ./backend/local 3000"
   "FuzzPromptMarker ./backend/local 8000"
   "FuzzParseSyscall ./probes/linux 10000"

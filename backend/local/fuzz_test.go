@@ -6,13 +6,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ptyactor/ptyactor/backend/local/termtext"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // outputPath is the part of a session that a PTY read goes through, built
-// without a PTY: the session's own feed (the parser with the session as its
-// Sink, then the emulator), prompt tracker and transcript readers, on a
+// without a PTY: the session's own feed (the emulator, with the prompt
+// tracker as its observer) and transcript readers, on a
 // small terminal whose history is bounded like scrollback. Only the facts
 // consume reports (Output, Prompt) are left out: they need a terminal to
 // resolve the foreground group.
@@ -22,12 +21,11 @@ func outputPath(maxRead int, nonce string) *session {
 	cfg.ScrollbackMaxBytes = max(maxRead, 64)
 	s := &session{
 		cfg:        cfg,
-		parser:     termtext.New(maxRead),
 		prompt:     newPromptTracker(nonce),
 		collecting: true,
 	}
 	var err error
-	if s.screen, err = newScreen(4, 20, cfg, nil); err != nil {
+	if s.screen, err = newScreen(4, 20, cfg, nil, s.prompt); err != nil {
 		panic(err)
 	}
 	return s
@@ -119,9 +117,6 @@ func FuzzOutputPath(f *testing.F) {
 			feedChunks(s, data[begin:], sizes, after)
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			// Flush ends the stream: what a session does when its shell
-			// exited and the last read was parsed.
-			s.parser.Flush(s)
 			var r sendResult
 			r.complete = s.prompt.complete()
 			end := s.endOutput()
@@ -208,26 +203,54 @@ func FuzzPromptMarker(f *testing.F) {
 }
 
 // markerIn reports whether b contains a complete marker OSC,
-// "ESC ] 133;D;<digits>;<nonce>" terminated by BEL or ESC \. It is written
-// independently of promptTracker.parse, as a plain scan of the raw bytes.
+// "ESC ] 133;D;<digits>;<nonce>" terminated by BEL or ESC \, as a terminal
+// reads it: the C0 controls it executes between ESC and "]" and those it
+// ignores inside the OSC (all but BEL, CAN, SUB and ESC) do not count, nor
+// does DEL after ESC. It is written independently of promptTracker.parse
+// and of the emulator's parser, as a plain scan of the raw bytes.
 func markerIn(b, nonce []byte) bool {
-	open := []byte("\x1b]" + markerPrefix)
-	for {
-		i := bytes.Index(b, open)
-		if i < 0 {
-			return false
+	ignored := func(c byte) bool { return c < 0x20 && c != 0x07 && c != 0x18 && c != 0x1a && c != 0x1b }
+	for i := range b {
+		if b[i] != 0x1b {
+			continue
 		}
-		b = b[i+len(open):]
-		j := 0
-		for j < len(b) && (b[j] >= '0' && b[j] <= '9' || j == 0 && (b[j] == '+' || b[j] == '-')) {
+		j := i + 1
+		for j < len(b) && (ignored(b[j]) || b[j] == 0x07 || b[j] == 0x7f) {
 			j++
 		}
-		rest := b[j:]
-		if j > 0 && len(rest) > 0 && rest[0] == ';' && bytes.HasPrefix(rest[1:], nonce) {
-			after := rest[1+len(nonce):]
-			if bytes.HasPrefix(after, []byte{0x07}) || bytes.HasPrefix(after, []byte("\x1b\\")) {
-				return true
+		if j == len(b) || b[j] != ']' {
+			continue
+		}
+		var payload []byte
+		for j++; j < len(b); j++ {
+			c := b[j]
+			if c == 0x07 || c == 0x1b && j+1 < len(b) && b[j+1] == '\\' {
+				if payloadIsMarker(payload, nonce) {
+					return true
+				}
+				break
+			}
+			if c == 0x18 || c == 0x1a || c == 0x1b {
+				break
+			}
+			if !ignored(c) {
+				payload = append(payload, c)
 			}
 		}
 	}
+	return false
+}
+
+// payloadIsMarker reports whether p is "133;D;<digits>;<nonce>" (the
+// digits may carry a sign).
+func payloadIsMarker(p, nonce []byte) bool {
+	rest, ok := bytes.CutPrefix(p, []byte(markerPrefix))
+	if !ok {
+		return false
+	}
+	j := 0
+	for j < len(rest) && (rest[j] >= '0' && rest[j] <= '9' || j == 0 && (rest[j] == '+' || rest[j] == '-')) {
+		j++
+	}
+	return j > 0 && bytes.Equal(rest[j:], append([]byte{';'}, nonce...))
 }

@@ -46,10 +46,13 @@ func promptEvery(nonce string) string {
 	return `printf "\033]133;D;%s;` + nonce + `\007" "$?"; PS1="` + PromptText + `"`
 }
 
-// promptTracker applies the marker rules to the parsed stream: the newest
-// marker with the right nonce, followed by exactly the controlled prompt,
-// even when marker and prompt arrive in different reads. A marker without
-// the nonce is plain output (and its OSC is stripped like any other).
+// promptTracker applies the marker rules to what the terminal emulator
+// parses (it is the emulator's OSC and Text observer, vt.Options): the
+// newest marker with the right nonce, followed by exactly the controlled
+// prompt, even when marker and prompt arrive in different reads. A marker
+// without the nonce is plain output (and its OSC is stripped like any
+// other). The emulator hands it text only while it is armed, so output
+// between prompts costs it nothing.
 //
 // One exception: bash prints its job notices ("[1]+  Done  true") after
 // PROMPT_COMMAND and before PS1, so whole notice lines may come between
@@ -57,6 +60,11 @@ func promptEvery(nonce string) string {
 // would cost the next send its exit status. Any other text, and anything
 // after a complete prompt (typed-ahead input echoed by readline, output of
 // a later command), cancels the evidence until the next marker.
+//
+// A line ends at LF, at CR LF, and at a CR followed by anything else that
+// prints or is executed (a CR stays pending until then, so a CR LF split
+// across reads is one line end). NUL, BEL, CAN, SUB and DEL mean nothing
+// here; other controls (TAB, BS, ...) are part of the line.
 type promptTracker struct {
 	nonce []byte
 	ps1   []byte
@@ -64,6 +72,7 @@ type promptTracker struct {
 	armed    bool   // a valid marker was seen and nothing but notices and the current line followed
 	line     []byte // the current line since the marker or the last notice, at most lineHead bytes
 	long     bool   // the current line is longer than lineHead
+	cr       bool   // a CR whose line end the next output decides
 	code     int
 	reported bool // the completed evidence was already reported
 }
@@ -80,13 +89,20 @@ func newPromptTracker(nonce string) *promptTracker {
 	return &promptTracker{nonce: []byte(nonce), ps1: []byte(PromptText)}
 }
 
-// osc considers one OSC payload.
-func (t *promptTracker) osc(payload []byte) {
+// osc considers one OSC payload (vt.Options.OSC) and reports whether it
+// wants the text printed next.
+func (t *promptTracker) osc(payload []byte) bool {
 	code, ok := t.parse(payload)
 	if !ok {
-		return
+		if t.armed && t.cr {
+			// Whatever the OSC was, it came after the CR: the line ended.
+			t.cr = false
+			t.endLine()
+		}
+		return t.armed
 	}
-	t.armed, t.line, t.long, t.code, t.reported = true, t.line[:0], false, code, false
+	t.armed, t.line, t.long, t.cr, t.code, t.reported = true, t.line[:0], false, false, code, false
+	return true
 }
 
 func (t *promptTracker) parse(p []byte) (int, bool) {
@@ -105,25 +121,50 @@ func (t *promptTracker) parse(p []byte) (int, bool) {
 	return code, true
 }
 
-// text considers printable output: every line that ends before the prompt
-// must be a job notice.
-func (t *promptTracker) text(b []byte) {
-	for t.armed && len(b) > 0 {
-		seg, rest, ended := bytes.Cut(b, []byte{'\n'})
-		if room := lineHead - len(t.line); len(seg) > room {
-			t.line, t.long = append(t.line, seg[:room]...), true
-		} else {
-			t.line = append(t.line, seg...)
-		}
-		if !ended {
-			return
-		}
-		if !jobNotice(t.line) {
-			t.armed = false
-			return
-		}
-		t.line, t.long, b = t.line[:0], false, rest
+// text considers what is printed after a marker (vt.Options.Text: text,
+// or one executed control): every line that ends before the prompt must
+// be a job notice. It reports whether it wants more.
+func (t *promptTracker) text(b []byte) bool {
+	if !t.armed {
+		return false
 	}
+	if len(b) == 1 {
+		switch b[0] {
+		case 0x00, 0x07, 0x18, 0x1a, 0x7f: // NUL, BEL, CAN, SUB, DEL
+			return true
+		case '\n':
+			t.cr = false
+			return t.endLine()
+		}
+	}
+	if t.cr {
+		t.cr = false
+		if !t.endLine() {
+			return false
+		}
+	}
+	if len(b) == 1 && b[0] == '\r' {
+		t.cr = true
+		return true
+	}
+	if room := lineHead - len(t.line); len(b) > room {
+		t.line, t.long = append(t.line, b[:room]...), true
+	} else {
+		t.line = append(t.line, b...)
+	}
+	return true
+}
+
+// endLine ends the current line: a job notice keeps the marker's
+// evidence, anything else cancels it. It reports whether the tracker is
+// still armed.
+func (t *promptTracker) endLine() bool {
+	if !jobNotice(t.line) {
+		t.armed = false
+		return false
+	}
+	t.line, t.long = t.line[:0], false
+	return true
 }
 
 // jobNotice reports whether line starts like bash's job notice:

@@ -1,44 +1,50 @@
 package local
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/backend/local/termtext"
+	"github.com/ptyactor/ptyactor/backend/local/vt"
 )
 
 const testNonce = "0123456789abcdef01234567"
 
-// trackerSink routes parsed output into a promptTracker the way the session
-// does: printable text and OSC payloads, in stream order.
-type trackerSink struct {
-	pt   *promptTracker
-	text bytes.Buffer
-}
-
-func (s *trackerSink) Text(b []byte) { s.text.Write(b); s.pt.text(b) }
-func (s *trackerSink) OSC(p []byte)  { s.pt.osc(p) }
-
+// feeder feeds output to a terminal emulator whose observer is a prompt
+// tracker, as a session's does.
 type feeder struct {
-	p    *termtext.Parser
-	sink *trackerSink
+	e  *vt.Emulator
+	pt *promptTracker
 }
 
 func newFeeder(nonce string) *feeder {
-	return &feeder{p: termtext.New(16384), sink: &trackerSink{pt: newPromptTracker(nonce)}}
+	pt := newPromptTracker(nonce)
+	e, err := vt.New(24, 80, vt.Options{OSC: pt.osc, Text: pt.text})
+	if err != nil {
+		panic(err)
+	}
+	return &feeder{e: e, pt: pt}
 }
 
 // feed parses the chunks in order and returns complete() after each.
 func (f *feeder) feed(chunks ...string) []bool {
 	out := make([]bool, len(chunks))
 	for i, c := range chunks {
-		f.p.Feed([]byte(c), f.sink)
-		out[i] = f.sink.pt.complete()
+		f.e.Feed([]byte(c))
+		out[i] = f.pt.complete()
 	}
 	return out
+}
+
+// shown returns the screen's rows down to the last one that holds text:
+// what the emulator printed, markers stripped.
+func (f *feeder) shown() string {
+	rows := f.e.Screen().Rows
+	for len(rows) > 0 && rows[len(rows)-1] == "" {
+		rows = rows[:len(rows)-1]
+	}
+	return strings.Join(rows, "\n")
 }
 
 func marker(code, nonce string) string { return "\x1b]133;D;" + code + ";" + nonce + "\x07" }
@@ -62,11 +68,11 @@ func TestPromptSplitAtEveryByte(t *testing.T) {
 			if got := f.feed(stream[:i], stream[i:]); !onlyLast(got) {
 				t.Fatalf("split at %d (%q | %q): complete after each chunk %v", i, stream[:i], stream[i:], got)
 			}
-			if f.sink.pt.code != 7 {
-				t.Fatalf("split at %d: code %d, want 7", i, f.sink.pt.code)
+			if f.pt.code != 7 {
+				t.Fatalf("split at %d: code %d, want 7", i, f.pt.code)
 			}
-			if txt := f.sink.text.String(); txt != "ls\nfile\n"+PromptText {
-				t.Fatalf("split at %d: text %q: the marker leaked or output was lost", i, txt)
+			if txt := f.shown(); txt != "ls\nfile\n$" || string(f.pt.line) != PromptText {
+				t.Fatalf("split at %d: shown %q, the tracker's line %q: the marker leaked or output was lost", i, txt, f.pt.line)
 			}
 		}
 		for i := 1; i < len(stream); i++ {
@@ -91,8 +97,8 @@ func TestPromptDollarThenSpaceInSeparateChunks(t *testing.T) {
 	if got := f.feed("out\r\n", marker("0", testNonce), "$", " "); !onlyLast(got) {
 		t.Fatalf("complete after each chunk %v", got)
 	}
-	if f.sink.pt.code != 0 {
-		t.Fatalf("code %d", f.sink.pt.code)
+	if f.pt.code != 0 {
+		t.Fatalf("code %d", f.pt.code)
 	}
 }
 
@@ -104,8 +110,8 @@ func TestPromptTextAfterPS1Cancels(t *testing.T) {
 			t.Errorf("text %q after the prompt: complete %v, want [true false]", after, got)
 		}
 		// ... until the next marker.
-		if got := f.feed(marker("3", testNonce), PromptText); !got[1] || f.sink.pt.code != 3 {
-			t.Errorf("after %q, the next real prompt: %v code %d", after, got, f.sink.pt.code)
+		if got := f.feed(marker("3", testNonce), PromptText); !got[1] || f.pt.code != 3 {
+			t.Errorf("after %q, the next real prompt: %v code %d", after, got, f.pt.code)
 		}
 	}
 	// Text that is not the controlled prompt never completes.
@@ -148,17 +154,17 @@ func TestPromptNewestMarkerWins(t *testing.T) {
 	// A forged marker between the real one and the prompt is plain (empty)
 	// output: the real marker still stands, and is completed.
 	f := newFeeder(testNonce)
-	if got := f.feed(marker("5", testNonce), marker("0", "forged"), PromptText); !got[2] || f.sink.pt.code != 5 {
-		t.Fatalf("forged marker in between: %v code %d", got, f.sink.pt.code)
+	if got := f.feed(marker("5", testNonce), marker("0", "forged"), PromptText); !got[2] || f.pt.code != 5 {
+		t.Fatalf("forged marker in between: %v code %d", got, f.pt.code)
 	}
 	// A newer real marker replaces the older one and its status.
 	f = newFeeder(testNonce)
-	if got := f.feed(marker("1", testNonce)+"$", marker("2", testNonce), PromptText); !onlyLast(got) || f.sink.pt.code != 2 {
-		t.Fatalf("newer marker: %v code %d", got, f.sink.pt.code)
+	if got := f.feed(marker("1", testNonce)+"$", marker("2", testNonce), PromptText); !onlyLast(got) || f.pt.code != 2 {
+		t.Fatalf("newer marker: %v code %d", got, f.pt.code)
 	}
 	// reset drops the evidence.
-	f.sink.pt.reset()
-	if f.sink.pt.complete() {
+	f.pt.reset()
+	if f.pt.complete() {
 		t.Fatal("complete after reset")
 	}
 }
@@ -193,16 +199,18 @@ func TestPromptCommandRoundTrip(t *testing.T) {
 	if fds != "closed\n" {
 		t.Fatalf("the nonce's descriptor after the first prompt: %q, want closed", fds)
 	}
+	// A terminal gets CR LF for LF (the line discipline's onlcr).
+	prompts = strings.ReplaceAll(prompts, "\n", "\r\n")
 	first := newFeeder(testNonce)
-	if first.feed(prompts[:strings.Index(prompts, "startup")]); !first.sink.pt.armed || first.sink.pt.code != 7 {
-		t.Fatalf("first prompt's marker %q: code %d, want status 7", prompts, first.sink.pt.code)
+	if first.feed(prompts[:strings.Index(prompts, "startup")]); !first.pt.armed || first.pt.code != 7 {
+		t.Fatalf("first prompt's marker %q: code %d, want status 7", prompts, first.pt.code)
 	}
 	f := newFeeder(testNonce)
-	if got := f.feed(prompts); !got[0] || f.sink.pt.code != 42 {
-		t.Fatalf("prompts %q: complete %v code %d, want the second prompt with status 42", prompts, got, f.sink.pt.code)
+	if got := f.feed(prompts); !got[0] || f.pt.code != 42 {
+		t.Fatalf("prompts %q: complete %v code %d, want the second prompt with status 42", prompts, got, f.pt.code)
 	}
-	if txt := f.sink.text.String(); txt != "startup\n"+PromptText {
-		t.Fatalf("text %q: want the markers stripped and PS1 re-asserted", txt)
+	if txt := f.shown(); txt != "startup\n$" || string(f.pt.line) != PromptText {
+		t.Fatalf("shown %q, the tracker's line %q: want the markers stripped and PS1 re-asserted", txt, f.pt.line)
 	}
 	// PROMPT_COMMAND keeps PS1, itself and the nonce out of children's
 	// environments (with the nonce a child could forge a prompt).
@@ -227,8 +235,8 @@ func TestPromptJobNoticeBeforePS1(t *testing.T) {
 	stream := "false\r\n" + marker("1", testNonce) + "[1]+  Done                    true\r\n[12]-  Exit 3                  (exit 3)\r\n[3]   Terminated              sleep 9 && " + strings.Repeat("x", 100) + "\r\n" + PromptText
 	for i := 1; i < len(stream); i++ {
 		f := newFeeder(testNonce)
-		if got := f.feed(stream[:i], stream[i:]); !got[1] || f.sink.pt.code != 1 {
-			t.Fatalf("split at %d (%q | %q): complete %v code %d, want the notices skipped and code 1", i, stream[:i], stream[i:], got, f.sink.pt.code)
+		if got := f.feed(stream[:i], stream[i:]); !got[1] || f.pt.code != 1 {
+			t.Fatalf("split at %d (%q | %q): complete %v code %d, want the notices skipped and code 1", i, stream[:i], stream[i:], got, f.pt.code)
 		}
 	}
 	f := newFeeder(testNonce)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/backend/local/termtext"
 	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
@@ -50,7 +49,7 @@ func (p *pumpBuf) get() []byte {
 
 // put returns the buffer to the pool. The pump calls it only after every
 // byte read into it was consumed: nothing keeps a reference to a chunk
-// past consume (the parser copies what it keeps).
+// past consume (the emulator and the prompt tracker copy what they keep).
 func (p *pumpBuf) put() {
 	if p.b != nil {
 		pumpBufs.Put(p.b)
@@ -102,8 +101,7 @@ type session struct {
 	// mu guards everything below: the pump parses under it; the runtime's
 	// calls read under it.
 	mu     sync.Mutex
-	parser *termtext.Parser // finds the prompt marker, for the tracker only
-	prompt *promptTracker
+	prompt *promptTracker // the emulator's observer: finds the prompt marker
 	epoch  uint64
 	// collecting: a send takes output (transcript.go). The current send's
 	// output is the transcript from line sendFrom on, that line without
@@ -214,13 +212,12 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		log:      log,
 		pumpDone: make(chan struct{}),
 		waitDone: make(chan struct{}),
-		parser:   termtext.New(cfg.MaxReadBytes),
 		prompt:   newPromptTracker(nonce),
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
 		collecting: true,
 	}
-	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), cfg, s.queueReply); err != nil {
+	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), cfg, s.queueReply, s.prompt); err != nil {
 		return nil, err
 	}
 	if tag != "" && !s.wrapped {
@@ -372,9 +369,6 @@ func (s *session) pump() {
 	if !isEOF(err) && !errors.Is(err, os.ErrClosed) && !s.masterClosed.Load() {
 		s.log.Warn().Err(err).Msg("read PTY master")
 	}
-	s.mu.Lock()
-	s.parser.Flush(s)
-	s.mu.Unlock()
 	<-s.waitDone
 	s.reportExit()
 }
@@ -515,19 +509,11 @@ func (s *session) consume(p []byte) {
 	}
 }
 
-// feed takes one chunk under mu: the parser first, which finds the prompt
-// marker in the ordered byte stream, then the emulator.
-func (s *session) feed(p []byte) {
-	s.parser.Feed(p, s)
-	s.screen.Feed(p)
-}
-
-// Text implements termtext.Sink (called under mu): the parsed text goes
-// to the prompt tracker only; what a reader sees is the emulator's.
-func (s *session) Text(b []byte) { s.prompt.text(b) }
-
-// OSC implements termtext.Sink (called under mu).
-func (s *session) OSC(payload []byte) { s.prompt.osc(payload) }
+// feed takes one chunk under mu. The emulator is the one parser: it
+// draws the screen and the transcript, answers queries, and hands the
+// prompt tracker the OSC payloads and, while it is armed, the text after
+// them.
+func (s *session) feed(p []byte) { s.screen.Feed(p) }
 
 func (s *session) shellForeground() bool {
 	pgid, err := s.Foreground()

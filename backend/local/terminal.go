@@ -12,13 +12,17 @@ import (
 
 var _ backend.Terminal = (*session)(nil)
 
-// The session's terminal emulator (package vt) receives every byte the
-// pump reads, after the prompt-marker scan, under the session's lock. It
-// holds the screen a person would see, answers the program's queries, and
+// The session's terminal emulator (package vt) is the one parser of every
+// byte the pump reads, under the session's lock. It holds the screen a
+// person would see, answers the program's queries, hands the prompt
+// tracker the OSC payloads and the text after the marker (prompt.go), and
 // its history, bounded as scrollback is, with its screen is the
 // transcript every read and send result comes from (transcript.go).
-func newScreen(rows, cols int, cfg messages.Config, reply func([]byte)) (*vt.Emulator, error) {
-	return vt.New(rows, cols, vt.Options{HistoryLines: cfg.ScrollbackLines, HistoryBytes: cfg.ScrollbackMaxBytes, Reply: reply})
+func newScreen(rows, cols int, cfg messages.Config, reply func([]byte), prompt *promptTracker) (*vt.Emulator, error) {
+	return vt.New(rows, cols, vt.Options{
+		HistoryLines: cfg.ScrollbackLines, HistoryBytes: cfg.ScrollbackMaxBytes,
+		Reply: reply, OSC: prompt.osc, Text: prompt.text,
+	})
 }
 
 // Screen implements backend.Terminal.

@@ -10,7 +10,7 @@ import (
 func TestSendOutputOnAFullScreen(t *testing.T) {
 	s := outputPath(256<<10, testNonce)
 	var err error
-	if s.screen, err = newScreen(40, 160, s.cfg, nil); err != nil {
+	if s.screen, err = newScreen(40, 160, s.cfg, nil, s.prompt); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 100 {
@@ -28,7 +28,7 @@ func TestSendOutputOnAFullScreen(t *testing.T) {
 // screen: BeginSend's look at the cursor, the output applied, EndSend.
 func BenchmarkSendOutput(b *testing.B) {
 	s := outputPath(256<<10, testNonce)
-	s.screen, _ = newScreen(40, 160, s.cfg, nil)
+	s.screen, _ = newScreen(40, 160, s.cfg, nil, s.prompt)
 	for i := range 100 {
 		s.feed(fmt.Appendf(nil, "$ echo %d\r\n%d\r\n", i, i))
 	}

@@ -3,8 +3,7 @@
 // terminal shows it), kept in memory proportional to the text, not to the
 // size of the screen.
 //
-// The session feeds it the PTY output after the prompt-marker scan. Feed
-// never blocks and carries state across chunks, so any chunking gives the
+// It is the one parser of a session's PTY output. Feed never blocks and carries state across chunks, so any chunking gives the
 // same screen and transcript. Screen returns the rows as text with the
 // cursor, size, whether the alternate screen is on, and a stable hash.
 // Transcript returns the final lines since a count and the visible tail;
@@ -34,7 +33,7 @@
 // capture shows something a person would not see, this package differs on
 // purpose:
 //
-//   - Malformed UTF-8 reads as U+FFFD, as in termtext; tmux drops it.
+//   - Malformed UTF-8 reads as U+FFFD, one per rejected byte; tmux drops it.
 //   - Trailing spaces are trimmed from every transcript line (-J keeps
 //     the blanks of cells tmux counts as used).
 //   - ED 3 (erase saved lines, part of `clear`) leaves the history alone:
@@ -71,15 +70,26 @@
 // XTGETTCAP) are never answered: that is the classic terminal injection,
 // and xterm disables them too.
 //
+// # Observers
+//
+// The parser hands what it finds besides the screen to an observer, the
+// way tmux handles the shell's prompt marks inside its one parser:
+// Options.OSC receives every complete OSC payload (at most MaxOSCPayload
+// bytes), and answers whether Options.Text should receive what is printed
+// next (characters as UTF-8, each executed C0 control as its byte), until
+// Text answers no. A session's prompt tracker finds the shell's marker and
+// the prompt after it this way; while nobody watches, the text path costs
+// one test of a flag per run of text.
+//
 // # Bounded memory
 //
 // Nothing grows with the input beyond the configured history: an escape
-// sequence keeps at most a few dozen bytes however long it runs, CSI
+// sequence keeps at most MaxOSCPayload bytes however long it runs, CSI
 // parameters saturate, malformed UTF-8 becomes U+FFFD, and a logical line
 // longer than Options.HistoryBytes is cut into several final lines. Rows
 // hold cells only as far as something was written on them, and the
 // alternate screen exists only while a program uses it: a new 40×160
-// emulator costs about 2 KiB, one showing a full 40×160 screen about 30 KB.
+// emulator costs about 3 KiB, one showing a full 40×160 screen about 30 KB.
 //
 // # Why a package of its own
 //
@@ -109,6 +119,6 @@
 //
 // The subset a session needs (cursor movement, erase, scroll regions, the
 // alternate screen, wide characters, modes and queries) is a few hundred
-// lines on a parser shaped like termtext's, so it is written here; the
+// lines on a DEC-style parser of its own, so it is written here; the
 // width table comes from golang.org/x/text/width.
 package vt

@@ -60,7 +60,7 @@ var oracleCases = []struct {
 // acceptedDifferences are the cases where this package differs from tmux
 // on purpose (see the package doc); the oracle does not compare them.
 var acceptedDifferences = map[string]string{
-	"transcript malformed utf-8":               "tmux drops malformed UTF-8; the transcript shows U+FFFD, as termtext does",
+	"transcript malformed utf-8":               "tmux drops malformed UTF-8; the transcript shows U+FFFD",
 	"transcript clear with ED 3 keeps history": "tmux erases its history on ED 3; final lines stay final",
 }
 
