@@ -61,28 +61,51 @@ func cut(s *screen, oldRows, rows, cols int) []line {
 // reflow wraps the main screen's logical lines again at cols and keeps the
 // last rows of them, pushing those above into the history, but never the
 // cursor's row. It returns where the cursor, at (x, y) before, is now.
+// The steps are tmux's grid_reflow ones: join the rows of one logical line
+// (join), lay it out again at the new width (split), and keep the last
+// rows (reflowKeep).
 func (e *Emulator) reflow(rows, cols, x, y int) (nx, ny int) {
-	s := &e.main
-	last := y
-	for k := e.rows - 1; k > last; k-- {
+	r := reflower{cols: cols, marks: map[int]string{}}
+	last := lastUsedRow(&e.main, e.rows, y)
+	for k := 0; k <= last; {
+		var curOff int
+		k, curOff = r.join(&e.main, k, last, x, y)
+		r.split(curOff)
+	}
+	return e.reflowKeep(r.out, rows, r.nx, r.ny)
+}
+
+// reflower holds a reflow's state.
+type reflower struct {
+	cols   int
+	cells  []rune         // the logical line joined
+	marks  map[int]string // its combining marks, by offset in cells
+	out    []line         // the rows laid out so far
+	row    line           // the row being filled
+	col    int            // the next column of row
+	nx, ny int            // where the cursor is now
+}
+
+// lastUsedRow returns the last row a reflow keeps of s: the cursor's row
+// y, or the last row below it that holds something.
+func lastUsedRow(s *screen, rows, y int) int {
+	for k := rows - 1; k > y; k-- {
 		if len(s.line(k).cells) > 0 {
-			last = k
-			break
+			return k
 		}
 	}
+	return y
+}
 
-	var out []line
-	var row line
-	col := 0
-	flush := func(wrapped bool) {
-		row.wrapped = wrapped
-		out = append(out, row)
-		row, col = line{}, 0
-	}
-	var cells []rune
-	marks := map[int]string{}
-	curOff := -1
-	for k := 0; k <= last; k++ {
+// join gathers the rows of the logical line that starts at row k, up to
+// row last, into r.cells and r.marks; the blanks that end a wrapped row
+// are not part of the line. It returns the row after the line, and the
+// cursor's offset in the line (-1: the cursor is on another line).
+func (r *reflower) join(s *screen, k, last, x, y int) (next, curOff int) {
+	r.cells = r.cells[:0]
+	clear(r.marks)
+	curOff = -1
+	for ; ; k++ {
 		l := s.line(k)
 		cs := l.cells
 		if l.wrapped {
@@ -91,64 +114,82 @@ func (e *Emulator) reflow(rows, cols, x, y int) (nx, ny int) {
 			}
 		}
 		if k == y {
-			curOff = len(cells) + x
+			curOff = len(r.cells) + x
 		}
 		for mx, m := range l.marks {
-			marks[len(cells)+mx] = m
+			r.marks[len(r.cells)+mx] = m
 		}
-		cells = append(cells, cs...)
-		if l.wrapped && k < last {
+		r.cells = append(r.cells, cs...)
+		if !l.wrapped || k == last {
+			return k + 1, curOff
+		}
+	}
+}
+
+// split lays the joined line out in rows of r.cols, wrapping before a
+// character that does not fit, and notes where the cursor went when it
+// is on this line (curOff, from join).
+func (r *reflower) split(curOff int) {
+	for off, c := range r.cells {
+		if c == tail {
+			if off == curOff {
+				r.nx, r.ny = r.col-1, len(r.out)
+			}
 			continue
 		}
-		// Lay out one logical line.
-		for off, c := range cells {
-			w := 1
-			if c == tail {
-				if off == curOff {
-					nx, ny = col-1, len(out)
-				}
-				continue
-			}
-			if c != blank && runeWidth(c) == 2 {
-				w = 2
-			}
-			if col+w > cols {
-				flush(true)
-			}
-			if off == curOff {
-				nx, ny = col, len(out)
-			}
-			row.cells = append(row.cells, c)
-			if w == 2 {
-				row.cells = append(row.cells, tail)
-			}
-			if m, ok := marks[off]; ok {
-				if row.marks == nil {
-					row.marks = map[int]string{}
-				}
-				row.marks[col] = m
-			}
-			col += w
+		w := 1
+		if c != blank && runeWidth(c) == 2 {
+			w = 2
 		}
-		if curOff >= len(cells) {
-			extra := curOff - len(cells)
-			nx, ny = col+extra, len(out)
-			if extra > 0 && nx >= cols {
-				nx = cols - 1
-			}
-			nx = min(nx, cols)
+		if r.col+w > r.cols {
+			r.endRow(true)
 		}
-		flush(false)
-		cells, curOff = cells[:0], -1
-		clear(marks)
+		if off == curOff {
+			r.nx, r.ny = r.col, len(r.out)
+		}
+		r.row.cells = append(r.row.cells, c)
+		if w == 2 {
+			r.row.cells = append(r.row.cells, tail)
+		}
+		if m, ok := r.marks[off]; ok {
+			if r.row.marks == nil {
+				r.row.marks = map[int]string{}
+			}
+			r.row.marks[r.col] = m
+		}
+		r.col += w
 	}
+	if curOff >= len(r.cells) {
+		// The cursor stands past the line's text, as far past it as before.
+		extra := curOff - len(r.cells)
+		r.nx, r.ny = r.col+extra, len(r.out)
+		if extra > 0 && r.nx >= r.cols {
+			r.nx = r.cols - 1
+		}
+		r.nx = min(r.nx, r.cols)
+	}
+	r.endRow(false)
+}
 
+// endRow ends the row being filled; wrapped: the line goes on.
+func (r *reflower) endRow(wrapped bool) {
+	r.row.wrapped = wrapped
+	r.out = append(r.out, r.row)
+	r.row, r.col = line{}, 0
+}
+
+// reflowKeep makes the last rows of out the main screen. The rows above
+// them go to the history, but never the cursor's row (at ny): a screen
+// too short for the rows down to the cursor's drops those below it. It
+// returns the cursor's position on the new screen.
+func (e *Emulator) reflowKeep(out []line, rows, nx, ny int) (int, int) {
 	excess := min(max(len(out)-rows, 0), ny)
 	for k := range excess {
 		e.push(&out[k])
 	}
 	out = out[excess:]
 	ny -= excess
+	s := &e.main
 	s.lines = make([]line, rows)
 	copy(s.lines, out)
 	s.base = 0
