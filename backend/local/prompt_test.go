@@ -259,3 +259,36 @@ func TestPromptJobNoticeBeforePS1(t *testing.T) {
 		}
 	}
 }
+
+// What the emulator hands the tracker after a marker ends lines as
+// termtext did: LF, CR LF (even split, or with a sequence between them)
+// and a lone CR followed by anything; NUL and BEL mean nothing; other
+// controls are part of the line. However the stream is split.
+func TestPromptLineEnds(t *testing.T) {
+	const notice = "[1]+  Done  true"
+	for _, tc := range []struct {
+		tail string
+		want bool
+	}{
+		{notice + "\r\n" + PromptText, true},
+		{notice + "\n" + PromptText, true},
+		{notice + "\r" + PromptText, true},
+		{notice + "\r\x1b[K\n" + PromptText, true},
+		{notice + "\r\x1b]0;title\x07" + PromptText, true},
+		{"\x07" + PromptText + "\x00", true},
+		{notice + "\r\n\r\n" + PromptText, false},
+		{notice + "\r\r\n" + PromptText, false},
+		{notice + "\r\x1b]0;title\x07\n" + PromptText, false},
+		{PromptText + "\t", false},
+		{PromptText + "\r", true}, // a CR waits for what follows it
+		{PromptText + "\r$ ", false},
+	} {
+		stream := marker("0", testNonce) + tc.tail
+		for i := 1; i < len(stream); i++ {
+			f := newFeeder(testNonce)
+			if got := f.feed(stream[:i], stream[i:]); got[1] != tc.want {
+				t.Fatalf("tail %q split at %d: complete %v, want %v", tc.tail, i, got[1], tc.want)
+			}
+		}
+	}
+}
