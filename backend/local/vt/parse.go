@@ -109,176 +109,216 @@ func (e *Emulator) ground(b []byte, i int) int {
 }
 
 // sequence consumes b[i:] inside a sequence until the stream returns to
-// the ground state or the chunk ends.
+// the ground state or the chunk ends. Each state has its step, which
+// takes the byte at i (the string states a run of them) and returns the
+// index of the next byte to read: i itself when the byte ends the
+// sequence and belongs to what follows.
 func (e *Emulator) sequence(b []byte, i int) int {
-	for i < len(b) {
-		c := b[i]
-		i++
+	for i < len(b) && e.st != stGround {
 		switch e.st {
-		case stGround:
-			return i - 1
 		case stEsc:
-			switch {
-			case c == '[':
-				e.clearSeq()
-				e.st = stCSI
-			case c == ']':
-				e.nosc, e.oscOver = 0, false
-				e.st = stOSC
-			case c == 'P' || c == 'X' || c == '^' || c == '_':
-				e.st = stStr
-			case c >= 0x20 && c <= 0x2f:
-				e.clearSeq()
-				e.inter, e.ninter = c, 1
-				e.st = stEscInt
-			case c >= 0x30 && c <= 0x7e:
-				e.st = stGround
-				e.escDispatch(0, c)
-			case c == esc, c == del:
-			case c == can || c == sub:
-				e.st = stGround
-			case c < 0x20:
-				e.control(c)
-			default: // a non-ASCII byte ends the sequence and is text
-				e.st = stGround
-				return i - 1
-			}
+			i = e.escByte(b, i)
 		case stEscInt:
-			switch {
-			case c >= 0x20 && c <= 0x2f:
-				e.ninter++
-			case c >= 0x30 && c <= 0x7e:
-				e.st = stGround
-				if e.ninter == 1 {
-					e.escDispatch(e.inter, c)
-				}
-			case c == esc:
-				e.st = stEsc
-			case c == del:
-			case c == can || c == sub:
-				e.st = stGround
-			case c < 0x20:
-				e.control(c)
-			default:
-				e.st = stGround
-				return i - 1
-			}
+			i = e.escIntByte(b, i)
 		case stCSI:
-			switch {
-			case c >= '0' && c <= '9':
-				if e.ninter > 0 {
-					e.st = stCSIIgnore
-					break
-				}
-				if e.np == 0 {
-					e.np = 1
-				}
-				if v := &e.params[e.np-1]; *v < maxParam {
-					*v = min(*v*10+int(c-'0'), maxParam)
-				}
-			case c == ';' || c == ':':
-				if e.ninter > 0 {
-					e.st = stCSIIgnore
-					break
-				}
-				if e.np == 0 {
-					e.np = 1
-				}
-				if e.np < maxParams {
-					e.params[e.np] = 0
-					e.np++
-				} else {
-					// Extra parameters are dropped: the last slot takes
-					// them in turn and no dispatch reads that far.
-					e.params[e.np-1] = 0
-				}
-			case c >= 0x3c && c <= 0x3f:
-				if e.np > 0 || e.prefix != 0 || e.ninter > 0 {
-					e.st = stCSIIgnore
-					break
-				}
-				e.prefix = c
-			case c >= 0x20 && c <= 0x2f:
-				e.inter = c
-				e.ninter++
-			case c >= 0x40 && c <= 0x7e:
-				e.st = stGround
-				if e.ninter <= 1 {
-					e.csiDispatch(c)
-				}
-			case c == esc:
-				e.st = stEsc
-			case c == can || c == sub:
-				e.st = stGround
-			case c < 0x20:
-				e.control(c)
-			}
-			// DEL and non-ASCII bytes are ignored inside a CSI.
+			i = e.csiByte(b[i], i)
 		case stCSIIgnore:
-			switch {
-			case c >= 0x40 && c <= 0x7e, c == can, c == sub:
-				e.st = stGround
-			case c == esc:
-				e.st = stEsc
-			case c < 0x20:
-				e.control(c)
-			}
+			i = e.csiIgnoreByte(b[i], i)
 		case stOSC:
-			for c != bel && c != esc && c != can && c != sub {
-				if c >= 0x20 {
-					if e.nosc < MaxOSCPayload {
-						e.osc[e.nosc] = c
-						e.nosc++
-					} else {
-						e.oscOver = true
-					}
-				}
-				if i == len(b) {
-					return i
-				}
-				c = b[i]
-				i++
-			}
-			switch c {
-			case bel:
-				e.st = stGround
-				e.oscDispatch(false)
-			case esc:
-				e.st = stOSCEsc
-			default:
-				e.st = stGround
-			}
-		case stOSCEsc:
-			if c == '\\' {
-				e.st = stGround
-				e.oscDispatch(true)
-			} else {
-				e.st = stEsc
-				i-- // c continues the new escape sequence
-			}
+			i = e.oscString(b, i)
 		case stStr:
-			for c != esc && c != can && c != sub {
-				if i == len(b) {
-					return i
-				}
-				c = b[i]
-				i++
+			i = e.ignoredString(b, i)
+		case stOSCEsc, stStrEsc:
+			i = e.stringEsc(b, i)
+		}
+	}
+	return i
+}
+
+// escByte is the step after ESC.
+func (e *Emulator) escByte(b []byte, i int) int {
+	switch c := b[i]; {
+	case c == '[':
+		e.clearSeq()
+		e.st = stCSI
+	case c == ']':
+		e.nosc, e.oscOver = 0, false
+		e.st = stOSC
+	case c == 'P' || c == 'X' || c == '^' || c == '_':
+		e.st = stStr
+	case c >= 0x20 && c <= 0x2f:
+		e.clearSeq()
+		e.inter, e.ninter = c, 1
+		e.st = stEscInt
+	case c >= 0x30 && c <= 0x7e:
+		e.st = stGround
+		e.escDispatch(0, c)
+	case c == esc, c == del:
+	case c == can || c == sub:
+		e.st = stGround
+	case c < 0x20:
+		e.control(c)
+	default: // a non-ASCII byte ends the sequence and is text
+		e.st = stGround
+		return i
+	}
+	return i + 1
+}
+
+// escIntByte is the step after ESC and an intermediate byte.
+func (e *Emulator) escIntByte(b []byte, i int) int {
+	switch c := b[i]; {
+	case c >= 0x20 && c <= 0x2f:
+		e.ninter++
+	case c >= 0x30 && c <= 0x7e:
+		e.st = stGround
+		if e.ninter == 1 {
+			e.escDispatch(e.inter, c)
+		}
+	case c == esc:
+		e.st = stEsc
+	case c == del:
+	case c == can || c == sub:
+		e.st = stGround
+	case c < 0x20:
+		e.control(c)
+	default:
+		e.st = stGround
+		return i
+	}
+	return i + 1
+}
+
+// csiByte is the step inside a CSI: parameters, a private marker,
+// intermediates, and the final byte that dispatches it (csi.go). DEL and
+// non-ASCII bytes are ignored.
+func (e *Emulator) csiByte(c byte, i int) int {
+	switch {
+	case c >= '0' && c <= '9':
+		if e.ninter > 0 {
+			e.st = stCSIIgnore
+			break
+		}
+		if e.np == 0 {
+			e.np = 1
+		}
+		if v := &e.params[e.np-1]; *v < maxParam {
+			*v = min(*v*10+int(c-'0'), maxParam)
+		}
+	case c == ';' || c == ':':
+		if e.ninter > 0 {
+			e.st = stCSIIgnore
+			break
+		}
+		if e.np == 0 {
+			e.np = 1
+		}
+		if e.np < maxParams {
+			e.params[e.np] = 0
+			e.np++
+		} else {
+			// Extra parameters are dropped: the last slot takes
+			// them in turn and no dispatch reads that far.
+			e.params[e.np-1] = 0
+		}
+	case c >= 0x3c && c <= 0x3f:
+		if e.np > 0 || e.prefix != 0 || e.ninter > 0 {
+			e.st = stCSIIgnore
+			break
+		}
+		e.prefix = c
+	case c >= 0x20 && c <= 0x2f:
+		e.inter = c
+		e.ninter++
+	case c >= 0x40 && c <= 0x7e:
+		e.st = stGround
+		if e.ninter <= 1 {
+			e.csiDispatch(c)
+		}
+	case c == esc:
+		e.st = stEsc
+	case c == can || c == sub:
+		e.st = stGround
+	case c < 0x20:
+		e.control(c)
+	}
+	return i + 1
+}
+
+// csiIgnoreByte is the step inside a malformed CSI, consumed up to its
+// final byte.
+func (e *Emulator) csiIgnoreByte(c byte, i int) int {
+	switch {
+	case c >= 0x40 && c <= 0x7e, c == can, c == sub:
+		e.st = stGround
+	case c == esc:
+		e.st = stEsc
+	case c < 0x20:
+		e.control(c)
+	}
+	return i + 1
+}
+
+// oscString records an OSC's payload up to its terminator, without the
+// C0 controls a terminal ignores there; a payload longer than
+// MaxOSCPayload is marked and later dropped.
+func (e *Emulator) oscString(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch c := b[i]; c {
+		case bel:
+			e.st = stGround
+			e.oscDispatch(false)
+			return i + 1
+		case esc:
+			e.st = stOSCEsc
+			return i + 1
+		case can, sub:
+			e.st = stGround
+			return i + 1
+		default:
+			if c < 0x20 {
+				continue
 			}
-			if c == esc {
-				e.st = stStrEsc
+			if e.nosc < MaxOSCPayload {
+				e.osc[e.nosc] = c
+				e.nosc++
 			} else {
-				e.st = stGround
-			}
-		case stStrEsc:
-			if c == '\\' {
-				e.st = stGround
-			} else {
-				e.st = stEsc
-				i--
+				e.oscOver = true
 			}
 		}
 	}
 	return i
+}
+
+// ignoredString skips a DCS, SOS, PM or APC up to its terminator.
+func (e *Emulator) ignoredString(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case esc:
+			e.st = stStrEsc
+			return i + 1
+		case can, sub:
+			e.st = stGround
+			return i + 1
+		}
+	}
+	return i
+}
+
+// stringEsc is the step after ESC inside a string: "\" ends it (an OSC is
+// then dispatched), anything else abandons it and continues a new escape
+// sequence.
+func (e *Emulator) stringEsc(b []byte, i int) int {
+	if b[i] != '\\' {
+		e.st = stEsc
+		return i
+	}
+	osc := e.st == stOSCEsc
+	e.st = stGround
+	if osc {
+		e.oscDispatch(true)
+	}
+	return i + 1
 }
 
 // control executes a C0 control.
