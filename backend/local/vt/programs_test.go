@@ -1,7 +1,9 @@
 package vt
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,7 +180,11 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string, 
 		if !waitUntil(every, func() bool {
 			o := tmux.capture()
 			var err error
-			if data, err = os.ReadFile(rec); err != nil {
+			if data, err = os.ReadFile(rec); errors.Is(err, fs.ErrNotExist) {
+				// pipe-pane's shell creates the file a moment after
+				// tmux returns; what the program wrote waits in the pipe.
+				return false
+			} else if err != nil {
 				t.Fatal(err)
 			}
 			d = diff(o, data)
