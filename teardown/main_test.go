@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -22,6 +24,12 @@ const (
 	markerEnv = "TEARDOWN_TEST_MARKER"
 )
 
+func init() {
+	if os.Getenv(helperEnv) == "leaderexit" {
+		runtime.LockOSThread()
+	}
+}
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helperMain(mode, os.Getenv(markerEnv)))
@@ -34,6 +42,9 @@ func TestMain(m *testing.M) {
 //   - "stop": stops itself with SIGSTOP; once continued, a SIGTERM writes
 //     "TERM" to the marker file and exits. The marker proves teardown sent
 //     SIGCONT after SIGTERM.
+//   - "leaderexit": prints "ready", then ends its main thread alone (the
+//     exit system call, not exit_group, as pthread_exit does). The process
+//     reads as a zombie in /proc while its other threads run on, for ever.
 //   - "record": prints "ready" and appends the name of every catchable
 //     signal it receives to the marker file, forever. It proves a process
 //     was never signalled.
@@ -52,6 +63,18 @@ func helperMain(mode, marker string) int {
 			return 2
 		}
 		return 0
+	case "leaderexit":
+		// The main goroutine is locked to the main thread by init (Go
+		// wedges, never ends, a main thread a goroutine exits on), so the
+		// raw exit ends exactly that thread.
+		go func() {
+			for {
+				time.Sleep(time.Hour)
+			}
+		}()
+		fmt.Println("ready")
+		syscall.RawSyscall(syscall.SYS_EXIT, 0, 0, 0)
+		return 2
 	case "record":
 		ch := make(chan os.Signal, 8)
 		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,

@@ -148,3 +148,73 @@ func TestReapMembers(t *testing.T) {
 		t.Fatalf("the session leader %d was taken: %+v", leader.PID, s)
 	}
 }
+
+// waitLeaderExited waits until pid's main thread has exited while its other
+// threads run on: /proc reads it as a zombie.
+func waitLeaderExited(t *testing.T, pid int) {
+	t.Helper()
+	waitFor(t, "the helper's main thread to exit alone", func() bool {
+		s := stat(t, pid)
+		return s.State == 'Z' && s.Threads > 1
+	})
+}
+
+// A process whose main thread exited reads as a zombie while the rest of it
+// runs (a soak found node's threads still exiting after a kill). Tree
+// signals it as alive and returns only once its last thread is gone.
+func TestTreeKillsALeaderThatExitedAlone(t *testing.T) {
+	root := startRoot(t, `TEARDOWN_TEST_HELPER=leaderexit GORACE=atexit_sleep_ms=0 "$HELPER_BIN" & echo "leader $!"; read -r _`)
+	pid := root.readPids(t, "leader")["leader"]
+	id := identity(t, pid)
+	track(id, "leaderexit helper")
+	waitLeaderExited(t, pid)
+
+	rep, err := Tree(testContext(t), root.id, realOpts(t))
+	if err != nil {
+		t.Fatalf("Tree: %v (report %+v)", err, rep)
+	}
+	if !slices.Contains(rep.Killed, pid) {
+		t.Errorf("Killed = %v; want it to hold the helper %d", rep.Killed, pid)
+	}
+	if !quiet(id) {
+		t.Fatalf("the helper's threads outlived Tree: %+v", stat(t, pid))
+	}
+}
+
+// reap takes a zombie child only once its last thread is gone, and then
+// does take it: a wait that finds nothing yet is not the end of it.
+func TestReapWaitsForTheLastThread(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), helperEnv+"=leaderexit", "GORACE=atexit_sleep_ms=0")
+	pid, err := syscall.ForkExec(exe, []string{exe}, &syscall.ProcAttr{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := identity(t, pid)
+	track(id, "leaderexit helper")
+	t.Cleanup(func() {
+		_ = ProcSignaler{}.Signal(id, syscall.SIGKILL)
+		waitFor(t, "the helper's threads to end", func() bool { return quiet(id) })
+		_, _ = reapChild(pid)
+	})
+	waitLeaderExited(t, pid)
+
+	r := newRun(linux.Identity{PID: 2}, Options{})
+	r.seen = []linux.Identity{id}
+	if got := r.reap(); len(got) != 0 {
+		t.Fatalf("reap of a zombie leader with running threads = %v", got)
+	}
+	if err := (ProcSignaler{}).Signal(id, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the helper's last thread to end", func() bool { return quiet(id) })
+	if got := r.reap(); !slices.Equal(got, []int{pid}) {
+		t.Fatalf("reap = %v, want [%d]", got, pid)
+	}
+	if _, err := linux.ReadStat(linux.FS{}, pid); !errors.Is(err, linux.ErrNotFound) {
+		t.Fatalf("pid %d still in /proc after reap: %v", pid, err)
+	}
+}

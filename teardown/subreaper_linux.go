@@ -67,7 +67,7 @@ func ReapMembers(proc linux.ProcReader, ours func(sid int) bool) ([]int, error) 
 	self := os.Getpid()
 	var reaped []int
 	for _, s := range stats {
-		if s.PPID != self || s.State != 'Z' || s.PID == s.Session || !ours(s.Session) {
+		if s.PPID != self || !s.Reapable() || s.PID == s.Session || !ours(s.Session) {
 			continue
 		}
 		ok, err := reapChild(s.PID)

@@ -386,10 +386,10 @@ func (t *run) reap() []int {
 	var reaped []int
 	for _, id := range t.seen {
 		s, err := t.proc.stat(id.PID)
-		if err != nil || s.StartTime != id.StartTime || s.PPID != t.self || s.State != 'Z' {
+		if err != nil || s.StartTime != id.StartTime || s.PPID != t.self || !s.Reapable() {
 			continue
 		}
-		ok, err := reapChild(id.PID)
+		ok, err := t.reapExited(id.PID)
 		if err != nil {
 			t.log.Warn().Err(err).Int("pid", id.PID).Msg("teardown: reap failed")
 			continue
@@ -400,6 +400,21 @@ func (t *run) reap() []int {
 		}
 	}
 	return reaped
+}
+
+// reapExited reaps pid, a zombie child whose last thread is gone. The kernel
+// counts the thread out a moment before it tells the parent the leader may
+// be reaped, so a wait that finds nothing yet is retried for up to a grace;
+// a zombie left behind here would have no one else to reap it.
+func (t *run) reapExited(pid int) (bool, error) {
+	deadline := t.clock().Add(t.grace)
+	for {
+		ok, err := reapChild(pid)
+		if ok || err != nil || !t.clock().Before(deadline) {
+			return ok, err
+		}
+		time.Sleep(t.poll)
+	}
 }
 
 // merge returns a new slice: a followed by the members of b not in a.

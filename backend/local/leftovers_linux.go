@@ -62,7 +62,7 @@ func (s *session) Leftovers() (procs []messages.Process, starting bool) {
 			continue
 		}
 		st, err := linux.ReadStat(linux.FS{}, pid)
-		if err != nil || st.State == 'Z' {
+		if err != nil || !st.Alive() {
 			continue // exited meanwhile
 		}
 		p := messages.Process{PID: pid, Command: st.Comm, Detached: st.Session != s.identity.PID}
@@ -179,7 +179,7 @@ func (s *session) adoptedLeftovers() []messages.Process {
 		if !ours {
 			continue
 		}
-		if st, err := linux.ReadStat(linux.FS{}, pid); err == nil && st.State != 'Z' {
+		if st, err := linux.ReadStat(linux.FS{}, pid); err == nil && st.Alive() {
 			out = append(out, messages.Process{PID: pid, Command: st.Comm, Detached: true})
 		}
 	}

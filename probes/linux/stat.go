@@ -29,6 +29,10 @@ type Stat struct {
 	// Comm is the command name, up to 15 bytes; it may contain spaces and
 	// parentheses.
 	Comm string
+	// Threads is the number of threads in the process (num_threads). A
+	// leader whose own thread exited reads as a zombie while its other
+	// threads run on: Threads is the only sign that it is alive.
+	Threads int
 }
 
 // Identity names one process for its whole life: a pid alone can be recycled
@@ -42,14 +46,23 @@ type Identity struct {
 func (s Stat) Identity() Identity { return Identity{PID: s.PID, StartTime: s.StartTime} }
 
 // Alive reports whether the process can still run: zombies (Z) and dead
-// tasks (X, x) only wait to be reaped.
+// tasks (X, x) only wait to be reaped. A zombie leader with other threads is
+// alive: its main thread called exit (pthread_exit) and the rest of the
+// process runs on; SIGKILL to its pid still ends them all, and only then can
+// it be reaped.
 func (s Stat) Alive() bool {
 	switch s.State {
-	case 'Z', 'X', 'x':
+	case 'Z':
+		return s.Threads > 1
+	case 'X', 'x':
 		return false
 	}
 	return true
 }
+
+// Reapable reports whether the process has exited for good: a zombie whose
+// threads are all gone, which its parent's wait can take.
+func (s Stat) Reapable() bool { return s.State == 'Z' && s.Threads <= 1 }
 
 // Field positions after the closing parenthesis of comm, counted from 0
 // (proc(5) numbers them from 1 starting at pid: state is field 3).
@@ -59,6 +72,7 @@ const (
 	fieldPGRP      = 2
 	fieldSession   = 3
 	fieldTPGID     = 5
+	fieldThreads   = 17
 	fieldStartTime = 19
 )
 
@@ -91,6 +105,7 @@ func ParseStat(b []byte) (Stat, error) {
 		{&s.PGRP, fieldPGRP},
 		{&s.Session, fieldSession},
 		{&s.TPGID, fieldTPGID},
+		{&s.Threads, fieldThreads},
 	}
 	for _, f := range ints {
 		if *f.dst, err = strconv.Atoi(string(rest[f.field])); err != nil {

@@ -59,28 +59,28 @@ func TestParseStat(t *testing.T) {
 		{
 			name: "plain",
 			in:   "5 (sleep) S 4 5 3" + tail,
-			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'S', StartTime: 777, Comm: "sleep"},
+			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'S', Threads: 1, StartTime: 777, Comm: "sleep"},
 		},
 		{
 			// Split at the first ')' and this reads as a zombie child of 9.
 			name: "comm with spaces and parens",
 			in:   "5 (p) Z 9 9 (q) R 4 5 3" + tail,
-			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'R', StartTime: 777, Comm: "p) Z 9 9 (q"},
+			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'R', Threads: 1, StartTime: 777, Comm: "p) Z 9 9 (q"},
 		},
 		{
 			name: "empty comm",
 			in:   "5 () S 4 5 3" + tail,
-			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'S', StartTime: 777, Comm: ""},
+			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'S', Threads: 1, StartTime: 777, Comm: ""},
 		},
 		{
 			name: "zombie",
 			in:   "5 (defunct) Z 4 5 3" + tail,
-			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'Z', StartTime: 777, Comm: "defunct"},
+			want: Stat{PID: 5, PPID: 4, PGRP: 5, Session: 3, TPGID: 5, State: 'Z', Threads: 1, StartTime: 777, Comm: "defunct"},
 		},
 		{
 			name: "no controlling terminal",
 			in:   "5 (d) S 1 5 5 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 9 0 0",
-			want: Stat{PID: 5, PPID: 1, PGRP: 5, Session: 5, TPGID: -1, State: 'S', StartTime: 9, Comm: "d"},
+			want: Stat{PID: 5, PPID: 1, PGRP: 5, Session: 5, TPGID: -1, State: 'S', Threads: 1, StartTime: 9, Comm: "d"},
 		},
 	}
 	for _, tt := range tests {
@@ -120,7 +120,7 @@ func TestReadStatFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Stat{PID: 100, PPID: 1, PGRP: 100, Session: 100, TPGID: 200, State: 'S', StartTime: 5000, Comm: "p) Z 9 9 (q"}
+	want := Stat{PID: 100, PPID: 1, PGRP: 100, Session: 100, TPGID: 200, State: 'S', Threads: 1, StartTime: 5000, Comm: "p) Z 9 9 (q"}
 	if s != want {
 		t.Fatalf("ReadStat(100) = %+v, want %+v", s, want)
 	}
@@ -139,9 +139,21 @@ func TestReadStatFixture(t *testing.T) {
 
 func TestAlive(t *testing.T) {
 	for state, want := range map[byte]bool{'R': true, 'S': true, 'D': true, 'T': true, 't': true, 'I': true, 'Z': false, 'X': false, 'x': false} {
-		if got := (Stat{State: state}).Alive(); got != want {
+		if got := (Stat{State: state, Threads: 1}).Alive(); got != want {
 			t.Errorf("Alive(%q) = %v, want %v", state, got, want)
 		}
+	}
+	// A leader whose main thread exited reads as a zombie while its other
+	// threads run: alive, and not yet reapable.
+	leader := Stat{State: 'Z', Threads: 3}
+	if !leader.Alive() || leader.Reapable() {
+		t.Errorf("zombie leader with 3 threads: Alive %v Reapable %v; want alive, not reapable", leader.Alive(), leader.Reapable())
+	}
+	if done := (Stat{State: 'Z', Threads: 1}); done.Alive() || !done.Reapable() {
+		t.Errorf("zombie with its last thread: Alive %v Reapable %v; want reapable", done.Alive(), done.Reapable())
+	}
+	if (Stat{State: 'S', Threads: 1}).Reapable() {
+		t.Error("a sleeping process reads as reapable")
 	}
 }
 
