@@ -245,23 +245,23 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 	}
 	fs := b.Sessions()[0]
 	other, _ := svc.NewOwner(testkit.Ctx(t), "other")
-	if _, err := svc.StartSend(testkit.Ctx(t), other, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.Session(other, sp.ID()).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign send: %v", err)
 	}
-	if _, err := svc.Read(testkit.Ctx(t), other, sp.ID(), messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.Session(other, sp.ID()).Read(testkit.Ctx(t), messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign read: %v", err)
 	}
-	if _, _, err := svc.Kill(testkit.Ctx(t), other, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.Session(other, sp.ID()).Close(testkit.Ctx(t), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("foreign kill: %v", err)
 	}
 	if l, _ := svc.List(testkit.Ctx(t), other); len(l) != 0 {
 		t.Fatalf("foreign list %v", l)
 	}
-	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
+	if _, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "y"}); !errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("second send: %v", err)
 	}
 	fs.Emit("done\r\n")
@@ -275,9 +275,9 @@ func TestOwnerIsolationAndSendActive(t *testing.T) {
 // A backend call that panics on the send actor's goroutine (its inline
 // write) fails that send with a transport error; the session stays usable.
 func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
-	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
+	_, _, sp, fs := promptingSession(t, faulty.New("a"))
 	fs.Script(faulty.OpTryWrite, faulty.Panic("injected panic in send"))
-	_, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "boom", Submit: true})
+	_, err := sp.Send(testkit.Ctx(t), messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("got %v, want a transport error", err)
 	}
@@ -285,7 +285,7 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 	// slot before it told the caller (or on the failed actor's Terminated,
 	// earlier still), so the next send takes it at once. SEND_ACTIVE here
 	// is a regression.
-	res, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "ok", Submit: true})
+	res, err := sp.Send(testkit.Ctx(t), messages.SendRequest{Text: "ok", Submit: true})
 	if errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("send after the failed send settled: %v; its slot must be free", err)
 	}
@@ -295,11 +295,11 @@ func TestSendPanicSettlesWithErrorAndSessionStaysUsable(t *testing.T) {
 }
 
 func TestCancelBeforeWriteNeverWrites(t *testing.T) {
-	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
+	_, _, sp, fs := promptingSession(t, faulty.New("a"))
 	c, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stop")
 	cancel(cause)
-	_, err := svc.Send(c, o, sp.ID(), messages.SendRequest{Text: "rm -rf nothing", Submit: true})
+	_, err := sp.Send(c, messages.SendRequest{Text: "rm -rf nothing", Submit: true})
 	if err != cause {
 		t.Fatalf("got %v, want cause", err)
 	}
@@ -312,9 +312,9 @@ func TestCancelBeforeWriteNeverWrites(t *testing.T) {
 }
 
 func TestFailedSignalRejectsSend(t *testing.T) {
-	svc, o, sp, fs := promptingSession(t, faulty.New("a", faulty.WithResponder(sleeper)))
+	_, _, sp, fs := promptingSession(t, faulty.New("a", faulty.WithResponder(sleeper)))
 	fs.Script(faulty.OpSignal, faulty.Fail(errInjected))
-	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,9 +336,9 @@ func TestFailedSignalRejectsSend(t *testing.T) {
 // failure: the shell's prompt settles the send.
 func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 	b := faulty.New("a", faulty.WithResponder(sleeper))
-	svc, o, sp, fs := promptingSession(t, b)
+	_, _, sp, fs := promptingSession(t, b)
 	fs.Script(faulty.OpSignal, faulty.Fail(fmt.Errorf("%w: group 7430 exited: %w", messages.ErrNoForeground, syscall.ESRCH)))
-	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
 	// The first close leaves the shell behind; the retry succeeds.
 	fs.Script(faulty.OpClose, faulty.Fail(errInjected))
-	_, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), "")
+	_, err := sp.Close(testkit.Ctx(t), "")
 	var ce *messages.CleanupError
 	if !errors.As(err, &ce) || len(ce.Survivors) != 1 {
 		t.Fatalf("got %v", err)
@@ -369,17 +369,18 @@ func TestKillJoinAndRetryAfterFailure(t *testing.T) {
 	if l, _ := svc.List(testkit.Ctx(t), o); len(l) != 1 {
 		t.Fatalf("list after failed close: %v", l)
 	}
-	if _, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
+	if _, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionClosing) {
 		t.Fatalf("send while closing: %v", err)
 	}
-	closed, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), "")
+	rep, err := sp.Close(testkit.Ctx(t), "")
+	closed := !rep.Joined
 	if err != nil || !closed {
 		t.Fatalf("retry: %v %v", closed, err)
 	}
 	if l, _ := svc.List(testkit.Ctx(t), o); len(l) != 0 {
 		t.Fatalf("list after close: %v", l)
 	}
-	if _, _, err := svc.Kill(testkit.Ctx(t), o, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := sp.Close(testkit.Ctx(t), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("kill after close: %v", err)
 	}
 }
@@ -480,12 +481,12 @@ func TestConfigValidationAtStart(t *testing.T) {
 // StartSend waits for that instead of failing with SEND_ACTIVE.
 func TestStartSendWaitsForADrainingSend(t *testing.T) {
 	b := faulty.New("a", faulty.WithResponder(sleeper))
-	svc, o, sp, fs := promptingSession(t, b)
+	_, _, sp, fs := promptingSession(t, b)
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	defer releaseOnce.Do(func() { close(release) })
 	b.Hold(faulty.OpSignal, release) // the SIGINT stays in flight until release
-	op, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +505,7 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 	}
 	next := make(chan error, 1)
 	go func() {
-		_, err := svc.StartSend(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "next", Submit: true})
+		_, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "next", Submit: true})
 		next <- err
 	}()
 	select {

@@ -28,9 +28,16 @@ type Subscription struct {
 	session messages.SessionID
 }
 
-// Subscribe starts delivering owner's events from now on; with session
-// set, only that session's.
-func (s *Service) Subscribe(owner messages.Owner, session messages.SessionID) *Subscription {
+// Subscribe starts delivering the events of every session of owner from
+// now on, the sessions opened later included; Session.Subscribe is one
+// session's.
+func (s *Service) Subscribe(owner messages.Owner) *Subscription {
+	return s.subscribe(owner, "")
+}
+
+// subscribe delivers owner's events from now on; with session set, only
+// that session's.
+func (s *Service) subscribe(owner messages.Owner, session messages.SessionID) *Subscription {
 	sub := &Subscription{es: s.sys.EventStream, wake: make(chan struct{}, 1), session: session}
 	sub.sub = s.sys.EventStream.SubscribeWithPredicate(sub.push, func(evt any) bool {
 		o, id, ok := eventOwner(evt)

@@ -23,7 +23,7 @@ func TestSubscriptionDeliversEveryEventOnce(t *testing.T) {
 	}
 	const perSession = 2500
 	owners := []messages.Owner{a, a, b, b} // two sessions each
-	subs := map[messages.Owner]*Subscription{a: svc.Subscribe(a, ""), b: svc.Subscribe(b, "")}
+	subs := map[messages.Owner]*Subscription{a: svc.Subscribe(a), b: svc.Subscribe(b)}
 	defer subs[a].Close()
 	defer subs[b].Close()
 	sessions := make([]*Session, len(owners))

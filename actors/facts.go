@@ -22,7 +22,7 @@ import (
 // has just parsed it), and so is the send it wakes and the look that send
 // asks for. A hand-off to a fresh goroutine costs 10-25 us of scheduler
 // wake-up per look. The one look that would run in a caller's goroutine
-// (the first, from a send's start, inside Service.Send) is posted from a
+// (the first, from a send's start, inside Session.Send) is posted from a
 // goroutine of its own: reading another process's memory takes its mmap
 // lock, which a thread stuck in the kernel can hold, and a caller must never
 // be held by that. A stuck look stalls only the exact tier (looks are one at

@@ -2,16 +2,17 @@ package actors
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // Session is a handle on one published session, as os/exec's *Cmd is on a
-// process: it carries the owner and the id, so its calls take only what
-// changes from call to call. Service.Spawn returns one; Service.Session
-// makes one for an id learned elsewhere (a tool call). A handle holds no
-// resources: dropping it leaves the session open, and the owner's disposal
-// closes it like any other.
+// process, and the one way to act on a session from Go: it carries the
+// owner and the id, so its calls take only what changes from call to call.
+// Service.Spawn returns one; Service.Session makes one for an id learned
+// elsewhere (a tool call). A handle holds no resources: dropping it leaves
+// the session open, and the owner's disposal closes it like any other.
 type Session struct {
 	svc   *Service
 	owner messages.Owner
@@ -34,55 +35,146 @@ func (h *Session) Owner() messages.Owner { return h.owner }
 func (h *Session) PID() int { return h.info.PID }
 
 // Info is the session as it was published: its snapshot at that moment and
-// the startup output (Motd). Status changes later; ask Status for now.
+// the startup output (Motd). Status changes later; ask Describe for now.
 func (h *Session) Info() messages.SpawnResult { return h.info }
 
-// Status is the session's current status.
-func (h *Session) Status(ctx context.Context) (messages.SessionStatus, error) {
-	snap, err := h.svc.Describe(ctx, h.owner, h.info.SessionID)
-	return snap.Status, err
+// Describe returns the session's snapshot now (its current status, whether
+// a secret prompt shows).
+func (h *Session) Describe(ctx context.Context) (messages.Snapshot, error) {
+	r, err := askSession[*DescribeReply](ctx, h, &Describe{Owner: h.owner, Session: h.ID()})
+	if err != nil {
+		return messages.Snapshot{}, err
+	}
+	return r.Snapshot, r.Err
 }
 
-// Send writes input and waits until the send settles; see Service.Send.
+// Send writes input and waits until the send settles. If ctx ends first the
+// send is cancelled (SIGINT if the input was written), Send waits for it to
+// settle, and returns that result together with context.Cause(ctx).
 func (h *Session) Send(ctx context.Context, req messages.SendRequest) (messages.SendResult, error) {
-	return h.svc.Send(ctx, h.owner, h.info.SessionID, req)
+	if ctx.Err() != nil {
+		// Aborted before anything was reserved: nothing is written.
+		return messages.SendResult{}, context.Cause(ctx)
+	}
+	op, err := h.startSend(context.WithoutCancel(ctx), req)
+	if err != nil {
+		return messages.SendResult{}, err
+	}
+	// Wait on the reply box itself: no goroutine between the settlement
+	// and the caller.
+	if ctx.Err() != nil {
+		op.Cancel()
+	}
+	var m any
+	select {
+	case m = <-op.box.ch:
+	case <-ctx.Done():
+		op.Cancel()
+		m = <-op.box.ch
+	}
+	op.finish(m, nil)
+	if ctx.Err() != nil {
+		return op.res, context.Cause(ctx)
+	}
+	return op.res, op.err
 }
 
-// StartSend reserves the send slot and starts writing; see
-// Service.StartSend.
+// StartSend reserves the session's send slot (SEND_ACTIVE while another
+// send is unsettled; a settled send whose write or interrupt is still in
+// flight is waited for) and starts writing. ctx bounds only the
+// reservation; use the op's Cancel, or Send, to interrupt the send itself.
 func (h *Session) StartSend(ctx context.Context, req messages.SendRequest) (*SendOp, error) {
-	return h.svc.StartSend(ctx, h.owner, h.info.SessionID, req)
+	op, err := h.startSend(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	go op.await()
+	return op, nil
 }
 
-// Wait waits without writing; see Service.Wait.
+// Wait waits on the session without writing: until the program reading the
+// terminal waits for input, the shell's prompt returns (with its exit
+// code), the shell exits, the policy's pattern appears in new output,
+// silence (unless NoSilence), or the deadline, whichever comes first. It
+// holds the session's one send slot like a send, and a prompt that
+// returned since the previous send settled still counts. Cancelling ctx
+// ends the wait (no SIGINT: nothing was written).
 func (h *Session) Wait(ctx context.Context, policy messages.WaitPolicy) (messages.SendResult, error) {
-	return h.svc.Wait(ctx, h.owner, h.info.SessionID, policy)
+	return h.Send(ctx, messages.SendRequest{Wait: policy})
 }
 
 // Screen returns what the terminal shows now.
 func (h *Session) Screen(ctx context.Context) (messages.Screen, error) {
-	return h.svc.Screen(ctx, h.owner, h.info.SessionID)
+	r, err := askSession[*ScreenReply](ctx, h, &GetScreen{Owner: h.owner, Session: h.ID()})
+	if err != nil {
+		return messages.Screen{}, err
+	}
+	return r.Screen, r.Err
 }
 
-// Resize sets the terminal's size; see Service.Resize.
+// Resize sets the terminal's size: the foreground program gets SIGWINCH
+// and redraws; the screen follows.
 func (h *Session) Resize(ctx context.Context, rows, cols int) error {
-	return h.svc.Resize(ctx, h.owner, h.info.SessionID, rows, cols)
+	r, err := askSession[*ResizeReply](ctx, h, &Resize{Owner: h.owner, Session: h.ID(), Rows: rows, Cols: cols})
+	if err != nil {
+		return err
+	}
+	return r.Err
 }
 
-// Read pages retained scrollback, newest last.
+// Read pages retained scrollback, newest last (reads work while the session
+// closes).
 func (h *Session) Read(ctx context.Context, req messages.ReadRequest) (messages.ReadResult, error) {
-	return h.svc.Read(ctx, h.owner, h.info.SessionID, req)
+	r, err := askSession[*ReadReply](ctx, h, &Read{Owner: h.owner, Session: h.ID(), Request: req})
+	if err != nil {
+		return messages.ReadResult{}, err
+	}
+	return r.Result, r.Err
 }
 
-// Signal sends sig to the terminal's foreground process group.
+// Signal sends sig to the terminal's current foreground process group.
 func (h *Session) Signal(ctx context.Context, sig messages.Signal) (messages.SignalResult, error) {
-	return h.svc.Signal(ctx, h.owner, h.info.SessionID, sig)
+	r, err := askSession[*SignalReply](ctx, h, &SignalSession{Owner: h.owner, Session: h.ID(), Signal: sig})
+	if err != nil {
+		return messages.SignalResult{}, err
+	}
+	return r.Result, r.Err
 }
 
 // Close tears the session's process tree down and returns once it is
-// quiet, with the leak report. A close already in flight is joined. A
-// failed close returns *messages.CleanupError and may be retried.
+// quiet, with the leak report. A close already in flight is joined
+// (CloseReport.Joined). A failed close returns *messages.CleanupError; the
+// session stays listed and Close may be retried.
 func (h *Session) Close(ctx context.Context, reason string) (messages.CloseReport, error) {
-	_, rep, err := h.svc.Kill(ctx, h.owner, h.info.SessionID, reason)
-	return rep, err
+	r, err := askSession[*KillReply](ctx, h, &Kill{Owner: h.owner, Session: h.ID(), Reason: reason})
+	if err != nil {
+		return messages.CloseReport{}, err
+	}
+	if r.Err == nil {
+		h.svc.routes.Delete(routeKey{h.owner, h.ID()})
+	}
+	r.Report.Joined = !r.Closed
+	return r.Report, r.Err
+}
+
+// Subscribe delivers this session's lifecycle events (Event* types), in
+// order, until the subscription is closed.
+func (h *Session) Subscribe() *Subscription {
+	return h.svc.subscribe(h.owner, h.ID())
+}
+
+// askSession sends a session-scoped request along the route cache, falling
+// back to the service when the cached actor has stopped.
+func askSession[R any](ctx context.Context, h *Session, msg any) (R, error) {
+	s, owner, id := h.svc, h.owner, h.ID()
+	pid := s.route(ctx, owner, id)
+	r, err := ask[R](ctx, s.sys, pid, msg)
+	if errors.Is(err, errGone) && pid != s.pid {
+		s.routes.Delete(routeKey{owner, id})
+		r, err = ask[R](ctx, s.sys, s.pid, msg)
+	}
+	if errors.Is(err, errGone) {
+		err = messages.NoSession(id)
+	}
+	return r, err
 }

@@ -85,7 +85,7 @@ func (s *Service) core() *seam.Core {
 func (s *Service) awaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
 	box := newReplyBox(s.sys, 2)
 	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.pid)
-	op := &SendOp{s: s, owner: owner, session: id, ticket: ticket, box: box, done: make(chan struct{})}
+	op := &SendOp{h: s.Session(owner, id), ticket: ticket, box: box, done: make(chan struct{})}
 	go op.await()
 	return op
 }

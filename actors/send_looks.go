@@ -57,7 +57,7 @@ func (a *sendActor) requestProbe() {
 	a.look.seq++
 	req, facts, self, sys := &probeRequest{seq: a.look.seq}, a.facts, a.self, a.sys
 	if a.inStart {
-		// start runs in the caller's goroutine (inside Service.Send):
+		// start runs in the caller's goroutine (inside Session.Send):
 		// a probe stuck in the kernel must never hold that goroutine,
 		// whose context could not end the wait.
 		go sys.Root.RequestWithCustomSender(facts, req, self)

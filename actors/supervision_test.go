@@ -32,7 +32,7 @@ func injected(t *testing.T, svc *Service, to *injectPanic, target string) {
 func TestSupervisionServiceResumes(t *testing.T) {
 	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
 	injected(t, svc, &injectPanic{}, "service")
-	if res, err := svc.Send(testkit.Ctx(t), o, sp.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
+	if res, err := sp.Send(testkit.Ctx(t), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send after the service failed: %+v, %v", res, err)
 	}
 	if closes, _ := fs.Closes(); closes != 0 {
@@ -70,7 +70,7 @@ func TestSupervisionOwnerStops(t *testing.T) {
 	if l, err := svc.List(testkit.Ctx(t), o); err != nil || len(l) != 0 {
 		t.Fatalf("the failed owner lists %+v, %v", l, err)
 	}
-	if res, err := svc.Send(testkit.Ctx(t), other, keep.ID(), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
+	if res, err := svc.Session(other, keep.ID()).Send(testkit.Ctx(t), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("another owner's send: %+v, %v", res, err)
 	}
 	if closes, _ := kept.Closes(); closes != 0 {

@@ -288,7 +288,7 @@ func (a *tasksActor) onStart(ctx actor.Context, m *taskStart) {
 	a.goRun(func() {
 		// The send is reserved before the id is handed out: a task id
 		// always names a send that owns its session's slot.
-		op, err := a.svc.StartSend(a.ctx, m.owner, m.req.Session, m.req.Send)
+		op, err := a.svc.Session(m.owner, m.req.Session).StartSend(a.ctx, m.req.Send)
 		a.tell(self, &taskReserved{id: id, op: op, err: err, replyTo: replyTo})
 		if err != nil {
 			return

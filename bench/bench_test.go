@@ -63,7 +63,7 @@ func BenchmarkOpen(b *testing.B) {
 			}
 			samples = append(samples, time.Since(t0))
 			b.StopTimer()
-			if _, _, err := svc.Kill(ctx, o, sp.ID(), "bench"); err != nil {
+			if _, err := sp.Close(ctx, "bench"); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -95,7 +95,7 @@ func BenchmarkSendEcho(b *testing.B) {
 		var samples []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
-			res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "echo hi", Submit: true})
+			res, err := sp.Send(ctx, messages.SendRequest{Text: "echo hi", Submit: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func BenchmarkFlood(b *testing.B) {
 		}
 		b.SetBytes(floodBytes(n))
 		for b.Loop() {
-			res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: cmd, Submit: true})
+			res, err := sp.Send(ctx, messages.SendRequest{Text: cmd, Submit: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func BenchmarkFloodRSS(b *testing.B) {
 	var growth int64
 	for b.Loop() {
 		base := resetPeakRSS(b)
-		res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: cmd, Submit: true})
+		res, err := sp.Send(ctx, messages.SendRequest{Text: cmd, Submit: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func BenchmarkClose(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: closeTree, Submit: true})
+		res, err := sp.Send(ctx, messages.SendRequest{Text: closeTree, Submit: true})
 		if err != nil || res.WaitReason != messages.WaitStdinRead {
 			b.Fatalf("starting the tree: %+v %v", res, err)
 		}
@@ -50,7 +50,8 @@ func BenchmarkClose(b *testing.B) {
 		b.StartTimer()
 
 		t0 := time.Now()
-		closed, report, err := svc.Kill(ctx, o, sp.ID(), "bench")
+		report, err := sp.Close(ctx, "bench")
+		closed := !report.Joined
 		d := time.Since(t0)
 
 		b.StopTimer()

@@ -31,7 +31,7 @@ func BenchmarkWakeLatency(b *testing.B) {
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "import time", Submit: true}); err != nil {
 		b.Fatal(err)
 	}
-	sub := svc.Subscribe(o, sh.ID())
+	sub := sh.Subscribe()
 	defer sub.Close()
 	var samples []time.Duration
 	for b.Loop() {

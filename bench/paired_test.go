@@ -46,7 +46,7 @@ func BenchmarkSendEchoPaired(b *testing.B) {
 		raw = append(raw, r.roundTrip(b, "echo hi", rawPS1))
 
 		t0 := time.Now()
-		res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "echo hi", Submit: true})
+		res, err := sp.Send(ctx, messages.SendRequest{Text: "echo hi", Submit: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func BenchmarkOpenPaired(b *testing.B) {
 		}
 		ours = append(ours, time.Since(t0))
 		b.StopTimer()
-		if _, _, err := svc.Kill(ctx, o, sp.ID(), "bench"); err != nil {
+		if _, err := sp.Close(ctx, "bench"); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -92,7 +92,7 @@ func BenchmarkREPLPaired(b *testing.B) {
 		raw = append(raw, r.roundTrip(b, "1+1", ">>> "))
 
 		t0 := time.Now()
-		res, err := svc.Send(ctx, o, id, messages.SendRequest{Text: "1+1", Submit: true})
+		res, err := svc.Session(o, id).Send(ctx, messages.SendRequest{Text: "1+1", Submit: true})
 		if err != nil {
 			b.Fatal(err)
 		}

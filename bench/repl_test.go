@@ -30,7 +30,7 @@ func BenchmarkREPL(b *testing.B) {
 		var samples []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
-			res, err := svc.Send(ctx, o, id, messages.SendRequest{Text: "1+1", Submit: true})
+			res, err := svc.Session(o, id).Send(ctx, messages.SendRequest{Text: "1+1", Submit: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func replSession(b testing.TB) (*actors.Service, messages.Owner, messages.Sessio
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "python3 -q", Submit: true})
+	res, err := sp.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		b.Fatalf("python3 -q: %+v %v", res, err)
 	}
@@ -93,7 +93,7 @@ func BenchmarkPremature(b *testing.B) {
 		}
 		premature := 0
 		for b.Loop() {
-			res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "sleep 1; echo do''ne", Submit: true})
+			res, err := sp.Send(ctx, messages.SendRequest{Text: "sleep 1; echo do''ne", Submit: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -106,12 +106,12 @@ func BenchmarkPremature(b *testing.B) {
 	b.Run("repl", func(b *testing.B) {
 		svc, o, id := replSession(b)
 		ctx := context.Background()
-		if _, err := svc.Send(ctx, o, id, messages.SendRequest{Text: "import time", Submit: true}); err != nil {
+		if _, err := svc.Session(o, id).Send(ctx, messages.SendRequest{Text: "import time", Submit: true}); err != nil {
 			b.Fatal(err)
 		}
 		premature := 0
 		for b.Loop() {
-			res, err := svc.Send(ctx, o, id, messages.SendRequest{Text: "time.sleep(1); print('do' 'ne')", Submit: true})
+			res, err := svc.Session(o, id).Send(ctx, messages.SendRequest{Text: "time.sleep(1); print('do' 'ne')", Submit: true})
 			if err != nil {
 				b.Fatal(err)
 			}

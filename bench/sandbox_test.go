@@ -74,7 +74,7 @@ func BenchmarkSandboxOpenPaired(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if _, _, err := svc.Kill(ctx, o, sp.ID(), "bench"); err != nil {
+		if _, err := sp.Close(ctx, "bench"); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -103,7 +103,7 @@ func BenchmarkSandboxSendEchoPaired(b *testing.B) {
 	fullID, sbID := spawn(fullOwner), spawn(sbOwner)
 	echo := func(o messages.Owner, id messages.SessionID) time.Duration {
 		t0 := time.Now()
-		res, err := svc.Send(ctx, o, id, messages.SendRequest{Text: "echo hi", Submit: true})
+		res, err := svc.Session(o, id).Send(ctx, messages.SendRequest{Text: "echo hi", Submit: true})
 		d := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)

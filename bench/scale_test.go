@@ -253,7 +253,7 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 			wg.Go(func() {
 				<-start
 				t0 := time.Now()
-				res, err := svc.Send(ctx, o, sp.ID(), messages.SendRequest{Text: "echo " + token, Submit: true})
+				res, err := sp.Send(ctx, messages.SendRequest{Text: "echo " + token, Submit: true})
 				lat[i] = time.Since(t0)
 				switch {
 				case err != nil:

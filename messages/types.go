@@ -393,4 +393,7 @@ type CloseReport struct {
 	Killed    []int // pids the teardown signalled, children first, the shell last
 	Survivors []int // pids still alive after teardown; empty on success
 	Status    SessionStatus
+	// Joined says the call joined a close another caller had started; the
+	// report is that close's.
+	Joined bool
 }

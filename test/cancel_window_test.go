@@ -37,7 +37,7 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 		// Each try's own watchdog: the stress form's thousand tries
 		// together outlast one (testkit.Timeout) on a loaded machine.
 		ctx := testkit.Ctx(t)
-		op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "yes window", Submit: true})
+		op, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "yes window", Submit: true})
 		if err != nil {
 			t.Fatalf("try %d: StartSend: %v", i, err)
 		}

@@ -66,7 +66,7 @@ func TestCauses(t *testing.T) {
 	held := messages.WaitPolicy{NoSilence: true}
 	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	gaveUp := errors.New("agent gave up")
-	op, err := h.svc.StartSend(testkit.Ctx(t), h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true, Wait: held})
+	op, err := h.svc.Session(h.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep 30", Submit: true, Wait: held})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestCauses(t *testing.T) {
 	res, _ = op.Result(testkit.Ctx(t))
 	check("cancelled", res, messages.CauseCancelled)
 
-	op, err = h.svc.StartSend(testkit.Ctx(t), h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true, Wait: held})
+	op, err = h.svc.Session(h.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep 30", Submit: true, Wait: held})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,8 @@ func stopSibling(t *testing.T, cmd *exec.Cmd) {
 // killSession closes a session and requires a clean close.
 func (h *harness) killSession(id messages.SessionID) messages.CloseReport {
 	h.t.Helper()
-	closed, report, err := h.svc.Kill(testkit.Ctx(h.t), h.owner, id, "")
+	report, err := h.svc.Session(h.owner, id).Close(testkit.Ctx(h.t), "")
+	closed := !report.Joined
 	if err != nil || !closed {
 		h.t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}

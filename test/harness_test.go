@@ -96,7 +96,7 @@ func (h *harness) spawn(req messages.SpawnRequest) *actors.Session {
 // send submits text and waits for the send to settle.
 func (h *harness) send(id messages.SessionID, text string) messages.SendResult {
 	h.t.Helper()
-	res, err := h.svc.Send(testkit.Ctx(h.t), h.owner, id, messages.SendRequest{Text: text, Submit: true})
+	res, err := h.svc.Session(h.owner, id).Send(testkit.Ctx(h.t), messages.SendRequest{Text: text, Submit: true})
 	if err != nil {
 		h.t.Fatalf("Send(%q): %v", text, err)
 	}

@@ -29,23 +29,23 @@ func TestOwnerIsolation(t *testing.T) {
 		call func(messages.SessionID) error
 	}{
 		{"StartSend", func(id messages.SessionID) error {
-			_, err := h.svc.StartSend(ctx, b, id, messages.SendRequest{Text: "echo PWNED-$((1+1))", Submit: true})
+			_, err := h.svc.Session(b, id).StartSend(ctx, messages.SendRequest{Text: "echo PWNED-$((1+1))", Submit: true})
 			return err
 		}},
 		{"Send", func(id messages.SessionID) error {
-			_, err := h.svc.Send(ctx, b, id, messages.SendRequest{Text: "echo PWNED-$((1+1))", Submit: true})
+			_, err := h.svc.Session(b, id).Send(ctx, messages.SendRequest{Text: "echo PWNED-$((1+1))", Submit: true})
 			return err
 		}},
 		{"Read", func(id messages.SessionID) error {
-			_, err := h.svc.Read(ctx, b, id, messages.ReadRequest{})
+			_, err := h.svc.Session(b, id).Read(ctx, messages.ReadRequest{})
 			return err
 		}},
 		{"Signal", func(id messages.SessionID) error {
-			_, err := h.svc.Signal(ctx, b, id, messages.SIGINT)
+			_, err := h.svc.Session(b, id).Signal(ctx, messages.SIGINT)
 			return err
 		}},
 		{"Kill", func(id messages.SessionID) error {
-			_, _, err := h.svc.Kill(ctx, b, id, "")
+			_, err := h.svc.Session(b, id).Close(ctx, "")
 			return err
 		}},
 	}
@@ -76,14 +76,14 @@ func TestOwnerIsolation(t *testing.T) {
 	if l, err := h.svc.List(ctx, h.owner); err != nil || len(l) != 1 || l[0].SessionID != sp.ID() || l[0].Name != "mine" {
 		t.Fatalf("owner's List: %+v %v", l, err)
 	}
-	page, err := h.svc.Read(ctx, h.owner, sp.ID(), messages.ReadRequest{})
+	page, err := sp.Read(ctx, messages.ReadRequest{})
 	if err != nil || strings.Contains(page.Text, "PWNED") {
 		t.Fatalf("owner's scrollback %q %v: the intruder's input reached the terminal", page.Text, err)
 	}
 	h.prompt(sp.ID(), "true", 0)
 	// Once the session is really gone, the intruder gets the very same text.
-	if closed, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), ""); err != nil || !closed {
-		t.Fatalf("owner's Kill: %v %v", closed, err)
+	if rep, err := sp.Close(ctx, ""); err != nil || rep.Joined {
+		t.Fatalf("owner's Close: %+v %v", rep, err)
 	}
 	for _, c := range calls {
 		if err := c.call(sp.ID()); err == nil || err.Error() != foreignText[c.name] {
@@ -139,7 +139,8 @@ func TestKillReleasesRecordBeforeReturning(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	for i := 0; i < 60; i++ {
 		sp := h.spawn(messages.SpawnRequest{Name: "reused"})
-		closed, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), "")
+		rep, err := sp.Close(ctx, "")
+		closed := !rep.Joined
 		if err != nil || !closed {
 			t.Fatalf("round %d: Kill %v %v", i, closed, err)
 		}
@@ -165,7 +166,7 @@ func TestDisposeOwnerWithBusySessions(t *testing.T) {
 	var all []*busy
 	for i := 0; i < 5; i++ {
 		sp := h.spawn(messages.SpawnRequest{Name: fmt.Sprintf("busy-%d", i)})
-		op, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 30", Submit: true})
+		op, err := sp.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func requireProgram(t *testing.T, name, pkg string) {
 // sendReq sends req as is and waits for it to settle.
 func (h *harness) sendReq(id messages.SessionID, req messages.SendRequest) messages.SendResult {
 	h.t.Helper()
-	res, err := h.svc.Send(testkit.Ctx(h.t), h.owner, id, req)
+	res, err := h.svc.Session(h.owner, id).Send(testkit.Ctx(h.t), req)
 	if err != nil {
 		h.t.Fatalf("Send(%q): %v", req.Text, err)
 	}

@@ -30,7 +30,7 @@ import (
 // when that program ends.
 func (h *harness) execAsInit(sp *actors.Session, command, comm string) *actors.SendOp {
 	h.t.Helper()
-	op, err := h.svc.StartSend(testkit.Ctx(h.t), h.owner, sp.ID(), messages.SendRequest{Text: "exec " + command, Submit: true})
+	op, err := sp.StartSend(testkit.Ctx(h.t), messages.SendRequest{Text: "exec " + command, Submit: true})
 	if err != nil {
 		h.t.Fatalf("StartSend(exec %s): %v", command, err)
 	}
@@ -60,7 +60,7 @@ func TestSandboxSignalDroppedByNamespaceInit(t *testing.T) {
 	sleep := stat(t, sp.PID())
 
 	for _, sig := range []messages.Signal{messages.SIGTERM, messages.SIGINT, messages.SIGHUP, messages.SIGTSTP} {
-		r, err := h.svc.Signal(ctx, h.owner, id, sig)
+		r, err := h.svc.Session(h.owner, id).Signal(ctx, sig)
 		if err != nil {
 			t.Fatalf("%s: %v", sig, err)
 		}
@@ -83,14 +83,15 @@ func TestSandboxSignalDroppedByNamespaceInit(t *testing.T) {
 			t.Fatalf("after %s: pending %#x %v, want nothing queued", sig, pending, err)
 		}
 	}
-	if snap, err := h.svc.Describe(ctx, h.owner, id); err != nil || snap.Status.Exited {
+	if snap, err := h.svc.Session(h.owner, id).Describe(ctx); err != nil || snap.Status.Exited {
 		t.Fatalf("Describe: %+v %v, want the session running", snap, err)
 	}
 
-	if _, err := h.svc.Signal(ctx, h.owner, id, messages.SIGKILL); !errors.Is(err, messages.ErrRefuseKillShell) {
+	if _, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGKILL); !errors.Is(err, messages.ErrRefuseKillShell) {
 		t.Fatalf("SIGKILL at the exec'd sleep: %v, want ErrRefuseKillShell", err)
 	}
-	closed, report, err := h.svc.Kill(ctx, h.owner, id, "")
+	report, err := h.svc.Session(h.owner, id).Close(ctx, "")
+	closed := !report.Joined
 	if err != nil || !closed || len(report.Survivors) != 0 {
 		t.Fatalf("Kill: closed=%v report=%+v err=%v, want closed with no survivors", closed, report, err)
 	}
@@ -118,7 +119,7 @@ func TestSandboxSignalCaughtByNamespaceInit(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	op := h.execAsInit(sp, catchTERM, "python3")
 	testkit.WaitFor(t, 10*time.Second, "the handler to be armed", func() bool {
-		p, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{})
+		p, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{})
 		if err != nil {
 			t.Fatalf("Read: %v", err)
 		}
@@ -128,7 +129,7 @@ func TestSandboxSignalCaughtByNamespaceInit(t *testing.T) {
 		t.Fatalf("python3 SigCgt %#x %v: want SIGTERM caught", caught, err)
 	}
 
-	r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGTERM)
+	r, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGTERM)
 	if err != nil || !r.Delivered || r.Reason != "" || r.TargetPgid != sp.PID() {
 		t.Fatalf("SIGTERM: %+v %v, want delivered to %d with no reason", r, err, sp.PID())
 	}
@@ -137,7 +138,7 @@ func TestSandboxSignalCaughtByNamespaceInit(t *testing.T) {
 		t.Fatalf("exec'd python3 after SIGTERM: %+v %v, want session_exit with its handler's code 3", res, err)
 	}
 	testkit.WaitFor(t, 10*time.Second, "bwrap to end with its pid 1", func() bool { return gone(wrapper.Identity()) })
-	if _, _, err := h.svc.Kill(ctx, h.owner, id, ""); err != nil {
+	if _, err := h.svc.Session(h.owner, id).Close(ctx, ""); err != nil {
 		t.Fatalf("Kill after exit: %v", err)
 	}
 	h.waitListEmpty("after Kill")

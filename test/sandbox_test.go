@@ -293,7 +293,7 @@ func TestSandboxNetwork(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	kill := func(id messages.SessionID) {
 		t.Helper()
-		if _, _, err := h.svc.Kill(ctx, h.owner, id, ""); err != nil {
+		if _, err := h.svc.Session(h.owner, id).Close(ctx, ""); err != nil {
 			t.Fatalf("Kill: %v", err)
 		}
 	}
@@ -443,12 +443,12 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	id := sp.ID()
 	ctx := testkit.Ctx(t)
 
-	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	op, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pgid := foregroundIn(t, sp.PID(), wrapper.PID, "sleep")
-	r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT)
+	r, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGINT)
 	if err != nil || !r.Delivered || r.TargetPgid != pgid {
 		t.Fatalf("SIGINT: %+v %v, want delivered to the sleep's group %d", r, err, pgid)
 	}
@@ -459,12 +459,12 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	// Job control: the shell kept the PTY as its controlling terminal
 	// (bwrap ran without --new-session), so ^Z stops a job and the shell
 	// takes the terminal back.
-	op, err = h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	op, err = h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pgid = foregroundIn(t, sp.PID(), wrapper.PID, "sleep")
-	if r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGTSTP); err != nil || r.TargetPgid != pgid {
+	if r, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGTSTP); err != nil || r.TargetPgid != pgid {
 		t.Fatalf("SIGTSTP: %+v %v", r, err)
 	}
 	if res, err := op.Result(ctx); err != nil || res.ExitCode == nil || *res.ExitCode != 148 {
@@ -474,7 +474,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 		t.Fatalf("jobs: %q, want a stopped job", res.Viewport)
 	}
 	// fg continues it in the foreground; ^C ends it there.
-	op, err = h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "fg", Submit: true})
+	op, err = h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "fg", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 		t.Fatalf("fg: foreground group %d, want the stopped job's %d", got, pgid)
 	}
 	testkit.WaitFor(t, 10*time.Second, "the job to run again", func() bool { return stat(t, pgid).State != 'T' })
-	if _, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT); err != nil {
+	if _, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGINT); err != nil {
 		t.Fatalf("SIGINT after fg: %v", err)
 	}
 	if res, err := op.Result(ctx); err != nil || res.ExitCode == nil || *res.ExitCode != 130 {
@@ -490,7 +490,7 @@ func TestSandboxSignalsAndJobControl(t *testing.T) {
 	}
 
 	// SIGKILL at the shell's own group is refused; the shell is alive.
-	if _, err := h.svc.Signal(ctx, h.owner, id, messages.SIGKILL); !errors.Is(err, messages.ErrRefuseKillShell) {
+	if _, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGKILL); !errors.Is(err, messages.ErrRefuseKillShell) {
 		t.Fatalf("SIGKILL to the shell: %v, want ErrRefuseKillShell", err)
 	}
 	h.prompt(id, "true", 0)
@@ -527,7 +527,8 @@ func TestSandboxTeardown(t *testing.T) {
 		return sleeps == 3 && deaf == 1 && daemon == 1
 	})
 
-	closed, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, id, "")
+	report, err := h.svc.Session(h.owner, id).Close(testkit.Ctx(t), "")
+	closed := !report.Joined
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -570,7 +571,7 @@ func TestSandboxShellExitEndsSandbox(t *testing.T) {
 	if !gone(wrapper.Identity()) {
 		t.Fatalf("bwrap %d outlived its shell", wrapper.PID)
 	}
-	if _, _, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), ""); err != nil {
+	if _, err := sp.Close(testkit.Ctx(t), ""); err != nil {
 		t.Fatalf("Kill after exit: %v", err)
 	}
 }
@@ -618,7 +619,7 @@ func TestSandboxModeFence(t *testing.T) {
 	}
 	// And b's sessions run in b's mode while a's keeps its own.
 	spB, _ := h.spawnSandboxed(b)
-	if res, err := h.svc.Send(ctx, b, spB.ID(), messages.SendRequest{Text: "touch b.txt", Submit: true}); err != nil || res.ExitCode == nil || *res.ExitCode != 1 {
+	if res, err := h.svc.Session(b, spB.ID()).Send(ctx, messages.SendRequest{Text: "touch b.txt", Submit: true}); err != nil || res.ExitCode == nil || *res.ExitCode != 1 {
 		t.Fatalf("touch in b's read-only session: %+v %v", res, err)
 	}
 	h.prompt(sp.ID(), "touch a.txt", 0)
@@ -647,7 +648,7 @@ func TestSandboxModeFence(t *testing.T) {
 	h.prompt(sp.ID(), "true", 0)
 
 	// Closed: the change goes through, and the next session has it.
-	if _, _, err := h.svc.Kill(ctx, h.owner, sp.ID(), ""); err != nil {
+	if _, err := sp.Close(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.SetMode(a, sandbox.ReadOnly); err != nil {
@@ -783,7 +784,7 @@ func TestSandboxWithSubreaper(t *testing.T) {
 	h, _ := newSandboxed(t, sandboxConfig(), sandbox.Settings{Mode: sandbox.WorkspaceWrite, Root: t.TempDir()}, local.Options{Subreaper: true})
 	sp, wrapper := h.spawnSandboxed(h.owner)
 	h.prompt(sp.ID(), "sleep 305 &", 0)
-	_, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), "")
+	report, err := sp.Close(testkit.Ctx(t), "")
 	if err != nil || len(report.Survivors) != 0 {
 		t.Fatalf("Kill: %+v %v", report, err)
 	}

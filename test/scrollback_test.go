@@ -19,7 +19,7 @@ func TestScrollbackBounds(t *testing.T) {
 		h := newHarness(t, cfg, local.Options{})
 		id := h.spawn(messages.SpawnRequest{}).ID()
 		h.prompt(id, "seq 1 1000", 0)
-		page, err := h.svc.Read(testkit.Ctx(t), h.owner, id, messages.ReadRequest{})
+		page, err := h.svc.Session(h.owner, id).Read(testkit.Ctx(t), messages.ReadRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestScrollbackBounds(t *testing.T) {
 			t.Fatalf("send viewport %d bytes truncated=%v, want at most %d and truncated", len(res.Viewport), res.Truncated, cfg.MaxReadBytes)
 		}
 		ctx := testkit.Ctx(t)
-		page, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{})
+		page, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestScrollbackBounds(t *testing.T) {
 		// is cut to maxReadBytes, but the sum shows what is retained.
 		retained := 0
 		for off := 0; off < page.TotalLines; off++ {
-			p, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Offset: intp(off), Count: intp(1)})
+			p, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{Offset: intp(off), Count: intp(1)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestScrollbackBounds(t *testing.T) {
 		id := h.spawn(messages.SpawnRequest{}).ID()
 		h.prompt(id, "seq 1 50", 0)
 		ctx := testkit.Ctx(t)
-		page, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Offset: intp(1), Count: intp(3)})
+		page, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{Offset: intp(1), Count: intp(3)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestScrollbackBounds(t *testing.T) {
 		}
 		total := page.TotalLines
 		for _, off := range []int{total, total + 7} {
-			p, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Offset: intp(off)})
+			p, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{Offset: intp(off)})
 			if err != nil {
 				t.Fatalf("offset %d: %v", off, err)
 			}
@@ -111,7 +111,7 @@ func TestScrollbackBounds(t *testing.T) {
 			{Count: intp(-5)},
 			{Offset: intp(-1), Count: intp(0)},
 		} {
-			if _, err := h.svc.Read(ctx, h.owner, id, req); !errors.Is(err, messages.ErrInvalidArgument) {
+			if _, err := h.svc.Session(h.owner, id).Read(ctx, req); !errors.Is(err, messages.ErrInvalidArgument) {
 				t.Fatalf("Read(offset=%s count=%s): %v, want ErrInvalidArgument", codeString(req.Offset), codeString(req.Count), err)
 			}
 		}

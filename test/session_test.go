@@ -129,8 +129,9 @@ func TestStaleMarkerIsNotCreditedToTheNextSend(t *testing.T) {
 		// The next send is written while the first command still runs;
 		// then the first command ends and prints its marker. Only a
 		// prompt settles this send (the short silence is the first's).
-		op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "echo second; (exit 6)", Submit: true,
+		op, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "echo second; (exit 6)", Submit: true,
 			Wait: messages.WaitPolicy{NoSilence: true}})
+
 		if err != nil {
 			t.Fatalf("second send %d: %v", i, err)
 		}
@@ -248,15 +249,16 @@ func TestSendActive(t *testing.T) {
 	// The first send's command is held on a gate until both refusals are
 	// in, and only its prompt settles it.
 	g := newGate(t)
-	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: g.wait() + "; echo FIRST-$((2*3))", Submit: true,
+	op, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: g.wait() + "; echo FIRST-$((2*3))", Submit: true,
 		Wait: messages.WaitPolicy{NoSilence: true}})
+
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "echo SECOND-$((2*4))", Submit: true}); !errors.Is(err, messages.ErrSendActive) {
+	if _, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "echo SECOND-$((2*4))", Submit: true}); !errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("second StartSend: %v, want SEND_ACTIVE", err)
 	}
-	if _, err := h.svc.Send(ctx, h.owner, id, messages.SendRequest{Text: "echo THIRD", Submit: true}); !errors.Is(err, messages.ErrSendActive) {
+	if _, err := h.svc.Session(h.owner, id).Send(ctx, messages.SendRequest{Text: "echo THIRD", Submit: true}); !errors.Is(err, messages.ErrSendActive) {
 		t.Fatalf("Send while active: %v, want SEND_ACTIVE", err)
 	}
 	g.release()
@@ -294,8 +296,9 @@ func TestSendCancellationKeepsCause(t *testing.T) {
 	go func() {
 		// Only the cancel may end it: no silence, and a deadline past the
 		// test's watchdog.
-		res, err := h.svc.Send(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 30", Submit: true,
+		res, err := sp.Send(ctx, messages.SendRequest{Text: "sleep 30", Submit: true,
 			Wait: messages.WaitPolicy{NoSilence: true, Timeout: 2 * testkit.Timeout}})
+
 		done <- sent{res, err}
 	}()
 	// The caller gives up once sleep runs in the foreground.
@@ -342,16 +345,16 @@ func TestShellExit(t *testing.T) {
 	if !res.Status.Exited || res.Status.ExitCode == nil || *res.Status.ExitCode != 3 || res.Status.Signal != "" {
 		t.Fatalf("status %s, want exited code=3", res.Status)
 	}
-	if _, err := h.svc.Send(ctx, h.owner, id, messages.SendRequest{Text: "true", Submit: true}); !errors.Is(err, messages.ErrSessionExited) {
+	if _, err := h.svc.Session(h.owner, id).Send(ctx, messages.SendRequest{Text: "true", Submit: true}); !errors.Is(err, messages.ErrSessionExited) {
 		t.Fatalf("Send after exit: %v, want ErrSessionExited", err)
 	}
-	if _, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "true", Submit: true}); !errors.Is(err, messages.ErrSessionExited) {
+	if _, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "true", Submit: true}); !errors.Is(err, messages.ErrSessionExited) {
 		t.Fatalf("StartSend after exit: %v, want ErrSessionExited", err)
 	}
-	if _, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT); !errors.Is(err, messages.ErrSessionExited) {
+	if _, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGINT); !errors.Is(err, messages.ErrSessionExited) {
 		t.Fatalf("Signal after exit: %v, want ErrSessionExited", err)
 	}
-	page, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{})
+	page, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{})
 	if err != nil {
 		t.Fatalf("Read after exit: %v", err)
 	}
@@ -365,7 +368,8 @@ func TestShellExit(t *testing.T) {
 	if st := list[0].Status; !st.Exited || st.ExitCode == nil || *st.ExitCode != 3 {
 		t.Fatalf("listed status %s, want exited code=3", st)
 	}
-	closed, report, err := h.svc.Kill(ctx, h.owner, id, "")
+	report, err := h.svc.Session(h.owner, id).Close(ctx, "")
+	closed := !report.Joined
 	if err != nil || !closed {
 		t.Fatalf("Kill after exit: closed=%v err=%v", closed, err)
 	}
@@ -376,7 +380,7 @@ func TestShellExit(t *testing.T) {
 		t.Fatalf("report status %s, want exited code=3", st)
 	}
 	h.waitListEmpty("after Kill")
-	if _, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("Read after Kill: %v, want NO_SESSION", err)
 	}
 	if s := sessionMembers(t, sp.PID()); len(s) != 0 {
@@ -405,7 +409,8 @@ func TestKillAfterShellExitSweepsLeftovers(t *testing.T) {
 		}
 		return len(left) == 1
 	})
-	closed, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), "")
+	report, err := sp.Close(testkit.Ctx(t), "")
+	closed := !report.Joined
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -427,7 +432,7 @@ func TestPythonREPL(t *testing.T) {
 	}
 	// However the start settled, send nothing before the REPL prompts.
 	testkit.WaitFor(t, 10*time.Second, "the python prompt", func() bool {
-		p, err := h.svc.Read(ctx, h.owner, id, messages.ReadRequest{Count: intp(1)})
+		p, err := h.svc.Session(h.owner, id).Read(ctx, messages.ReadRequest{Count: intp(1)})
 		return err == nil && p.Text == ">>> "
 	})
 	res = h.send(id, "print(6*7)")
@@ -453,12 +458,12 @@ func TestSignal(t *testing.T) {
 	id := sp.ID()
 	ctx := testkit.Ctx(t)
 
-	op, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	op, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pgid := foregroundSleep(t, sp.PID())
-	r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGINT)
+	r, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGINT)
 	if err != nil {
 		t.Fatalf("SIGINT: %v", err)
 	}
@@ -471,12 +476,12 @@ func TestSignal(t *testing.T) {
 	}
 
 	// SIGKILL is fine for a foreground job...
-	op, err = h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	op, err = h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pgid = foregroundSleep(t, sp.PID())
-	if r, err := h.svc.Signal(ctx, h.owner, id, messages.SIGKILL); err != nil || r.TargetPgid != pgid {
+	if r, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGKILL); err != nil || r.TargetPgid != pgid {
 		t.Fatalf("SIGKILL to the job: %+v %v", r, err)
 	}
 	if res, err := op.Result(ctx); err != nil || res.ExitCode == nil || *res.ExitCode != 137 {
@@ -484,10 +489,10 @@ func TestSignal(t *testing.T) {
 	}
 
 	// ...but refused when the shell itself is the foreground group.
-	if _, err := h.svc.Signal(ctx, h.owner, id, messages.SIGKILL); !errors.Is(err, messages.ErrRefuseKillShell) {
+	if _, err := h.svc.Session(h.owner, id).Signal(ctx, messages.SIGKILL); !errors.Is(err, messages.ErrRefuseKillShell) {
 		t.Fatalf("SIGKILL to the shell: %v, want ErrRefuseKillShell", err)
 	}
-	if _, err := h.svc.Signal(ctx, h.owner, id, messages.Signal("SIGFOO")); !errors.Is(err, messages.ErrInvalidArgument) {
+	if _, err := h.svc.Session(h.owner, id).Signal(ctx, messages.Signal("SIGFOO")); !errors.Is(err, messages.ErrInvalidArgument) {
 		t.Fatalf("SIGFOO: %v, want ErrInvalidArgument", err)
 	}
 	if st := stat(t, sp.PID()); !st.Alive() {

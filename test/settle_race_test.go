@@ -51,7 +51,7 @@ func TestCancelRacingSettlementReturns(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		// A cancelled send keeps the slot until its interrupt drained;
 		// StartSend waits for that rather than answering SEND_ACTIVE.
-		sop, err := h.svc.StartSend(ctx, h.owner, id, messages.SendRequest{Text: "true", Submit: true})
+		sop, err := h.svc.Session(h.owner, id).StartSend(ctx, messages.SendRequest{Text: "true", Submit: true})
 		if err != nil {
 			t.Fatalf("round %d: StartSend: %v", i, err)
 		}
@@ -81,7 +81,7 @@ func TestCancelReachingTheShellStillStopsTheJob(t *testing.T) {
 	sp := h.spawn(messages.SpawnRequest{})
 	h.send(sp.ID(), "trap 'echo trapped' INT")
 	ctx := testkit.Ctx(t)
-	sop, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "(sleep 1) & wait; sleep 100; echo after-sleep", Submit: true})
+	sop, err := sp.StartSend(ctx, messages.SendRequest{Text: "(sleep 1) & wait; sleep 100; echo after-sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,11 +63,11 @@ func TestCancelInterruptsRawModeProgram(t *testing.T) {
 	}
 	done := make(chan sent, 1)
 	go func() {
-		res, err := h.svc.Send(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "python3 " + script, Submit: true})
+		res, err := sp.Send(ctx, messages.SendRequest{Text: "python3 " + script, Submit: true})
 		done <- sent{res, err}
 	}()
 	testkit.WaitFor(t, 10*time.Second, "the program to report raw mode", func() bool {
-		p, err := h.svc.Read(testkit.Ctx(t), h.owner, sp.ID(), messages.ReadRequest{})
+		p, err := sp.Read(testkit.Ctx(t), messages.ReadRequest{})
 		if err != nil {
 			t.Fatalf("Read: %v", err)
 		}
@@ -129,7 +129,7 @@ func TestSIGTSTPThenClose(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sp := h.spawn(messages.SpawnRequest{})
 	ctx := testkit.Ctx(t)
-	op, err := h.svc.StartSend(ctx, h.owner, sp.ID(), messages.SendRequest{Text: "sleep 300", Submit: true})
+	op, err := sp.StartSend(ctx, messages.SendRequest{Text: "sleep 300", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestSIGTSTPThenClose(t *testing.T) {
 			job = s
 		}
 	}
-	r, err := h.svc.Signal(ctx, h.owner, sp.ID(), messages.SIGTSTP)
+	r, err := sp.Signal(ctx, messages.SIGTSTP)
 	if err != nil || !r.Delivered || r.TargetPgid != pgid {
 		t.Fatalf("SIGTSTP: %+v %v, want delivered to pgid %d", r, err, pgid)
 	}

@@ -287,7 +287,7 @@ func (c *soakRun) prompt(text string, want int, wantLine string) {
 	c.t.Helper()
 	// A send right after a cancelled one waits in StartSend for the
 	// interrupt to drain: SEND_ACTIVE here is a regression and fails.
-	res, err := c.h.svc.Send(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: text, Submit: true})
+	res, err := c.h.svc.Session(c.h.owner, c.id).Send(c.ctx, messages.SendRequest{Text: text, Submit: true})
 	if err != nil {
 		c.fatalf("Send(%q): %v", text, err)
 	}
@@ -348,7 +348,7 @@ func (c *soakRun) ctxCancel(r *rand.Rand) {
 		t := time.AfterFunc(delay, func() { cancel(cause) })
 		defer t.Stop()
 	}
-	res, err := c.h.svc.Send(ctx, c.h.owner, c.id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	res, err := c.h.svc.Session(c.h.owner, c.id).Send(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != cause {
 		c.fatalf("Send returned %v, want exactly the caller's cause", err)
 	}
@@ -383,7 +383,7 @@ func (c *soakRun) opCancel(r *rand.Rand) {
 	if flood {
 		text = "yes soak"
 	}
-	op, err := c.h.svc.StartSend(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: text, Submit: true})
+	op, err := c.h.svc.Session(c.h.owner, c.id).StartSend(c.ctx, messages.SendRequest{Text: text, Submit: true})
 	if err != nil {
 		c.fatalf("StartSend(%q): %v", text, err)
 	}
@@ -420,12 +420,12 @@ func (c *soakRun) signal(r *rand.Rand) {
 	if r.IntN(2) == 0 {
 		sig, want = messages.SIGTERM, 143
 	}
-	op, err := c.h.svc.StartSend(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	op, err := c.h.svc.Session(c.h.owner, c.id).StartSend(c.ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		c.fatalf("StartSend: %v", err)
 	}
 	pgid := foregroundSleep(c.t, c.pid)
-	sr, err := c.h.svc.Signal(c.ctx, c.h.owner, c.id, sig)
+	sr, err := c.h.svc.Session(c.h.owner, c.id).Signal(c.ctx, sig)
 	if err != nil || !sr.Delivered || sr.TargetPgid != pgid {
 		c.fatalf("Signal(%s): %+v %v, want delivered to the sleep's group %d", sig, sr, err, pgid)
 	}
@@ -440,7 +440,7 @@ func (c *soakRun) exit(r *rand.Rand) {
 	if r.IntN(2) == 0 {
 		text, code, sig = "kill -9 $$", -1, "SIGKILL"
 	}
-	res, err := c.h.svc.Send(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: text, Submit: true})
+	res, err := c.h.svc.Session(c.h.owner, c.id).Send(c.ctx, messages.SendRequest{Text: text, Submit: true})
 	if err != nil {
 		c.fatalf("Send(%q): %v", text, err)
 	}
@@ -452,7 +452,7 @@ func (c *soakRun) exit(r *rand.Rand) {
 	if !ok {
 		c.fatalf("Send(%q) settled as %s with status %s", text, res.WaitReason, st)
 	}
-	if _, err := c.h.svc.Send(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: "true", Submit: true}); !errors.Is(err, messages.ErrSessionExited) {
+	if _, err := c.h.svc.Session(c.h.owner, c.id).Send(c.ctx, messages.SendRequest{Text: "true", Submit: true}); !errors.Is(err, messages.ErrSessionExited) {
 		c.fatalf("Send after the exit: %v, want ErrSessionExited", err)
 	}
 }
@@ -460,7 +460,7 @@ func (c *soakRun) exit(r *rand.Rand) {
 // flood prints 5 MiB through the terminal: the send settles on the prompt
 // after all of it, its bounded buffer having dropped the front.
 func (c *soakRun) flood() {
-	res, err := c.h.svc.Send(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: "yes soak-flood | head -c " + soakFloodBytes, Submit: true})
+	res, err := c.h.svc.Session(c.h.owner, c.id).Send(c.ctx, messages.SendRequest{Text: "yes soak-flood | head -c " + soakFloodBytes, Submit: true})
 	if err != nil {
 		c.fatalf("flood: %v", err)
 	}
@@ -476,17 +476,17 @@ func (c *soakRun) flood() {
 // python starts a REPL, evaluates one line, and then either exits it or
 // leaves it running for the close to tear down.
 func (c *soakRun) python(r *rand.Rand) {
-	res, err := c.h.svc.Send(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: "python3 -q", Submit: true})
+	res, err := c.h.svc.Session(c.h.owner, c.id).Send(c.ctx, messages.SendRequest{Text: "python3 -q", Submit: true})
 	if err != nil || res.WaitReason == messages.WaitTimeout || res.WaitReason == messages.WaitSessionExit {
 		c.fatalf("python3 -q: %s %v; viewport %q", res.WaitReason, err, tailOf(res.Viewport))
 	}
 	// However the start settled, send nothing before the REPL prompts.
 	testkit.WaitFor(c.t, 10*time.Second, "the python prompt", func() bool {
-		p, err := c.h.svc.Read(c.ctx, c.h.owner, c.id, messages.ReadRequest{Count: intp(1)})
+		p, err := c.h.svc.Session(c.h.owner, c.id).Read(c.ctx, messages.ReadRequest{Count: intp(1)})
 		return err == nil && p.Text == ">>> "
 	})
 	a, b := r.IntN(1000), r.IntN(1000)
-	res, err = c.h.svc.Send(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: fmt.Sprintf("print(%d*%d)", a, b), Submit: true})
+	res, err = c.h.svc.Session(c.h.owner, c.id).Send(c.ctx, messages.SendRequest{Text: fmt.Sprintf("print(%d*%d)", a, b), Submit: true})
 	if err != nil || (res.WaitReason != messages.WaitStdinRead && res.WaitReason != messages.WaitInferredIdle) || res.ExitCode != nil {
 		c.fatalf("print: %s exit %s %v", res.WaitReason, codeString(res.ExitCode), err)
 	}
@@ -502,7 +502,7 @@ func (c *soakRun) python(r *rand.Rand) {
 // exactly once, with session_exit or a typed closing error, and the
 // close leaves nothing.
 func (c *soakRun) killMidSend() {
-	op, err := c.h.svc.StartSend(c.ctx, c.h.owner, c.id, messages.SendRequest{Text: "sleep 30", Submit: true})
+	op, err := c.h.svc.Session(c.h.owner, c.id).StartSend(c.ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		c.fatalf("StartSend: %v", err)
 	}
@@ -550,7 +550,8 @@ func (c *soakRun) orphans(r *rand.Rand) {
 
 func (c *soakRun) close() {
 	c.t.Helper()
-	closed, report, err := c.h.svc.Kill(c.ctx, c.h.owner, c.id, "soak")
+	report, err := c.h.svc.Session(c.h.owner, c.id).Close(c.ctx, "soak")
+	closed := !report.Joined
 	if err != nil || !closed {
 		c.fatalf("Kill: closed=%v err=%v", closed, err)
 	}

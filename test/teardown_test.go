@@ -37,7 +37,8 @@ func TestKillLeavesNothing(t *testing.T) {
 		return sleeps == 2 && deaf == 1
 	})
 
-	closed, report, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), "")
+	report, err := sp.Close(testkit.Ctx(t), "")
+	closed := !report.Joined
 	if err != nil || !closed {
 		t.Fatalf("Kill: closed=%v err=%v", closed, err)
 	}
@@ -63,7 +64,7 @@ func TestKillLeavesNothing(t *testing.T) {
 	}
 	h.waitListEmpty("after Kill")
 	// Kill of a closed session is NO_SESSION, not a second close.
-	if _, _, err := h.svc.Kill(testkit.Ctx(t), h.owner, sp.ID(), ""); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := sp.Close(testkit.Ctx(t), ""); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("second Kill: %v, want NO_SESSION", err)
 	}
 }

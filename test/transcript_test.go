@@ -51,7 +51,7 @@ func TestTranscriptGolden(t *testing.T) {
 		t.Fatalf("long line: viewport of %d bytes, %d lines; want 2 lines and the prompt: %.300q",
 			len(res.Viewport), strings.Count(res.Viewport, "\n"), res.Viewport)
 	}
-	page, err := h.svc.Read(testkit.Ctx(t), h.owner, id, messages.ReadRequest{Offset: intp(1), Count: intp(1)})
+	page, err := h.svc.Session(h.owner, id).Read(testkit.Ctx(t), messages.ReadRequest{Offset: intp(1), Count: intp(1)})
 	if err != nil || page.Text != long {
 		t.Fatalf("the long output line in scrollback: %.100q %v", page.Text, err)
 	}

@@ -107,7 +107,7 @@ func TestTypedCancelReportsUnwritten(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	sh := h.spawn(messages.SpawnRequest{})
 	id := sh.ID()
-	op, err := h.svc.StartSend(testkit.Ctx(t), h.owner, id, messages.SendRequest{Text: "sleep 30\necho never-typed\necho nor-this", Submit: true})
+	op, err := h.svc.Session(h.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep 30\necho never-typed\necho nor-this", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestTypedCancelReportsUnwritten(t *testing.T) {
 		t.Fatalf("unwritten %d first %q, want 2 and the first untyped line", res.Unwritten, res.FirstUnwritten)
 	}
 	h.prompt(id, "echo after", 0)
-	page, err := h.svc.Read(testkit.Ctx(t), h.owner, id, messages.ReadRequest{})
+	page, err := h.svc.Session(h.owner, id).Read(testkit.Ctx(t), messages.ReadRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestTypedCancelReportsUnwritten(t *testing.T) {
 func TestRawWritesAllAtOnce(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
 	id := h.spawn(messages.SpawnRequest{}).ID()
-	res, err := h.svc.Send(testkit.Ctx(t), h.owner, id, messages.SendRequest{Text: "echo raw-1\necho raw-2", Submit: true, Raw: true})
+	res, err := h.svc.Session(h.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "echo raw-1\necho raw-2", Submit: true, Raw: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead || !hasLine(res.Viewport, "raw-2") || res.ExitCode == nil {
 		t.Fatalf("raw: %+v %v", res, err)
 	}

@@ -224,7 +224,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		return Result{}, err
 	}
 	if t.opts.RefuseSecretInput && req.Text != "" {
-		snap, err := t.svc.Describe(ctx, owner, id)
+		snap, err := t.svc.Session(owner, id).Describe(ctx)
 		if err != nil {
 			return Result{}, err
 		}
@@ -235,7 +235,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 	if bg {
 		return t.sendInBackground(ctx, owner, id, req)
 	}
-	res, err := t.svc.Send(ctx, owner, id, req)
+	res, err := t.svc.Session(owner, id).Send(ctx, req)
 	return t.foreground(ctx, id, res, err)
 }
 
@@ -301,7 +301,7 @@ func (t *Toolset) wait(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := t.svc.Wait(ctx, owner, id, policy)
+	res, err := t.svc.Session(owner, id).Wait(ctx, policy)
 	return t.foreground(ctx, id, res, err)
 }
 
@@ -311,7 +311,7 @@ func (t *Toolset) screen(ctx context.Context, owner messages.Owner, a args) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	sc, err := t.svc.Screen(ctx, owner, id)
+	sc, err := t.svc.Session(owner, id).Screen(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -335,7 +335,7 @@ func (t *Toolset) resize(ctx context.Context, owner messages.Owner, a args) (Res
 	if rows == nil || cols == nil {
 		return Result{}, messages.InvalidArgument("rows and cols are required")
 	}
-	if err := t.svc.Resize(ctx, owner, id, *rows, *cols); err != nil {
+	if err := t.svc.Session(owner, id).Resize(ctx, *rows, *cols); err != nil {
 		return Result{}, err
 	}
 	return t.screen(ctx, owner, a)
@@ -450,7 +450,7 @@ func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Resul
 		c := uint64(*cur)
 		req.Cursor = &c
 	}
-	r, err := t.svc.Read(ctx, owner, id, req)
+	r, err := t.svc.Session(owner, id).Read(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
@@ -478,7 +478,7 @@ func (t *Toolset) signal(ctx context.Context, owner messages.Owner, a args) (Res
 	}
 	// The runtime refuses a name outside the closed set (messages.ParseSignal).
 	sig := messages.Signal(s)
-	r, err := t.svc.Signal(ctx, owner, id, sig)
+	r, err := t.svc.Session(owner, id).Signal(ctx, sig)
 	if err != nil {
 		return Result{}, err
 	}
@@ -493,15 +493,15 @@ func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Resu
 	if err != nil {
 		return Result{}, err
 	}
-	closed, report, err := t.svc.Kill(ctx, owner, id, "model request")
+	report, err := t.svc.Session(owner, id).Close(ctx, "model request")
 	if err != nil {
 		return Result{}, err
 	}
 	v := CloseValue{SessionID: string(id), Outcome: "closed", Killed: nonNil(report.Killed), Survivors: nonNil(report.Survivors)}
-	if !closed {
+	if report.Joined {
 		v.Outcome = "already-closing"
 	}
-	return Result{Text: renderClose(id, closed, t.opts.MaxResultBytes), Structured: v}, nil
+	return Result{Text: renderClose(id, !report.Joined, t.opts.MaxResultBytes), Structured: v}, nil
 }
 
 func nonNil(p []int) []int {

@@ -34,7 +34,7 @@ func TestHoldKeepsASignalInFlight(t *testing.T) {
 		}
 	}()
 	b.Hold(faulty.OpSignal, release)
-	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := r.svc.Session(r.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestFinishEndsARunningCommand(t *testing.T) {
 	b := faulty.New("shell", faulty.WithResponder(running))
 	r := newRig(t, b)
 	id, s := r.spawn()
-	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "make", Submit: true})
+	op, err := r.svc.Session(r.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "make", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}

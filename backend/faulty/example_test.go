@@ -28,10 +28,11 @@ func Example() {
 
 	busy := errors.New("device busy")
 	b.Script(faulty.OpClose, faulty.Fail(busy))
-	_, _, err := svc.Kill(ctx, owner, s.ID(), "done")
+	_, err := svc.Session(owner, s.ID()).Close(ctx, "done")
 	var ce *messages.CleanupError
 	fmt.Println("first kill:", errors.As(err, &ce), errors.Is(err, busy))
-	closed, _, err := svc.Kill(ctx, owner, s.ID(), "retry")
+	rep, err := svc.Session(owner, s.ID()).Close(ctx, "retry")
+	closed := !rep.Joined
 	fmt.Println("second kill:", closed, err)
 
 	s, _ = svc.Spawn(ctx, owner, messages.SpawnRequest{})
@@ -42,7 +43,7 @@ func Example() {
 		b.Entered(ctx, faulty.OpWrite, 1) // the write is blocked now
 		stop(gaveUp)
 	}()
-	_, err = svc.Send(sendCtx, owner, s.ID(), messages.SendRequest{Text: "cat big.log", Submit: true})
+	_, err = svc.Session(owner, s.ID()).Send(sendCtx, messages.SendRequest{Text: "cat big.log", Submit: true})
 	fmt.Println("send:", err)
 	// Output:
 	// first kill: true true

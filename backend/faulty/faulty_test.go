@@ -115,7 +115,7 @@ func (r *rig) usable(id messages.SessionID) {
 // SEND_ACTIVE here is a regression and fails the test.
 func (r *rig) sendAfterSettled(ctx context.Context, id messages.SessionID, req messages.SendRequest) (messages.SendResult, error) {
 	r.t.Helper()
-	res, err := r.svc.Send(ctx, r.owner, id, req)
+	res, err := r.svc.Session(r.owner, id).Send(ctx, req)
 	if errors.Is(err, messages.ErrSendActive) {
 		r.t.Fatalf("send to %s after its previous send settled: %v", id, err)
 	}
@@ -230,7 +230,7 @@ func TestKillFailsThenSucceeds(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpClose, faulty.Fail(errInjected))
-	_, _, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "test")
+	_, err := r.svc.Session(r.owner, id).Close(testkit.Ctx(t), "test")
 	var ce *messages.CleanupError
 	if !errors.As(err, &ce) || !errors.Is(err, errInjected) || len(ce.Survivors) == 0 {
 		t.Fatalf("kill: %v, want a *CleanupError with survivors", err)
@@ -241,10 +241,11 @@ func TestKillFailsThenSucceeds(t *testing.T) {
 	if list, _ := r.svc.List(testkit.Ctx(t), r.owner); len(list) != 1 {
 		t.Fatalf("list after a failed kill: %v, want the session kept for a retry", list)
 	}
-	if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "x", Submit: true}); !errors.Is(err, messages.ErrSessionClosing) {
+	if _, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "x", Submit: true}); !errors.Is(err, messages.ErrSessionClosing) {
 		t.Fatalf("send after a failed kill: %v, want ErrSessionClosing", err)
 	}
-	closed, rep, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "retry")
+	rep, err := r.svc.Session(r.owner, id).Close(testkit.Ctx(t), "retry")
+	closed := !rep.Joined
 	if err != nil || !closed || len(rep.Killed) == 0 {
 		t.Fatalf("retried kill: closed %v, %+v, %v", closed, rep, err)
 	}
@@ -263,7 +264,7 @@ func TestWriteFails(t *testing.T) {
 			r := newRig(t, b)
 			id, s := r.spawn()
 			s.Script(op, faulty.Fail(errInjected))
-			_, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "lost", Submit: true})
+			_, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "lost", Submit: true})
 			if !errors.Is(err, messages.ErrTransport) || !errors.Is(err, errInjected) {
 				t.Fatalf("send: %v, want ErrTransport wrapping the write error", err)
 			}
@@ -295,7 +296,7 @@ func TestWriteHangsThenCancel(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	res, err := r.svc.Send(ctx, r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
+	res, err := r.svc.Session(r.owner, id).Send(ctx, messages.SendRequest{Text: "stuck", Submit: true})
 	if !errors.Is(err, cause) {
 		t.Fatalf("send: %v, want the caller's cause", err)
 	}
@@ -323,7 +324,7 @@ func TestWriteHangsUntilDeadline(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpWrite, faulty.Hang())
-	res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "stuck", Submit: true})
+	res, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "stuck", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitTimeout {
 		t.Fatalf("send: %+v, %v; want timeout", res, err)
 	}
@@ -341,11 +342,11 @@ func TestSignalFails(t *testing.T) {
 	id, s := r.spawn()
 	// A caller's signal: the error comes back as it is.
 	s.Script(faulty.OpSignal, faulty.Fail(errInjected))
-	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := r.svc.Session(r.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.svc.Signal(testkit.Ctx(t), r.owner, id, messages.SIGTERM); !errors.Is(err, errInjected) {
+	if _, err := r.svc.Session(r.owner, id).Signal(testkit.Ctx(t), messages.SIGTERM); !errors.Is(err, errInjected) {
 		t.Fatalf("signal: %v", err)
 	}
 	// The runtime's SIGINT on cancel: the send settles with a transport
@@ -362,7 +363,7 @@ func TestSignalFails(t *testing.T) {
 		t.Fatal("a settled send accepted a cancel")
 	}
 	// The command still runs; a working SIGINT ends it.
-	if res, err := r.svc.Signal(testkit.Ctx(t), r.owner, id, messages.SIGINT); err != nil || !res.Delivered {
+	if res, err := r.svc.Session(r.owner, id).Signal(testkit.Ctx(t), messages.SIGINT); err != nil || !res.Delivered {
 		t.Fatalf("signal: %+v, %v", res, err)
 	}
 	r.usable(id)
@@ -378,12 +379,12 @@ func TestBytewiseOutput(t *testing.T) {
 	}))
 	r := newRig(t, b)
 	id, s := r.spawn()
-	whole, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
+	whole, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "cmd", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Script(faulty.OpWrite, faulty.Bytewise())
-	split, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "cmd", Submit: true})
+	split, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "cmd", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,11 +402,11 @@ func TestExitMidSend(t *testing.T) {
 			r := newRig(t, b)
 			id, s := r.spawn()
 			s.Script(faulty.OpWrite, f)
-			res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "exit 7", Submit: true})
+			res, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "exit 7", Submit: true})
 			if err != nil || res.WaitReason != messages.WaitSessionExit || !res.Status.Exited || *res.Status.ExitCode != 7 {
 				t.Fatalf("send: %+v, %v; want session_exit with code 7", res, err)
 			}
-			if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionExited) {
+			if _, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrSessionExited) {
 				t.Fatalf("send after exit: %v, want ErrSessionExited", err)
 			}
 			if got := r.settlements(id, 1); len(got) != 1 {
@@ -416,7 +417,7 @@ func TestExitMidSend(t *testing.T) {
 			// still work on an exited session.
 			ctx := testkit.Ctx(t)
 			testkit.WaitFor(t, 10*time.Second, "the late output in the scrollback", func() bool {
-				page, err := r.svc.Read(ctx, r.owner, id, messages.ReadRequest{})
+				page, err := r.svc.Session(r.owner, id).Read(ctx, messages.ReadRequest{})
 				if err != nil {
 					t.Fatalf("read: %v", err)
 				}
@@ -454,7 +455,7 @@ func TestProbeFaults(t *testing.T) {
 			r := newRig(t, b)
 			id, s := r.spawn()
 			s.Script(faulty.OpProbe, tt.faults...)
-			res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
+			res, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "1+1", Submit: true})
 			if err != nil || res.WaitReason != tt.want {
 				t.Fatalf("send: %+v, %v; want %s", res, err, tt.want)
 			}
@@ -484,7 +485,7 @@ func TestTryWritePanics(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpTryWrite, faulty.Panic("backend bug"))
-	_, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "boom", Submit: true})
+	_, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "boom", Submit: true})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("send whose inline write panicked: %v, want ErrTransport", err)
 	}
@@ -502,7 +503,7 @@ func TestReadPanics(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpRead, faulty.Panic("backend bug"))
-	_, err := r.svc.Read(testkit.Ctx(t), r.owner, id, messages.ReadRequest{})
+	_, err := r.svc.Session(r.owner, id).Read(testkit.Ctx(t), messages.ReadRequest{})
 	if !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("read on a session whose backend panicked: %v, want ErrTransport", err)
 	}
@@ -514,7 +515,7 @@ func TestReadPanics(t *testing.T) {
 	}
 	id2, _ := r.spawn()
 	r.usable(id2)
-	if _, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "x"}); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("send to the failed session: %v, want ErrNoSession", err)
 	}
 }
@@ -533,7 +534,7 @@ func TestCancelRunningCommand(t *testing.T) {
 	id, s := r.spawn()
 	cause := errors.New("agent moved on")
 	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
-	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := r.svc.Session(r.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -618,7 +619,8 @@ func TestSlowCloseIsJoined(t *testing.T) {
 	s.Script(faulty.OpClose, faulty.HangUntil(release))
 	first := make(chan error, 1)
 	go func() {
-		closed, _, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "test")
+		rep, err := r.svc.Session(r.owner, id).Close(testkit.Ctx(t), "test")
+		closed := !rep.Joined
 		if err == nil && !closed {
 			err = errors.New("the first kill joined")
 		}
@@ -661,11 +663,11 @@ func TestProbeHangs(t *testing.T) {
 	r := newRig(t, b)
 	id, s := r.spawn()
 	s.Script(faulty.OpProbe, faulty.Hang())
-	res, err := r.svc.Send(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "1+1", Submit: true})
+	res, err := r.svc.Session(r.owner, id).Send(testkit.Ctx(t), messages.SendRequest{Text: "1+1", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitInferredIdle {
 		t.Fatalf("send: %+v, %v; want inferred_idle", res, err)
 	}
-	if closed, _, err := r.svc.Kill(testkit.Ctx(t), r.owner, id, "test"); err != nil || !closed {
+	if rep, err := r.svc.Session(r.owner, id).Close(testkit.Ctx(t), "test"); err != nil || rep.Joined {
 		t.Fatalf("kill: %v", err)
 	}
 	r.waitIdle()
@@ -707,7 +709,7 @@ func TestTakeOutputPanics(t *testing.T) {
 	}))
 	r := newRig(t, b)
 	id, s := r.spawn()
-	op, err := r.svc.StartSend(testkit.Ctx(t), r.owner, id, messages.SendRequest{Text: "sleep", Submit: true})
+	op, err := r.svc.Session(r.owner, id).StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,7 +739,7 @@ func TestOrphanTeardownFailureIsRetained(t *testing.T) {
 	id, s := r.spawn()
 	s.Script(faulty.OpRead, faulty.Panic("backend bug"))
 	s.Script(faulty.OpClose, faulty.Fail(errInjected))
-	if _, err := r.svc.Read(testkit.Ctx(t), r.owner, id, messages.ReadRequest{}); !errors.Is(err, messages.ErrTransport) {
+	if _, err := r.svc.Session(r.owner, id).Read(testkit.Ctx(t), messages.ReadRequest{}); !errors.Is(err, messages.ErrTransport) {
 		t.Fatalf("read: %v", err)
 	}
 	testkit.WaitFor(t, 10*time.Second, "the failed teardown retained as the owner's failure", func() bool { return r.activity().Failures == 1 })
@@ -867,7 +869,7 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Send(testkit.Ctx(t), owner, s.ID(), messages.SendRequest{Text: "slow", Submit: true})
+	res, err := svc.Session(owner, s.ID()).Send(testkit.Ctx(t), messages.SendRequest{Text: "slow", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send: %+v, %v", res, err)
 	}

@@ -20,7 +20,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	h := startHost(t)
 	svc, o := newClient(t, h)
 	ctx := testkit.Ctx(t)
-	sub := svc.Subscribe(o, "")
+	sub := svc.Subscribe(o)
 	defer sub.Close()
 	next := func() any {
 		t.Helper()
@@ -57,7 +57,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	if ev, ok := next().(*actors.EventSendSettled); !ok || !ev.Secret || ev.Owner != o {
 		t.Fatalf("settled event %#v, want Secret", ev)
 	}
-	snap, err := svc.Describe(ctx, o, sh.ID())
+	snap, err := svc.Session(o, sh.ID()).Describe(ctx)
 	if err != nil || !snap.SecretPrompt || snap.SessionID != sh.ID() || snap.PID != sh.PID() || snap.Status.Exited {
 		t.Fatalf("describe at a secret prompt: %+v %v", snap, err)
 	}
@@ -65,7 +65,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	next()
-	if snap, err := svc.Describe(ctx, o, sh.ID()); err != nil || snap.SecretPrompt {
+	if snap, err := svc.Session(o, sh.ID()).Describe(ctx); err != nil || snap.SecretPrompt {
 		t.Fatalf("describe after the secret was typed: %+v %v", snap, err)
 	}
 
@@ -86,7 +86,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	if exited.Owner != o || exited.Session != sh.ID() || !exited.Status.Exited || exited.Status.ExitCode == nil || *exited.Status.ExitCode != 3 {
 		t.Fatalf("exited event %#v", exited)
 	}
-	if snap, err := svc.Describe(ctx, o, sh.ID()); err != nil || !snap.Status.Exited {
+	if snap, err := svc.Session(o, sh.ID()).Describe(ctx); err != nil || !snap.Status.Exited {
 		t.Fatalf("describe after the exit: %+v %v", snap, err)
 	}
 	if _, err := sh.Close(ctx, "test"); err != nil {

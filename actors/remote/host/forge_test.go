@@ -221,8 +221,8 @@ func forgeryCase(t *testing.T, h *hostProc, tlsConf *tls.Config, refused string,
 		res.ExitCode == nil || *res.ExitCode != 1 {
 		t.Fatalf("send: %+v (exit %v), %v: want the host's real-output, exit 1", res, res.ExitCode, err)
 	}
-	if st, err := sh.Status(testkit.Ctx(t)); err != nil || st.Exited {
-		t.Fatalf("after the forged exit push: %+v, %v: want the session running", st, err)
+	if snap, err := sh.Describe(testkit.Ctx(t)); err != nil || snap.Status.Exited {
+		t.Fatalf("after the forged exit push: %+v, %v: want the session running", snap.Status, err)
 	}
 }
 

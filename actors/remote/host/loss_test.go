@@ -74,7 +74,8 @@ func TestHostLossFailsPendingSend(t *testing.T) {
 			if took > hostLossPromise {
 				t.Fatalf("the pending send failed after %v, want within the promised %v", took, hostLossPromise)
 			}
-			st, err := sh.Status(ctx)
+			snap, err := sh.Describe(ctx)
+			st := snap.Status
 			if err != nil || !st.Exited || st.Cause != messages.CauseHostLost {
 				t.Fatalf("status %v (%v), want exited with cause host_lost", st, err)
 			}

@@ -52,7 +52,7 @@ func TestRemoteScreenAndResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Screen(ctx, other, sh.ID()); !errors.Is(err, messages.ErrNoSession) {
+	if _, err := svc.Session(other, sh.ID()).Screen(ctx); !errors.Is(err, messages.ErrNoSession) {
 		t.Fatalf("another owner's screen: %v", err)
 	}
 	if _, err := sh.Close(ctx, "test"); err != nil {

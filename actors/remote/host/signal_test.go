@@ -52,8 +52,8 @@ func TestRemoteSignalDroppedByNamespaceInit(t *testing.T) {
 	if comm, err := os.ReadFile("/proc/" + strconv.Itoa(sh.PID()) + "/comm"); err != nil || strings.TrimSpace(string(comm)) != "sleep" {
 		t.Fatalf("after SIGTERM: %q %v, want the sleep running", comm, err)
 	}
-	if closed, report, err := svc.Kill(ctx, o, sh.ID(), ""); err != nil || !closed || len(report.Survivors) != 0 {
-		t.Fatalf("Kill: %v %+v %v, want closed with no survivors", closed, report, err)
+	if report, err := svc.Session(o, sh.ID()).Close(ctx, ""); err != nil || report.Joined || len(report.Survivors) != 0 {
+		t.Fatalf("Close: %+v %v, want closed with no survivors", report, err)
 	}
 	_, _ = op.Result(ctx) // returns once the session ends; a hang fails on ctx
 	testkit.WaitFor(t, 10*time.Second, "the sleep to be gone", func() bool {
