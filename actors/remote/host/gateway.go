@@ -260,14 +260,7 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		g.send(from, &wire.Reply{Call: req.Call, Body: &wire.Reply_Heartbeat{Heartbeat: &wire.HeartbeatReply{}}})
 		return
 	case *wire.Request_OpenOwner:
-		token, resume := newToken(), newToken()
-		rec := &ownerRec{
-			owner: messages.NewOwner(label(b.OpenOwner.GetLabel())), token: sha256.Sum256([]byte(token)), resume: sha256.Sum256([]byte(resume)),
-			identity: id, client: c, to: from, spawns: map[uint64]string{}, ids: map[messages.SessionID]string{}, tickets: map[messages.SessionID]uint64{},
-		}
-		r := g.relay(req.Call, from, nil)
-		r.open, r.token, r.resume = rec, token, resume
-		ctx.RequestWithCustomSender(g.svc.PID(), &actors.OpenOwner{Owner: rec.owner}, r.pid)
+		g.openOwner(ctx, req.Call, b.OpenOwner.GetLabel(), id, c, from)
 		return
 	case *wire.Request_ResumeOwner:
 		g.onResume(ctx, req.Call, b.ResumeOwner.GetResumeToken(), id, c, from)
@@ -304,20 +297,36 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		g.fail(from, req.Call, messages.InvalidArgument("empty or unknown request"))
 		return
 	}
-	r := g.relay(req.Call, from, rec)
-	r.session = messages.SessionID(req.Session())
-	_, r.isStart = msg.(*actors.StartSend)
-	if _, ok := msg.(*actors.Spawn); ok && rec != nil && g.cfg.MaxSessionsPerClient > 0 && g.sessionsOf(c) >= g.cfg.MaxSessionsPerClient {
+	sp, spawn := msg.(*actors.Spawn)
+	if spawn && rec != nil && g.cfg.MaxSessionsPerClient > 0 && g.sessionsOf(c) >= g.cfg.MaxSessionsPerClient {
 		g.fail(from, req.Call, messages.Errorf(messages.CodeSessionLimit,
 			"PTY host: this client already has %d sessions open or starting (the host's limit)", g.cfg.MaxSessionsPerClient))
 		return
 	}
-	if sp, ok := msg.(*actors.Spawn); ok && rec != nil {
+	r := g.relay(req.Call, from, rec)
+	r.session = messages.SessionID(req.Session())
+	_, r.isStart = msg.(*actors.StartSend)
+	if spawn && rec != nil {
+		// Named by client and call, so a CancelSpawn can find it.
 		sp.Ref = fmt.Sprintf("%s/%d", c.id, req.Call)
 		rec.spawns[req.Call] = sp.Ref
 		r.clientSession = req.GetSpawn().GetClientSession()
 	}
 	ctx.RequestWithCustomSender(g.svc.PID(), msg, r.pid)
+}
+
+// openOwner opens an owner for a client: the runtime's owner, and the two
+// secrets the client holds for it (the token of its calls and the resume
+// token), kept here only as hashes.
+func (g *gateway) openOwner(ctx actor.Context, call uint64, lbl, id string, c *clientRec, from *actor.PID) {
+	token, resume := newToken(), newToken()
+	rec := &ownerRec{
+		owner: messages.NewOwner(label(lbl)), token: sha256.Sum256([]byte(token)), resume: sha256.Sum256([]byte(resume)),
+		identity: id, client: c, to: from, spawns: map[uint64]string{}, ids: map[messages.SessionID]string{}, tickets: map[messages.SessionID]uint64{},
+	}
+	r := g.relay(call, from, nil)
+	r.open, r.token, r.resume = rec, token, resume
+	ctx.RequestWithCustomSender(g.svc.PID(), &actors.OpenOwner{Owner: rec.owner}, r.pid)
 }
 
 // protocol maps a wire request to the runtime's message; nil when the
@@ -378,37 +387,13 @@ func (g *gateway) onReply(r *relay, msg any) {
 	switch m := msg.(type) {
 	case *actors.OpenOwnerReply:
 		if err = m.Err; err == nil {
-			rec := r.open
-			g.owners[rec.token] = rec
-			g.resumes[rec.resume] = rec
-			rec.client.owners[rec.token] = rec
-			rep.Body = &wire.Reply_OpenOwner{OpenOwner: &wire.OpenOwnerReply{Token: r.token, ResumeToken: r.resume}}
+			g.ownerOpened(r, rep)
 		}
 	case *actors.SpawnReply:
-		if r.rec != nil {
-			delete(r.rec.spawns, r.call)
-		}
-		if err = m.Err; err == nil {
-			if r.rec != nil {
-				g.sessions[m.Result.SessionID] = r.rec
-				if len(r.clientSession) <= 64 && r.clientSession != "" {
-					r.rec.ids[m.Result.SessionID] = r.clientSession
-				}
-			}
-			rep.Body = &wire.Reply_Spawn{Spawn: &wire.SpawnReply{Snapshot: wire.SnapshotTo(m.Result.Snapshot), Motd: m.Result.Motd}}
-		}
+		err = g.spawned(r, m, rep)
 	case *actors.StartSendReply:
 		if err = m.Err; err == nil {
-			if r.rec != nil && g.sessions[r.session] == r.rec {
-				r.rec.tickets[r.session] = m.Ticket
-			}
-			rep.Body = &wire.Reply_StartSend{StartSend: &wire.StartSendReply{Ticket: m.Ticket}}
-			g.send(r.to, rep)
-			r.started = true
-			if r.early != nil {
-				g.send(r.to, r.early)
-				g.drop(r)
-			}
+			g.sendStarted(r, m, rep)
 			return
 		}
 	case *actors.SendSettled:
@@ -421,53 +406,8 @@ func (g *gateway) onReply(r *relay, msg any) {
 			r.early = rep
 			return
 		}
-	case *actors.ReadSendOutputReply:
-		err = m.Err
-		rep.Body = &wire.Reply_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutputReply{Delta: m.Read.Delta, Truncated: m.Read.Truncated, Settled: m.Settled}}
-	case *actors.CancelSendReply:
-		rep.Body = &wire.Reply_CancelSend{CancelSend: &wire.CancelSendReply{Accepted: m.Accepted}}
-	case *actors.ReadReply:
-		if err = m.Err; err == nil {
-			rep.Body = &wire.Reply_Read{Read: wire.ReadResultTo(m.Result)}
-		}
-	case *actors.SignalReply:
-		if err = m.Err; err == nil {
-			rep.Body = &wire.Reply_Signal{Signal: wire.SignalResultTo(m.Result)}
-		}
-	case *actors.KillReply:
-		err = m.Err
-		rep.Body = &wire.Reply_Kill{Kill: wire.KillTo(m.Closed, m.Report)}
-	case *actors.DescribeReply:
-		if err = m.Err; err == nil {
-			rep.Body = &wire.Reply_Describe{Describe: wire.SnapshotTo(m.Snapshot)}
-		}
-	case *actors.ScreenReply:
-		if err = m.Err; err == nil {
-			rep.Body = &wire.Reply_Screen{Screen: wire.ScreenTo(m.Screen)}
-		}
-	case *actors.ResizeReply:
-		if err = m.Err; err == nil {
-			rep.Body = &wire.Reply_Resize{Resize: &wire.ResizeReply{}}
-		}
 	case *actors.ListReply:
-		if rec := r.resumed; rec != nil {
-			res := &wire.ResumeOwnerReply{Token: r.token}
-			for _, snap := range m.Sessions {
-				id := snap.SessionID
-				cid := rec.ids[id]
-				if cid == "" {
-					cid = string(id)
-				}
-				res.Sessions = append(res.Sessions, &wire.ResumedSession{Snapshot: wire.SnapshotTo(snap), ClientSession: cid, Ticket: rec.tickets[id]})
-			}
-			rep.Body = &wire.Reply_ResumeOwner{ResumeOwner: res}
-			break
-		}
-		l := &wire.ListReply{}
-		for _, s := range m.Sessions {
-			l.Sessions = append(l.Sessions, wire.SnapshotTo(s))
-		}
-		rep.Body = &wire.Reply_List{List: l}
+		g.listed(r, m, rep)
 	case *actors.DisposeOwnerReply:
 		err = m.Err
 		if r.rec != nil {
@@ -482,14 +422,116 @@ func (g *gateway) onReply(r *relay, msg any) {
 			err = messages.NoSession(r.session)
 		}
 	default:
-		g.log.Error().Str("reply", fmt.Sprintf("%T", msg)).Msg("unexpected runtime reply")
-		err = fmt.Errorf("%w: unexpected reply %T", messages.ErrTransport, msg)
+		var ok bool
+		if rep.Body, ok, err = sessionReply(msg); !ok {
+			g.log.Error().Str("reply", fmt.Sprintf("%T", msg)).Msg("unexpected runtime reply")
+			err = fmt.Errorf("%w: unexpected reply %T", messages.ErrTransport, msg)
+		}
 	}
 	rep.Error = wire.ErrorTo(err)
 	if !r.internal {
 		g.send(r.to, rep)
 	}
 	g.drop(r)
+}
+
+// sessionReply encodes the replies to session requests that need no
+// bookkeeping here: each maps to its wire body alone. ok is false for a
+// reply that is not one of them.
+func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
+	switch m := msg.(type) {
+	case *actors.ReadSendOutputReply:
+		return &wire.Reply_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutputReply{Delta: m.Read.Delta, Truncated: m.Read.Truncated, Settled: m.Settled}}, true, m.Err
+	case *actors.CancelSendReply:
+		return &wire.Reply_CancelSend{CancelSend: &wire.CancelSendReply{Accepted: m.Accepted}}, true, nil
+	case *actors.KillReply:
+		return &wire.Reply_Kill{Kill: wire.KillTo(m.Closed, m.Report)}, true, m.Err
+	case *actors.ReadReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Read{Read: wire.ReadResultTo(m.Result)} })
+	case *actors.SignalReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Signal{Signal: wire.SignalResultTo(m.Result)} })
+	case *actors.DescribeReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Describe{Describe: wire.SnapshotTo(m.Snapshot)} })
+	case *actors.ScreenReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Screen{Screen: wire.ScreenTo(m.Screen)} })
+	case *actors.ResizeReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Resize{Resize: &wire.ResizeReply{}} })
+	}
+	return nil, false, nil
+}
+
+// okBody is a reply whose body exists only on success.
+func okBody(err error, body func() wire.ReplyBody) (wire.ReplyBody, bool, error) {
+	if err != nil {
+		return nil, true, err
+	}
+	return body(), true, nil
+}
+
+// ownerOpened records an owner the runtime opened for a client.
+func (g *gateway) ownerOpened(r *relay, rep *wire.Reply) {
+	rec := r.open
+	g.owners[rec.token] = rec
+	g.resumes[rec.resume] = rec
+	rec.client.owners[rec.token] = rec
+	rep.Body = &wire.Reply_OpenOwner{OpenOwner: &wire.OpenOwnerReply{Token: r.token, ResumeToken: r.resume}}
+}
+
+// spawned records a published session under its owner, with the id the
+// client knows it by.
+func (g *gateway) spawned(r *relay, m *actors.SpawnReply, rep *wire.Reply) error {
+	if r.rec != nil {
+		delete(r.rec.spawns, r.call)
+	}
+	if m.Err != nil {
+		return m.Err
+	}
+	if r.rec != nil {
+		g.sessions[m.Result.SessionID] = r.rec
+		if len(r.clientSession) <= 64 && r.clientSession != "" {
+			r.rec.ids[m.Result.SessionID] = r.clientSession
+		}
+	}
+	rep.Body = &wire.Reply_Spawn{Spawn: &wire.SpawnReply{Snapshot: wire.SnapshotTo(m.Result.Snapshot), Motd: m.Result.Motd}}
+	return nil
+}
+
+// sendStarted answers a reservation; the relay stays for the settlement,
+// unless that overtook the reply and waits to follow it.
+func (g *gateway) sendStarted(r *relay, m *actors.StartSendReply, rep *wire.Reply) {
+	if r.rec != nil && g.sessions[r.session] == r.rec {
+		r.rec.tickets[r.session] = m.Ticket
+	}
+	rep.Body = &wire.Reply_StartSend{StartSend: &wire.StartSendReply{Ticket: m.Ticket}}
+	g.send(r.to, rep)
+	r.started = true
+	if r.early != nil {
+		g.send(r.to, r.early)
+		g.drop(r)
+	}
+}
+
+// listed answers a list, or a resume (a list of the resumed owner's
+// sessions, under the ids and tickets its client knows).
+func (g *gateway) listed(r *relay, m *actors.ListReply, rep *wire.Reply) {
+	if rec := r.resumed; rec != nil {
+		res := &wire.ResumeOwnerReply{Token: r.token}
+		for _, snap := range m.Sessions {
+			id := snap.SessionID
+			cid := rec.ids[id]
+			if cid == "" {
+				cid = string(id)
+			}
+			res.Sessions = append(res.Sessions, &wire.ResumedSession{Snapshot: wire.SnapshotTo(snap), ClientSession: cid, Ticket: rec.tickets[id]})
+		}
+		rep.Body = &wire.Reply_ResumeOwner{ResumeOwner: res}
+		return
+	}
+	l := &wire.ListReply{}
+	for _, s := range m.Sessions {
+		l.Sessions = append(l.Sessions, wire.SnapshotTo(s))
+	}
+	rep.Body = &wire.Reply_List{List: l}
 }
 
 // forget drops an owner that was disposed.

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,13 @@ import (
 // that delivers a request as the endpoint would (an envelope stamped with
 // the TLS identity, "" for none) and waits for its reply.
 func startGateway(t *testing.T, cfg Config) func(identity, client string, req *wire.Request) *wire.Reply {
+	t.Helper()
+	ask, _ := startGatewayOn(t, cfg)
+	return ask
+}
+
+// startGatewayOn is startGateway that also returns the actor system.
+func startGatewayOn(t *testing.T, cfg Config) (func(identity, client string, req *wire.Request) *wire.Reply, *actor.ActorSystem) {
 	t.Helper()
 	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
 	if err != nil {
@@ -57,7 +65,7 @@ func startGateway(t *testing.T, cfg Config) func(identity, client string, req *w
 	t.Cleanup(func() { _ = sys.Root.PoisonFuture(probe).Wait() })
 
 	var call uint64
-	return func(identity, client string, req *wire.Request) *wire.Reply {
+	ask := func(identity, client string, req *wire.Request) *wire.Reply {
 		t.Helper()
 		call++
 		req.Call, req.Client = call, client
@@ -77,6 +85,7 @@ func startGateway(t *testing.T, cfg Config) func(identity, client string, req *w
 			}
 		}
 	}
+	return ask, sys
 }
 
 func TestGatewayBindsTokensToIdentity(t *testing.T) {
@@ -170,5 +179,34 @@ func TestHeartbeatFromAnotherIdentityKeepsNoClientAlive(t *testing.T) {
 		case <-deadline:
 			t.Fatal("A's silent client was kept alive by B's heartbeats under its id")
 		}
+	}
+}
+
+// A spawn refused at the client's session limit is answered, and its
+// relay goes with it: refusals leave nothing registered behind.
+func TestSessionLimitRefusalLeavesNoRelay(t *testing.T) {
+	ask, sys := startGatewayOn(t, Config{ClientLoss: time.Minute, ClientGrace: time.Minute, MaxSessionsPerClient: 1})
+	open := ask("", "c", &wire.Request{Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: "a"}}})
+	token := open.GetOpenOwner().GetToken()
+	spawn := &wire.Request{Token: token, Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Name: "s"}}}
+	if r := ask("", "c", spawn); r.Error != nil {
+		t.Fatalf("first spawn: %v", r)
+	}
+	for range 5 {
+		if r := ask("", "c", spawn); !errors.Is(wire.ErrorFrom(r.Error), messages.ErrSessionLimit) {
+			t.Fatalf("spawn over the limit: %v, want ErrSessionLimit", r)
+		}
+	}
+	// Every call was answered for good: no relay may be left.
+	var relays []string
+	for _, bucket := range sys.ProcessRegistry.LocalPIDs.LocalPIDs {
+		for _, k := range bucket.Keys() {
+			if strings.HasPrefix(k, "ptyhost-relay") {
+				relays = append(relays, k)
+			}
+		}
+	}
+	if len(relays) != 0 {
+		t.Fatalf("relays left registered after the answered calls: %v", relays)
 	}
 }

@@ -248,3 +248,7 @@ func WaitFrom(w *WaitPolicy) messages.WaitPolicy {
 	}
 	return messages.WaitPolicy{Timeout: time.Duration(w.TimeoutNs), Silence: time.Duration(w.SilenceNs), NoSilence: w.NoSilence, Pattern: w.Pattern, Since: w.Since}
 }
+
+// ReplyBody is one of a Reply's bodies (the generated oneof), so code
+// outside this package can build a body apart from its Reply.
+type ReplyBody = isReply_Body
