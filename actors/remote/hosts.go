@@ -266,6 +266,50 @@ func (c *Client) RegisterHost(ctx context.Context, name, addr string, tlsConfig 
 	for _, f := range opts {
 		f(&o)
 	}
+	if err := o.check(name, addr, tlsConfig); err != nil {
+		return err
+	}
+	from, err := replyAddrs(ctx, addr)
+	if err != nil {
+		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
+	}
+	r := c.hosts
+	r.mu.Lock()
+	if _, dup := r.hosts[name]; dup {
+		r.mu.Unlock()
+		return messages.InvalidArgument("PTY host %q is already registered", name)
+	}
+	ep, err := c.endpoint(o, tlsConfig)
+	if err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	e := &hostEntry{name: name, addr: addr, from: from, tls: !o.insecure, identity: func() string { return ep.DialedIdentity(addr) }}
+	// Spawned after the endpoint started, so the link's PID carries the
+	// endpoint's address: the host answers there. Admitted from before
+	// it exists: the host's first answer may come before SpawnNamed
+	// returns.
+	id := newLinkID()
+	r.setLink(id, true)
+	l := newHostLink(e, r.client, o.every, o.lossAfter, c.core.Log)
+	e.link, err = c.core.Sys.Root.SpawnNamed(seam.Props(l), id)
+	r.mu.Unlock()
+	if err != nil {
+		r.setLink(id, false)
+		return fmt.Errorf("ptyactor: spawn host link: %w", err)
+	}
+	if err := c.hello(ctx, e); err != nil {
+		_ = c.core.Sys.Root.PoisonFuture(e.link).Wait()
+		r.setLink(id, false)
+		return err
+	}
+	return nil
+}
+
+// check refuses a registration that could never work: a bad name or
+// address, heartbeat timings that lose every host, TLS and insecure both
+// or neither, or insecure off loopback.
+func (o hostOptions) check(name, addr string, tlsConfig *tls.Config) error {
 	switch {
 	case name == "" || name == messages.AnyHost || strings.TrimSpace(name) != name:
 		return messages.InvalidArgument("PTY host name must be non-empty, without surrounding spaces, and not %q", messages.AnyHost)
@@ -283,74 +327,58 @@ func (c *Client) RegisterHost(ctx context.Context, name, addr string, tlsConfig 
 	if o.insecure && !endpoint.Loopback(host) {
 		return messages.InvalidArgument("PTY host %s is not on loopback: it needs mutual TLS", addr)
 	}
-	from, err := replyAddrs(ctx, addr)
-	if err != nil {
-		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
-	}
+	return nil
+}
+
+// endpoint returns the client's endpoint, starting it with the first
+// host; every later host must agree on TLS. The caller holds hosts.mu.
+func (c *Client) endpoint(o hostOptions, tlsConfig *tls.Config) (*endpoint.Endpoint, error) {
 	r := c.hosts
-	r.mu.Lock()
-	if _, dup := r.hosts[name]; dup {
-		r.mu.Unlock()
-		return messages.InvalidArgument("PTY host %q is already registered", name)
-	}
-	if r.ep == nil {
-		ep, err := endpoint.Start(c.core.Sys, endpoint.Config{
-			Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: c.core.Log,
-			// Only a live link, from a sender on the address its
-			// connection comes from, with the connection's identity
-			// stamped: each link then checks that the sender is its
-			// host's gateway and the identity its host's.
-			Admit: endpoint.Admit{
-				Types:          []string{wire.ReplyType, wire.ChunkType},
-				Target:         r.isLink,
-				RequireSender:  true,
-				SenderFromPeer: true,
-				StampIdentity:  true,
-			},
-		})
-		if err != nil {
-			r.mu.Unlock()
-			return fmt.Errorf("ptyactor: client endpoint: %w", err)
+	if r.ep != nil {
+		if r.insecure != o.insecure {
+			return nil, messages.InvalidArgument("all PTY hosts of a service use TLS, or none does")
 		}
-		r.ep, r.insecure = ep, o.insecure
-	} else if r.insecure != o.insecure {
-		r.mu.Unlock()
-		return messages.InvalidArgument("all PTY hosts of a service use TLS, or none does")
+		return r.ep, nil
 	}
-	ep := r.ep
-	e := &hostEntry{name: name, addr: addr, from: from, tls: !o.insecure, identity: func() string { return ep.DialedIdentity(addr) }}
-	// Spawned after the endpoint started, so the link's PID carries the
-	// endpoint's address: the host answers there. Admitted from before
-	// it exists: the host's first answer may come before SpawnNamed
-	// returns.
-	id := newLinkID()
-	r.setLink(id, true)
-	l := newHostLink(e, r.client, o.every, o.lossAfter, c.core.Log)
-	e.link, err = c.core.Sys.Root.SpawnNamed(seam.Props(l), id)
-	r.mu.Unlock()
+	ep, err := endpoint.Start(c.core.Sys, endpoint.Config{
+		Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: c.core.Log,
+		// Only a live link, from a sender on the address its
+		// connection comes from, with the connection's identity
+		// stamped: each link then checks that the sender is its
+		// host's gateway and the identity its host's.
+		Admit: endpoint.Admit{
+			Types:          []string{wire.ReplyType, wire.ChunkType},
+			Target:         r.isLink,
+			RequireSender:  true,
+			SenderFromPeer: true,
+			StampIdentity:  true,
+		},
+	})
 	if err != nil {
-		r.setLink(id, false)
-		return fmt.Errorf("ptyactor: spawn host link: %w", err)
+		return nil, fmt.Errorf("ptyactor: client endpoint: %w", err)
 	}
+	r.ep, r.insecure = ep, o.insecure
+	return ep, nil
+}
+
+// hello waits for the host's first answer through its new link, then
+// lists the host, unless a registration of the same name won meanwhile.
+func (c *Client) hello(ctx context.Context, e *hostEntry) error {
 	hello, err := ask[*linkHelloReply](ctx, c.core.Sys, e.link, &linkHello{})
 	if err == nil {
 		err = hello.err
 	}
 	if err != nil {
-		_ = c.core.Sys.Root.PoisonFuture(e.link).Wait()
-		r.setLink(id, false)
-		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", name, addr, err)
+		return fmt.Errorf("ptyactor: PTY host %q at %s: %w", e.name, e.addr, err)
 	}
+	r := c.hosts
 	r.mu.Lock()
-	if _, dup := r.hosts[name]; dup {
-		r.mu.Unlock()
-		_ = c.core.Sys.Root.PoisonFuture(e.link).Wait()
-		r.setLink(id, false)
-		return messages.InvalidArgument("PTY host %q is already registered", name)
+	defer r.mu.Unlock()
+	if _, dup := r.hosts[e.name]; dup {
+		return messages.InvalidArgument("PTY host %q is already registered", e.name)
 	}
-	r.hosts[name] = e
+	r.hosts[e.name] = e
 	r.order = append(r.order, e)
-	r.mu.Unlock()
 	return nil
 }
 

@@ -35,79 +35,107 @@ type tour struct {
 func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
+	svc, err := startService(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = svc.Shutdown(context.Background()) }()
+	owner, err := svc.NewOwner(ctx, "demo")
+	if err != nil {
+		return err
+	}
+	t := &tour{svc: svc, owner: owner}
+	t0 := time.Now()
+	for _, s := range t.steps() {
+		t.header(s.title)
+		if err := s.do(ctx); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\ndone in %s\n", ms(time.Since(t0)))
+	return nil
+}
 
+// startService starts the runtime with the local backend. Silence is only
+// the last resort; the exact tier proves the REPL and less steps ready, so
+// a long silence costs the tour nothing.
+func startService(ctx context.Context) (*actors.Service, error) {
 	cfg := messages.DefaultConfig()
-	// Silence is only the last resort; the exact tier proves the REPL and
-	// less steps ready, so a long silence costs the tour nothing.
 	cfg.IdleSilenceMs = 10000
 	cfg.MaxReadBytes = 2048
 	cfg.TimeoutMs = 20000
 	cfg.DisposeGraceMs = 1000
 	svc, err := actors.NewService(actors.Options{Config: cfg})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() { _ = svc.Shutdown(context.Background()) }()
 	if _, err := svc.RegisterBackend(ctx, local.New(local.Options{Subreaper: true})); err != nil {
-		return err
+		_ = svc.Shutdown(context.Background())
+		return nil, err
 	}
-	owner, err := svc.NewOwner(ctx, "demo")
-	if err != nil {
-		return err
-	}
-	t := &tour{svc: svc, owner: owner}
+	return svc, nil
+}
 
+// step is one stop of the tour: its title, then what it does.
+type step struct {
+	title string
+	do    func(context.Context) error
+}
+
+func (t *tour) steps() []step {
+	return []step{
+		{"open a persistent bash session", t.open},
+		{"state persists across sends: cd and export, then read both back", t.sends(true,
+			"cd /tmp && mkdir -p ptyactor-demo && cd ptyactor-demo", "export GREETING='hello from ptyactor'", `pwd; echo "$GREETING"`)},
+		{"a failing command reports its exit code", t.sends(true, "ls /definitely/not/here")},
+		{"a script of several lines runs to its last line, whose exit code is reported", t.sends(true,
+			"for f in a b; do\n  echo \"line $f\"\ndone\n(exit 4) &\nwait $!")},
+		{"a python3 REPL: no prompt marker inside it; the kernel shows python waiting on the terminal", t.sends(true,
+			"python3 -q", "21 * 2", "exit()")},
+		{"a pager: less -d (no dumb-terminal warning) reads /dev/tty on fd 3; quit with q, no Enter", t.pager},
+		{"a full-screen program: vim, driven by keys; the result is its screen", t.vimStep},
+		{"top: a screen that redraws itself; the exact tier sees it waiting for a key", t.top},
+		{"an output flood: the viewport stays bounded and says it was truncated", t.sends(true, "seq 1 200000")},
+		{"sleep 30, cancelled: a real SIGINT goes to the foreground group", t.cancel},
+		{"page back through scrollback (offset counts back from the newest line)", t.scrollback},
+		{"sandbox: workspace-write under bubblewrap; a write outside the workspace is refused", t.sandboxStep},
+		{"close: the whole process tree is torn down", t.close},
+		{"list: nothing left open", t.list},
+	}
+}
+
+// sends sends each line in turn, printing each result.
+func (t *tour) sends(submit bool, lines ...string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for _, l := range lines {
+			if _, err := t.send(ctx, l, submit); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func (t *tour) open(ctx context.Context) error {
 	t0 := time.Now()
-	sp, err := svc.Spawn(ctx, owner, messages.SpawnRequest{Name: "tour"})
+	sp, err := t.svc.Spawn(ctx, t.owner, messages.SpawnRequest{Name: "tour"})
 	if err != nil {
 		return err
 	}
 	t.sh = sp
-	t.header("open a persistent bash session")
 	fmt.Printf("   session %s (pid %d), ready in %s\n   startup output: %q\n", sp.ID(), sp.PID(), ms(time.Since(t0)), sp.Info().Motd)
+	return nil
+}
 
-	t.header("state persists across sends: cd and export, then read both back")
-	for _, cmd := range []string{"cd /tmp && mkdir -p ptyactor-demo && cd ptyactor-demo", "export GREETING='hello from ptyactor'", `pwd; echo "$GREETING"`} {
-		if _, err := t.send(ctx, cmd, true); err != nil {
-			return err
-		}
-	}
-
-	t.header("a failing command reports its exit code")
-	if _, err := t.send(ctx, "ls /definitely/not/here", true); err != nil {
-		return err
-	}
-
-	t.header("a script of several lines runs to its last line, whose exit code is reported")
-	if _, err := t.send(ctx, "for f in a b; do\n  echo \"line $f\"\ndone\n(exit 4) &\nwait $!", true); err != nil {
-		return err
-	}
-
-	t.header("a python3 REPL: no prompt marker inside it; the kernel shows python waiting on the terminal")
-	if _, err := t.send(ctx, "python3 -q", true); err != nil {
-		return err
-	}
-	if _, err := t.send(ctx, "21 * 2", true); err != nil {
-		return err
-	}
-	if _, err := t.send(ctx, "exit()", true); err != nil {
-		return err
-	}
-
-	t.header("a pager: less -d (no dumb-terminal warning) reads /dev/tty on fd 3; quit with q, no Enter")
+func (t *tour) pager(ctx context.Context) error {
 	if _, err := t.send(ctx, "less -d /etc/os-release", true); err != nil {
 		return err
 	}
-	if _, err := t.send(ctx, "q", false); err != nil {
-		return err
-	}
+	_, err := t.send(ctx, "q", false)
+	return err
+}
 
-	t.header("a full-screen program: vim, driven by keys; the result is its screen")
-	if err := t.vimStep(ctx); err != nil {
-		return err
-	}
-
-	t.header("top: a screen that redraws itself; the exact tier sees it waiting for a key")
+func (t *tour) top(ctx context.Context) error {
 	res, err := t.sh.Send(ctx, messages.SendRequest{Text: "top -d 5", Submit: true, Screen: true})
 	if err != nil {
 		return err
@@ -116,45 +144,42 @@ func run() error {
 	if sc := res.Screen; sc != nil {
 		fmt.Printf("   screen (first 6 of %d rows):\n%s\n", len(sc.Rows), indent(strings.Join(sc.Rows[:min(6, len(sc.Rows))], "\n")))
 	}
-	if _, err := t.send(ctx, "q", false); err != nil {
-		return err
-	}
+	_, err = t.send(ctx, "q", false)
+	return err
+}
 
-	t.header("an output flood: the viewport stays bounded and says it was truncated")
-	if _, err := t.send(ctx, "seq 1 200000", true); err != nil {
-		return err
-	}
-
-	t.header("sleep 30, cancelled: a real SIGINT goes to the foreground group")
+func (t *tour) cancel(ctx context.Context) error {
 	sctx, scancel := context.WithTimeoutCause(ctx, 300*time.Millisecond, errors.New("demo: caller gave up after 300ms"))
+	defer scancel()
 	start := time.Now()
-	res, err = t.sh.Send(sctx, messages.SendRequest{Text: "sleep 30", Submit: true})
-	scancel()
+	res, err := t.sh.Send(sctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	fmt.Printf("   > sleep 30\n   caller's error: %v\n", err)
 	t.result(res, time.Since(start))
+	return nil
+}
 
-	t.header("page back through scrollback (offset counts back from the newest line)")
+func (t *tour) scrollback(ctx context.Context) error {
 	off, count := 0, 6
 	page, err := t.sh.Read(ctx, messages.ReadRequest{Offset: &off, Count: &count})
 	if err != nil {
 		return err
 	}
 	fmt.Printf("   lines %d-%d of %d (truncated=%v):\n%s\n", page.LineBegin, page.LineEnd, page.TotalLines, page.Truncated, indent(page.Text))
+	return nil
+}
 
-	if err := t.sandboxStep(ctx); err != nil {
-		return err
-	}
-
-	t.header("close: the whole process tree is torn down")
-	start = time.Now()
+func (t *tour) close(ctx context.Context) error {
+	start := time.Now()
 	report, err := t.sh.Close(ctx, "demo finished")
 	if err != nil {
 		return err
 	}
 	fmt.Printf("   killed=%v survivors=%v status=%s in %s\n", report.Killed, report.Survivors, report.Status, ms(time.Since(start)))
+	return nil
+}
 
-	t.header("list: nothing left open")
-	list, err := svc.List(ctx, owner)
+func (t *tour) list(ctx context.Context) error {
+	list, err := t.svc.List(ctx, t.owner)
 	if err != nil {
 		return err
 	}
@@ -162,7 +187,6 @@ func run() error {
 	if len(list) != 0 {
 		return fmt.Errorf("expected no sessions, got %d", len(list))
 	}
-	fmt.Printf("\ndone in %s\n", ms(time.Since(t0)))
 	return nil
 }
 
@@ -170,7 +194,6 @@ func run() error {
 // a write in the workspace lands, a write outside it is refused by the
 // kernel, and the owner's mode cannot change while the session is open.
 func (t *tour) sandboxStep(ctx context.Context) error {
-	t.header("sandbox: workspace-write under bubblewrap; a write outside the workspace is refused")
 	workspace, err := os.MkdirTemp("", "ptyactor-workspace-")
 	if err != nil {
 		return err
