@@ -1,6 +1,10 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/ptyactor/ptyactor/internal/textcut"
+)
 
 // history holds the final lines: logical lines whose last row scrolled off
 // the main screen. It is bounded by lines and bytes; the oldest lines go
@@ -39,7 +43,7 @@ func (h *history) init(maxLines, maxBytes int) {
 func (h *history) pushRow(text []byte, wrapped bool) {
 	h.open = true
 	for len(h.partial)+len(text) > h.maxBytes {
-		n := runeCut(text, h.maxBytes-len(h.partial))
+		n := textcut.Head(text, h.maxBytes-len(h.partial))
 		if n == 0 && len(h.partial) == 0 {
 			// A character longer than the whole bound: take it anyway.
 			_, n = utf8.DecodeRune(text)
@@ -69,7 +73,7 @@ func (h *history) endLine() {
 func (h *history) add(text []byte) {
 	text = trimRight(text)
 	if len(text) > h.maxBytes {
-		text = text[:runeCut(text, h.maxBytes)]
+		text = text[:textcut.Head(text, h.maxBytes)]
 	}
 	h.total++
 	h.offs = append(h.offs, len(h.buf))
@@ -124,17 +128,4 @@ func trimRight(b []byte) []byte {
 		n--
 	}
 	return b[:n]
-}
-
-// runeCut returns the largest n <= limit at which b can be cut without
-// splitting a character.
-func runeCut(b []byte, limit int) int {
-	if limit >= len(b) {
-		return len(b)
-	}
-	n := max(limit, 0)
-	for n > 0 && n > limit-utf8.UTFMax && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return n
 }
