@@ -139,3 +139,17 @@ func (s *session) PeekOutput() string {
 	defer s.mu.Unlock()
 	return s.endOutput().Delta
 }
+
+func (s *session) ReadSince(cursor uint64) (messages.ReadResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := s.view()
+	return v.Since(cursor, s.cfg.MaxReadBytes), nil
+}
+
+func (s *session) Read(offset, count int) (messages.ReadResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := s.view()
+	return v.Page(offset, count, s.cfg.MaxReadBytes), nil
+}

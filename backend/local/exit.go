@@ -1,0 +1,50 @@
+package local
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/ptyactor/ptyactor/messages"
+	"golang.org/x/sys/unix"
+)
+
+// wait reaps the shell and starts the exit drain.
+func (s *session) wait() {
+	awaitExit(s.cmd.Process.Pid)
+	err := s.cmd.Wait()
+	st := messages.ExitedWith(0)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			st = messages.ExitedBySignal(unix.SignalName(ws.Signal()))
+		} else {
+			st = messages.ExitedWith(ee.ExitCode())
+		}
+	} else if err != nil {
+		s.log.Warn().Err(err).Msg("wait for shell")
+		st = messages.SessionStatus{Exited: true}
+	}
+	s.mu.Lock()
+	s.status = st
+	s.exitAt = time.Now()
+	s.mu.Unlock()
+	close(s.waitDone)
+	// Wake the pump: it drains what the shell wrote before exiting and
+	// reports the exit.
+	s.poke()
+}
+func (s *session) Status() messages.SessionStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status
+}
+func (s *session) exited() bool {
+	select {
+	case <-s.waitDone:
+		return true
+	default:
+		return false
+	}
+}
