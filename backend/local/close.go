@@ -18,10 +18,10 @@ import (
 // take the orphans the host adopted that carry the session's tag, and reap
 // them. A failed close leaves what survived running and may be retried.
 func (s *session) Close(ctx context.Context, reason string) (messages.CloseReport, error) {
-	s.closeMu.Lock()
-	defer s.closeMu.Unlock()
-	if s.closed {
-		return s.report, nil
+	s.closing.mu.Lock()
+	defer s.closing.mu.Unlock()
+	if s.closing.done {
+		return s.closing.report, nil
 	}
 	opts := teardown.Options{Grace: messages.Ms(s.cfg.DisposeGraceMs), Log: s.log, AdoptTag: s.adoptTag}
 	report := messages.CloseReport{}
@@ -58,20 +58,20 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	}
 	// Every holder of the slave is gone, so the pump sees EIO and returns;
 	// closing the master also interrupts it if a straggler held the slave.
-	s.slaveMu.Lock()
-	closeSlave(s.slave)
-	s.slave = -1
-	s.slaveMu.Unlock()
+	s.slave.mu.Lock()
+	closeSlave(s.slave.fd)
+	s.slave.fd = -1
+	s.slave.mu.Unlock()
 	s.follow.Close()
 	s.closeLeftovers()
 	s.masterClosed.Store(true)
 	_ = s.master.Close()
 	s.stopReplies()
-	s.replyWG.Wait()
+	s.replies.wg.Wait()
 	<-s.pumpDone
-	s.closed = true
+	s.closing.done = true
 	report.Status = s.Status()
-	s.report = report
+	s.closing.report = report
 	// Nothing started under this session's sandbox runs any more: the
 	// owner's mode may change.
 	s.lease.Release()

@@ -27,8 +27,8 @@ func (s *session) wait() {
 		st = messages.SessionStatus{Exited: true}
 	}
 	s.mu.Lock()
-	s.status = st
-	s.exitAt = time.Now()
+	s.exit.status = st
+	s.exit.at = time.Now()
 	s.mu.Unlock()
 	close(s.waitDone)
 	// Wake the pump: it drains what the shell wrote before exiting and
@@ -38,7 +38,7 @@ func (s *session) wait() {
 func (s *session) Status() messages.SessionStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.status
+	return s.exit.status
 }
 func (s *session) exited() bool {
 	select {

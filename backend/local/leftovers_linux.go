@@ -28,21 +28,21 @@ const (
 // re-parented away (a setsid or double fork) is not its child any more:
 // under the subreaper the teardown still finds it by its session tag.
 func (s *session) Leftovers() (procs []messages.Process, starting bool) {
-	s.kidsMu.Lock()
-	defer s.kidsMu.Unlock()
-	if s.kidsFD == 0 {
-		s.kidsFD = -1
+	s.kids.mu.Lock()
+	defer s.kids.mu.Unlock()
+	if s.kids.fd == 0 {
+		s.kids.fd = -1
 		path := "/proc/" + strconv.Itoa(s.shell.PID) + "/task/" + strconv.Itoa(s.shell.PID) + "/children"
 		if fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
-			s.kidsFD = fd
+			s.kids.fd = fd
 		}
 	}
-	if s.kidsFD < 0 {
+	if s.kids.fd < 0 {
 		return nil, false
 	}
 	adopted := s.adoptedLeftovers()
 	var buf [1024]byte
-	n, err := unix.Pread(s.kidsFD, buf[:], 0)
+	n, err := unix.Pread(s.kids.fd, buf[:], 0)
 	if err != nil || n == 0 || len(bytes.TrimSpace(buf[:n])) == 0 {
 		return adopted, false
 	}
@@ -119,9 +119,9 @@ func (s *session) AwaitLeftovers() []messages.Process {
 
 // closeLeftovers releases the children files (Close).
 func (s *session) closeLeftovers() {
-	s.kidsMu.Lock()
-	defer s.kidsMu.Unlock()
-	for _, fd := range []*int{&s.kidsFD, &s.hostKidsFD} {
+	s.kids.mu.Lock()
+	defer s.kids.mu.Unlock()
+	for _, fd := range []*int{&s.kids.fd, &s.kids.hostFD} {
 		if *fd > 0 {
 			_ = unix.Close(*fd)
 		}
@@ -137,45 +137,45 @@ func (s *session) adoptedLeftovers() []messages.Process {
 	if s.adoptTag == "" {
 		return nil
 	}
-	if s.hostKidsFD == 0 {
-		s.hostKidsFD = -1
+	if s.kids.hostFD == 0 {
+		s.kids.hostFD = -1
 		self := strconv.Itoa(os.Getpid())
 		if fd, err := unix.Open("/proc/"+self+"/task/"+self+"/children", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
-			s.hostKidsFD = fd
+			s.kids.hostFD = fd
 		}
 	}
-	if s.hostKidsFD < 0 {
+	if s.kids.hostFD < 0 {
 		return nil
 	}
 	buf := make([]byte, 8192)
-	n, err := unix.Pread(s.hostKidsFD, buf, 0)
+	n, err := unix.Pread(s.kids.hostFD, buf, 0)
 	if err != nil {
 		return nil
 	}
-	if string(buf[:n]) != s.hostKids {
-		s.hostKids = string(buf[:n])
+	if string(buf[:n]) != s.kids.host {
+		s.kids.host = string(buf[:n])
 		seen := map[int]bool{}
 		for _, f := range bytes.Fields(buf[:n]) {
 			pid, err := strconv.Atoi(string(f))
 			if err != nil || pid == s.shell.PID || pid == s.identity.PID {
 				continue
 			}
-			ours, ok := s.adopted[pid]
+			ours, ok := s.kids.adopted[pid]
 			if !ok {
 				var known bool
 				if ours, known = hasEnv(pid, s.adoptTag); !known {
 					// Read mid-exec (an empty environment) or not at all:
 					// read the children again next time, to ask again.
-					s.hostKids = ""
+					s.kids.host = ""
 					continue
 				}
 			}
 			seen[pid] = ours
 		}
-		s.adopted = seen
+		s.kids.adopted = seen
 	}
 	var out []messages.Process
-	for pid, ours := range s.adopted {
+	for pid, ours := range s.kids.adopted {
 		if !ours {
 			continue
 		}

@@ -175,12 +175,12 @@ func isEOF(err error) bool {
 
 func (s *session) reportExit() {
 	s.mu.Lock()
-	if s.exitSent {
+	if s.exit.reported {
 		s.mu.Unlock()
 		return
 	}
-	s.exitSent = true
-	st := s.status
+	s.exit.reported = true
+	st := s.exit.status
 	s.mu.Unlock()
 	s.events.Exited(st)
 }
@@ -191,7 +191,7 @@ func (s *session) reportExit() {
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.feed(p)
-	collecting, epoch := s.collecting, s.epoch
+	collecting, epoch := s.send.collecting, s.epoch
 	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
 		s.prompt.reported = true

@@ -14,14 +14,14 @@ func (s *session) BeginSend() uint64 {
 func (s *session) Resume() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ended.ok {
+	if !s.send.ended.ok {
 		s.collect()
 		return s.epoch
 	}
 	// From where the previous send's output ended: what was printed since
 	// is the wait's, and what that send showed is not shown again.
-	s.sendFrom, s.sendBefore, s.taken = s.ended.line, s.ended.before, s.ended.line
-	s.collecting = true
+	s.send.from, s.send.before, s.send.taken = s.send.ended.line, s.send.ended.before, s.send.ended.line
+	s.send.collecting = true
 	return s.epoch
 }
 
@@ -36,10 +36,10 @@ func (s *session) RearmPrompt() uint64 {
 func (s *session) EndSend() messages.SendRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.collecting = false
+	s.send.collecting = false
 	r := s.endOutput()
 	index, before := s.screen.CursorLine()
-	s.ended.ok, s.ended.line, s.ended.before = true, s.screen.FinalLines()+int64(index), before
+	s.send.ended.ok, s.send.ended.line, s.send.ended.before = true, s.screen.FinalLines()+int64(index), before
 	return r
 }
 

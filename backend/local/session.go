@@ -21,8 +21,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// session is one bash in a PTY.
+// session is one bash in a PTY. Its state is grouped by the lock that
+// guards it: what start fixed needs none; the pts handle, the parse (mu),
+// the reply writer, the children files and the close each have their own.
 type session struct {
+	// Fixed once start (and Spawn, before handing the session out) set it.
 	cmd    *exec.Cmd
 	master *os.File
 	// identity is the process the backend started (cmd): the shell, or
@@ -33,19 +36,21 @@ type session struct {
 	// are compared with: an interactive bash makes itself a process group
 	// leader and takes the terminal, so under a wrapper the terminal's
 	// "shell group" is the shell's pid, not the wrapper's.
-	shell   linux.Identity
-	wrapped bool
-	lease   *sandbox.Lease // the sandbox fence hold; released by a successful Close
-	orphans *orphanReaper  // reaps this session's adopted members; nil without adoption
-	cfg     messages.Config
-	events  backend.Events
-	log     zerolog.Logger
+	shell    linux.Identity
+	wrapped  bool
+	lease    *sandbox.Lease // the sandbox fence hold; released by a successful Close
+	orphans  *orphanReaper  // reaps this session's adopted members; nil without adoption
+	adoptTag string         // teardown.Options.AdoptTag: SessionTagVar=<tag>, or "" (Subreaper off)
+	cfg      messages.Config
+	events   backend.Events
+	log      zerolog.Logger
+	term     linux.Terminal // the fd targets that are this session's terminal
+	follow   *waiterCache   // the exact tier's last waiter, followed between probes
 
-	term    linux.Terminal // the fd targets that are this session's terminal
-	follow  *waiterCache   // the exact tier's last waiter, followed between probes
-	slaveMu sync.RWMutex   // probes poll the slave under RLock; Close closes it under Lock
-	slave   int            // our own handle on the pts, only polled (-1: none)
+	slave ptsHandle // our own handle on the pts, under its own lock
 
+	// Shared between goroutines without a lock.
+	//
 	// readState tells the exact tier whether every byte taken from the
 	// master has been parsed: it turns odd just before the pump reads the
 	// master and even again once what it read is consumed. The same even
@@ -57,23 +62,45 @@ type session struct {
 	// (no Enter, newline or ^C last), so what the shell's line editor
 	// holds is the caller's own (see ClearForeignInput).
 	lineOpen     atomic.Bool
-	masterClosed atomic.Bool // Close closed the master: the pump's error is expected
+	masterClosed atomic.Bool   // Close closed the master: the pump's error is expected
+	pumpDone     chan struct{} // closed when the pump goroutine returned
+	waitDone     chan struct{} // closed when cmd.Wait returned
 
-	pumpDone chan struct{} // closed when the pump goroutine returned
-	waitDone chan struct{} // closed when cmd.Wait returned
-
-	// mu guards everything below: the pump parses under it; the runtime's
-	// calls read under it.
-	mu     sync.Mutex
+	// mu guards the parse and what it finds: screen, prompt, epoch, send
+	// and exit. The pump parses under it; the runtime's calls read under it.
+	mu sync.Mutex
+	// screen is the terminal emulator (terminal.go), fed under mu. Its
+	// history and screen are the transcript: scrollback, cursor reads and
+	// send output (transcript.go).
+	screen *vt.Emulator
 	prompt *promptTracker // the emulator's observer: finds the prompt marker
-	epoch  uint64
-	// collecting: a send takes output (transcript.go). The current send's
-	// output is the transcript from line sendFrom on, that line without
-	// sendBefore, the text before the cursor when the send began (the
-	// prompt); TakeOutput handed out the lines before taken.
+	epoch  uint64         // the newest output epoch (BeginSend, RearmPrompt)
+	send   sendOutput     // where the current send's output lies in the transcript
+	exit   shellExit      // how the shell ended, and whether that was reported
+
+	replies replyQueue    // answers to terminal queries, under their own lock
+	kids    childrenFiles // the children files Leftovers reads, under their own lock
+	closing closeState    // one Close at a time, and its report once done
+}
+
+var _ backend.Session = (*session)(nil)
+
+// ptsHandle is our own handle on the pts, only polled or read (the exact
+// tier, the input flush, the foreign input check).
+type ptsHandle struct {
+	mu sync.RWMutex // probes poll fd under RLock; Close closes it under Lock
+	fd int          // -1: none
+}
+
+// sendOutput is where a send's output lies in the transcript
+// (transcript.go), guarded by the session's mu. While collecting, the
+// current send's output is the transcript from line from on, that line
+// without before, the text before the cursor when the send began (the
+// prompt); TakeOutput handed out the lines before taken.
+type sendOutput struct {
 	collecting bool
-	sendFrom   int64
-	sendBefore string
+	from       int64
+	before     string
 	taken      int64
 	// ended: where the previous send's output ended (the cursor's line
 	// and the text before the cursor on it), which a wait resumes from.
@@ -82,44 +109,51 @@ type session struct {
 		line   int64
 		before string
 	}
-	status   messages.SessionStatus
-	exitAt   time.Time // when Wait returned; zero while running
-	exitSent bool
-
-	// screen is the terminal emulator (terminal.go), fed under mu. Its
-	// history and screen are the transcript: scrollback, cursor reads and
-	// send output (transcript.go).
-	screen *vt.Emulator
-	// Answers to the program's terminal queries wait here for the writer
-	// goroutine (terminal.go), which runs only while some wait. replyMu
-	// is never held across a blocking call: the pump takes it under mu.
-	replyMu    sync.Mutex
-	replies    []byte   // at most maxPendingReplies
-	replyTo    int      // the foreground group that asked them
-	replying   bool     // the writer runs
-	replyStop  bool     // Close: no more answers
-	replyMute  int      // an interrupted group whose answers are dropped (flushReplies)
-	burstAsker int      // the group that asked in this burst of output (asker)
-	replyWake  *os.File // the writer's handle to wait for room on (nil until needed)
-	replyWG    sync.WaitGroup
-
-	// kidsFD holds the shell's children file open for Leftovers (0: not
-	// opened yet, -1: none).
-	kidsMu sync.Mutex
-	kidsFD int
-	// With adoption (Subreaper), the host's own children file, its last
-	// content, and which of those pids carry this session's tag.
-	hostKidsFD int
-	hostKids   string
-	adopted    map[int]bool
-
-	closeMu  sync.Mutex // one close at a time
-	closed   bool
-	report   messages.CloseReport
-	adoptTag string // teardown.Options.AdoptTag: SessionTagVar=<tag>, or "" (Subreaper off)
 }
 
-var _ backend.Session = (*session)(nil)
+// shellExit is the shell's end as the session saw it, guarded by the
+// session's mu.
+type shellExit struct {
+	status   messages.SessionStatus
+	at       time.Time // when Wait returned; zero while running
+	reported bool      // Events.Exited was called
+}
+
+// replyQueue holds the answers to the program's terminal queries while
+// they wait for the writer goroutine (terminal.go), which runs only while
+// some wait. mu is never held across a blocking call: the pump takes it
+// under the session's mu.
+type replyQueue struct {
+	mu         sync.Mutex
+	pending    []byte   // at most maxPendingReplies
+	to         int      // the foreground group that asked them
+	writing    bool     // the writer runs
+	stopped    bool     // Close: no more answers
+	mute       int      // an interrupted group whose answers are dropped (flushReplies)
+	burstAsker int      // the group that asked in this burst of output (asker)
+	wake       *os.File // the writer's handle to wait for room on (nil until needed)
+	wg         sync.WaitGroup
+}
+
+// childrenFiles are the children files Leftovers keeps open
+// (leftovers_linux.go), guarded by mu.
+type childrenFiles struct {
+	mu sync.Mutex
+	fd int // the shell's children file (0: not opened yet, -1: none)
+	// With adoption (Subreaper), the host's own children file, its last
+	// content, and which of those pids carry this session's tag.
+	hostFD  int
+	host    string
+	adopted map[int]bool
+}
+
+// closeState makes Close run one at a time and, once it succeeded,
+// return its report again.
+type closeState struct {
+	mu     sync.Mutex
+	done   bool
+	report messages.CloseReport
+}
 
 // start starts cmd (confined's argv) in a PTY and finds the shell in it.
 // tag is the session's SessionTagVar value, or "" when the backend does not
@@ -179,7 +213,7 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		prompt:   newPromptTracker(nonce),
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
-		collecting: true,
+		send: sendOutput{collecting: true},
 	}
 	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), cfg, s.queueReply, s.prompt); err != nil {
 		return nil, err
@@ -193,7 +227,7 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	if s.term, err = terminalPaths(s); err != nil {
 		return nil, err
 	}
-	s.slave = openSlave(s.term)
+	s.slave.fd = openSlave(s.term)
 	s.follow = newWaiterCache(s.term)
 	go s.wait()
 	go s.pump()
