@@ -30,34 +30,68 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 		return report, &messages.CleanupError{Reason: reason, Survivors: survivors, Err: err}
 	}
 	if !s.exited() {
-		// The shell's tree. Under a wrapper the shell is pid 1 of the
-		// sandbox's pid namespace, so this is the whole sandbox, orphans
-		// included. A wrapped shell that exited by itself a moment ago was
-		// reaped by the wrapper (ErrRootChanged): the kernel killed its
-		// namespace with it, and the sweep below checks.
-		tr, err := teardown.Tree(ctx, s.shell, opts)
-		report.Killed = append(report.Killed, tr.Killed...)
-		if err != nil && !(s.wrapped && errors.Is(err, teardown.ErrRootChanged)) {
-			return fail(tr.Survivors, err)
+		if survivors, err := s.killShellTree(ctx, opts, &report); err != nil {
+			return fail(survivors, err)
 		}
-		if err := s.stopShell(ctx, opts.Grace); err != nil {
-			return fail(append(tr.Survivors, s.PID()), err)
-		}
-		report.Killed = append(report.Killed, s.PID())
 	}
-	// The shell (and its wrapper) is gone and reaped. Sweep the terminal's
-	// session by session id (the started process leads it): jobs
-	// it left when it exited by itself, anything forked between the pass
-	// above and its death, and (with a subreaper host) the killed members
-	// it had not reaped, which re-parented to the host as zombies.
+	if survivors, err := s.sweepSession(ctx, opts, &report); err != nil {
+		return fail(survivors, err)
+	}
+	s.closeTerminal()
+	s.closing.done = true
+	report.Status = s.Status()
+	s.closing.report = report
+	// Nothing started under this session's sandbox runs any more: the
+	// owner's mode may change.
+	s.lease.Release()
+	if s.orphans != nil {
+		s.orphans.remove(s.PID())
+	}
+	return report, nil
+}
+
+// killShellTree is Close's first pass, while the shell runs: its tree,
+// then the shell itself. Under a wrapper the shell is pid 1 of the
+// sandbox's pid namespace, so the tree is the whole sandbox, orphans
+// included. A wrapped shell that exited by itself a moment ago was reaped
+// by the wrapper (ErrRootChanged): the kernel killed its namespace with
+// it, and the sweep (sweepSession) checks. It adds what it killed to
+// report, and returns what survived when it failed.
+func (s *session) killShellTree(ctx context.Context, opts teardown.Options, report *messages.CloseReport) (survivors []int, err error) {
+	tr, err := teardown.Tree(ctx, s.shell, opts)
+	report.Killed = append(report.Killed, tr.Killed...)
+	if err != nil && !(s.wrapped && errors.Is(err, teardown.ErrRootChanged)) {
+		return tr.Survivors, err
+	}
+	if err := s.stopShell(ctx, opts.Grace); err != nil {
+		return append(tr.Survivors, s.PID()), err
+	}
+	report.Killed = append(report.Killed, s.PID())
+	return nil, nil
+}
+
+// sweepSession is Close's second pass, once the shell (and its wrapper) is
+// gone and reaped. It sweeps the terminal's session by session id (the
+// started process leads it): jobs it left when it exited by itself,
+// anything forked between the first pass and its death, and (with a
+// subreaper host) the killed members it had not reaped, which re-parented
+// to the host as zombies. It adds what it killed to report, and returns
+// what survived when it failed.
+func (s *session) sweepSession(ctx context.Context, opts teardown.Options, report *messages.CloseReport) (survivors []int, err error) {
 	opts.RootReaped = true
 	tr, err := teardown.Tree(ctx, s.identity, opts)
 	report.Killed = append(report.Killed, tr.Killed...)
 	if err != nil {
-		return fail(tr.Survivors, err)
+		return tr.Survivors, err
 	}
-	// Every holder of the slave is gone, so the pump sees EIO and returns;
-	// closing the master also interrupts it if a straggler held the slave.
+	return nil, nil
+}
+
+// closeTerminal lets go of the terminal once nothing holds its slave but
+// us, and joins the goroutines that used it. Every holder of the slave is
+// gone, so the pump sees EIO and returns; closing the master also
+// interrupts it if a straggler held the slave.
+func (s *session) closeTerminal() {
 	s.slave.mu.Lock()
 	closeSlave(s.slave.fd)
 	s.slave.fd = -1
@@ -69,16 +103,6 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 	s.stopReplies()
 	s.replies.wg.Wait()
 	<-s.pumpDone
-	s.closing.done = true
-	report.Status = s.Status()
-	s.closing.report = report
-	// Nothing started under this session's sandbox runs any more: the
-	// owner's mode may change.
-	s.lease.Release()
-	if s.orphans != nil {
-		s.orphans.remove(s.PID())
-	}
-	return report, nil
 }
 
 // stopShell ends the shell. An interactive bash ignores TERM, so HUP (what a
