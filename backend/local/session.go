@@ -172,14 +172,7 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 	var root linux.Identity // the started process, once its identity is known
 	defer func() {
 		if err != nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			_ = master.Close()
-			if root.PID != 0 {
-				if serr := sweepFailedStart(ctx, root, cfg, log); serr != nil {
-					err = &messages.BackendCleanupError{SpawnErr: err, CleanupErr: serr}
-				}
-			}
+			err = abandonStart(ctx, cmd, master, root, cfg, log, err)
 		}
 	}()
 	// pty.Start left the master in blocking mode (it called Fd). Make it
@@ -215,8 +208,21 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		// first byte.
 		send: sendOutput{collecting: true},
 	}
-	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), cfg, s.queueReply, s.prompt); err != nil {
+	if err := s.attach(opts, tag); err != nil {
 		return nil, err
+	}
+	go s.wait()
+	go s.pump()
+	return s, nil
+}
+
+// attach gives a new session what it reads the terminal with: the
+// emulator at the terminal's size, the adoption tag, the terminal's fd
+// targets, our own handle on the pts and the exact tier's waiter cache.
+// The pump and wait goroutines start after it.
+func (s *session) attach(opts Options, tag string) (err error) {
+	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), s.cfg, s.queueReply, s.prompt); err != nil {
+		return err
 	}
 	if tag != "" && !s.wrapped {
 		// A wrapped shell is pid 1 of its pid namespace: nothing of its
@@ -225,13 +231,27 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		s.adoptTag = SessionTagVar + "=" + tag
 	}
 	if s.term, err = terminalPaths(s); err != nil {
-		return nil, err
+		return err
 	}
 	s.slave.fd = openSlave(s.term)
 	s.follow = newWaiterCache(s.term)
-	go s.wait()
-	go s.pump()
-	return s, nil
+	return nil
+}
+
+// abandonStart undoes a start that failed (err) once the process ran: it
+// kills and reaps the started process, closes the master and, once the
+// process's identity was known (root), sweeps what it left
+// (sweepFailedStart). It returns err, or err beside the sweep's failure.
+func abandonStart(ctx context.Context, cmd *exec.Cmd, master *os.File, root linux.Identity, cfg messages.Config, log zerolog.Logger, err error) error {
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	_ = master.Close()
+	if root.PID != 0 {
+		if serr := sweepFailedStart(ctx, root, cfg, log); serr != nil {
+			return &messages.BackendCleanupError{SpawnErr: err, CleanupErr: serr}
+		}
+	}
+	return err
 }
 
 // sweepFailedStart empties the terminal's session after a start that
