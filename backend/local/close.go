@@ -11,6 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Close's teardown: the shell's tree, the shell, a sweep of the
+// terminal's session, then the terminal and the goroutines that used it.
+
 // Close tears the tree down: every descendant and member of the shell's
 // session first (teardown.Tree: TERM, grace, rescan, KILL, verify), then the
 // shell (HUP and TERM, grace, KILL), then a sweep of what the shell left in

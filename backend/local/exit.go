@@ -10,6 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The shell's own end: the goroutine that reaps it (wait) and what the
+// session knows of it since (Status, exited). Close, which ends it, is in
+// close.go; awaitExit per OS in exit_*.go.
+
 // wait reaps the shell and starts the exit drain.
 func (s *session) wait() {
 	awaitExit(s.cmd.Process.Pid)

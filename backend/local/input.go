@@ -7,6 +7,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Input: what the runtime writes to the terminal (Write, TryWrite), and
+// whether it left the line editor's line open (lineOpen, for
+// ClearForeignInput).
+
 func (s *session) Enter() []byte { return []byte{'\r'} }
 
 func (s *session) Write(ctx context.Context, p []byte) error {

@@ -12,6 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The pump is the one reader of the master: it reads what the program
+// wrote, has the emulator parse it under mu (consume, feed), and reports
+// the facts it finds; after the shell's exit it drains the master before
+// the exit is reported (reportExit).
+
 // pumpBufSize is one read of the master.
 const (
 	pumpBufSize = 64 << 10

@@ -2,6 +2,11 @@ package local
 
 import "github.com/ptyactor/ptyactor/messages"
 
+// A send's life as the session sees it: the output epoch it begins
+// (BeginSend, Resume, RearmPrompt), the output it takes (TakeOutput,
+// EndSend; the cursors in transcript.go), and the prompt that ends it
+// (PromptReady).
+
 func (s *session) BeginSend() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

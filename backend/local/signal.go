@@ -8,6 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Signal picks the terminal's foreground group and signals it
+// (signalGroup); how the signal reaches the command's program past the
+// shell's handlers is per OS, in signal_*.go.
+
 var signalNumbers = map[messages.Signal]unix.Signal{
 	messages.SIGINT:  unix.SIGINT,
 	messages.SIGTERM: unix.SIGTERM,
