@@ -163,19 +163,11 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 	if err := ctx.Err(); err != nil {
 		return nil, context.Cause(ctx)
 	}
-	if spec.Cwd != "" {
-		fi, serr := os.Stat(spec.Cwd)
-		if serr != nil || !fi.IsDir() {
-			return nil, messages.InvalidArgument("cwd %q is not a directory", spec.Cwd)
-		}
+	if err := checkCwd(spec.Cwd); err != nil {
+		return nil, err
 	}
-	// One resolve per spawn, and the fence is held from here: a mode
-	// change cannot slip in between resolving and starting.
-	res := sandbox.Resolution{Owner: spec.Owner, Session: spec.SessionID, Mode: sandbox.DangerFullAccess}
-	var lease *sandbox.Lease
-	if b.opts.Policy != nil {
-		lease = b.opts.Policy.Acquire(spec.Owner, spec.SessionID)
-		res = lease.Resolution
+	res, lease := b.resolve(spec)
+	if lease != nil {
 		defer func() {
 			if err != nil {
 				lease.Release()
@@ -191,14 +183,75 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 		return nil, err
 	}
 	defer confined.Close()
-	var tag string // the session's SessionTagVar value; "" adopts nothing
-	if b.opts.Subreaper {
-		if err := becomeSubreaper(); err != nil {
-			return nil, err
-		}
-		tag = newNonce()
+	tag, err := b.sessionTag()
+	if err != nil {
+		return nil, err
 	}
 	nonce := newNonce()
+	cmd, err := b.shellCommand(confined, cwd, nonce, tag)
+	if err != nil {
+		return nil, err
+	}
+	log := b.opts.Log.With().Str("session", string(spec.SessionID)).Str("sandbox", string(res.Mode)).Logger()
+	s, err := start(ctx, cmd, confined, b.opts, cfg, nonce, tag, events, log)
+	if err != nil {
+		return nil, b.startError(ctx, err)
+	}
+	s.lease = lease
+	if s.adoptTag != "" && b.orphans != nil {
+		s.orphans = b.orphans
+		b.orphans.add(s.PID())
+	}
+	if ctx.Err() != nil {
+		cause := context.Cause(ctx)
+		if _, cerr := s.Close(context.Background(), "PTY spawn cancelled"); cerr != nil {
+			return nil, &messages.BackendCleanupError{SpawnErr: cause, CleanupErr: cerr}
+		}
+		return nil, cause
+	}
+	return s, nil
+}
+
+// checkCwd refuses a working directory that is not one before anything
+// is resolved or started: the caller's mistake, not the backend's.
+func checkCwd(cwd string) error {
+	if cwd == "" {
+		return nil
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return messages.InvalidArgument("cwd %q is not a directory", cwd)
+	}
+	return nil
+}
+
+// resolve is the spawn's one sandbox resolution. With a policy, the fence
+// is held from here (the lease, which the caller releases if the spawn
+// fails): a mode change cannot slip in between resolving and starting.
+// Without one, every shell runs unconfined and lease is nil.
+func (b *Backend) resolve(spec messages.SpawnSpec) (sandbox.Resolution, *sandbox.Lease) {
+	if b.opts.Policy == nil {
+		return sandbox.Resolution{Owner: spec.Owner, Session: spec.SessionID, Mode: sandbox.DangerFullAccess}, nil
+	}
+	lease := b.opts.Policy.Acquire(spec.Owner, spec.SessionID)
+	return lease.Resolution, lease
+}
+
+// sessionTag is the new session's SessionTagVar value, or "" when the
+// backend adopts nothing. The first one makes the host a subreaper.
+func (b *Backend) sessionTag() (string, error) {
+	if !b.opts.Subreaper {
+		return "", nil
+	}
+	if err := becomeSubreaper(); err != nil {
+		return "", err
+	}
+	return newNonce(), nil
+}
+
+// shellCommand is the command that runs confined's argv in cwd: the
+// scrubbed environment with the prompt's variables and the tag, and the
+// prompt nonce's pipe as an extra file after the wrapper's.
+func (b *Backend) shellCommand(confined *sandbox.Command, cwd, nonce, tag string) (*exec.Cmd, error) {
 	nonceFile, err := nonceReader(nonce)
 	if err != nil {
 		return nil, fmt.Errorf("the prompt nonce's pipe: %w", err)
@@ -223,34 +276,21 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 	cmd.ExtraFiles = extra
 	cmd.Env = BuildEnv(b.opts.ParentEnv(), b.opts.Defaults, trusted)
 	cmd.Dir = cwd
-	log := b.opts.Log.With().Str("session", string(spec.SessionID)).Str("sandbox", string(res.Mode)).Logger()
-	s, err := start(ctx, cmd, confined, b.opts, cfg, nonce, tag, events, log)
-	if err != nil {
-		if ctx.Err() != nil {
-			// Cancelled while the wrapper was starting the shell: start
-			// stopped it; the caller gets its cause unchanged (beside a
-			// cleanup failure, if any).
-			var ce *messages.BackendCleanupError
-			if errors.As(err, &ce) {
-				return nil, &messages.BackendCleanupError{SpawnErr: context.Cause(ctx), CleanupErr: ce.CleanupErr}
-			}
-			return nil, context.Cause(ctx)
-		}
-		return nil, fmt.Errorf("start %s: %w", b.opts.Shell, err)
+	return cmd, nil
+}
+
+// startError is the error of a start that failed. Cancelled while the
+// wrapper was starting the shell, start stopped it; the caller gets its
+// cause unchanged (beside a cleanup failure, if any).
+func (b *Backend) startError(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return fmt.Errorf("start %s: %w", b.opts.Shell, err)
 	}
-	s.lease = lease
-	if s.adoptTag != "" && b.orphans != nil {
-		s.orphans = b.orphans
-		b.orphans.add(s.PID())
+	var ce *messages.BackendCleanupError
+	if errors.As(err, &ce) {
+		return &messages.BackendCleanupError{SpawnErr: context.Cause(ctx), CleanupErr: ce.CleanupErr}
 	}
-	if ctx.Err() != nil {
-		cause := context.Cause(ctx)
-		if _, cerr := s.Close(context.Background(), "PTY spawn cancelled"); cerr != nil {
-			return nil, &messages.BackendCleanupError{SpawnErr: cause, CleanupErr: cerr}
-		}
-		return nil, cause
-	}
-	return s, nil
+	return context.Cause(ctx)
 }
 
 // nonceReader returns the read end of a pipe that holds the nonce and a

@@ -54,15 +54,15 @@ func (s *session) ClearForeignInput() (string, []byte) {
 // our own handle on the pts (no controlling-terminal checks apply to it;
 // it is non-blocking), so nobody else reads it.
 func (s *session) takeQueuedInput() string {
-	s.slaveMu.RLock()
-	defer s.slaveMu.RUnlock()
-	if s.slave < 0 {
+	s.slave.mu.RLock()
+	defer s.slave.mu.RUnlock()
+	if s.slave.fd < 0 {
 		return ""
 	}
 	var out []byte
 	var buf [512]byte
 	for len(out) < 64<<10 {
-		n, err := unix.Read(s.slave, buf[:])
+		n, err := unix.Read(s.slave.fd, buf[:])
 		if err == unix.EINTR {
 			continue
 		}

@@ -20,9 +20,9 @@ func outputPath(maxRead int, nonce string) *session {
 	cfg.MaxReadBytes = maxRead
 	cfg.ScrollbackMaxBytes = max(maxRead, 64)
 	s := &session{
-		cfg:        cfg,
-		prompt:     newPromptTracker(nonce),
-		collecting: true,
+		cfg:    cfg,
+		prompt: newPromptTracker(nonce),
+		send:   sendOutput{collecting: true},
 	}
 	var err error
 	if s.screen, err = newScreen(4, 20, cfg, nil, s.prompt); err != nil {
@@ -101,7 +101,7 @@ func FuzzOutputPath(f *testing.F) {
 		begin := int(small) * len(data) / 256 // where the send begins
 		run := func(sizes []int, take bool) sendResult {
 			s := outputPath(maxRead, testNonce)
-			s.collecting = false
+			s.send.collecting = false
 			after := func() {
 				if take {
 					s.mu.Lock()

@@ -115,12 +115,12 @@ func newWaiterCache(t linux.Terminal) *waiterCache { return linux.NewFollower(ho
 // slave also flushes the PTY's pending work, so input written a moment ago
 // is counted even if the line discipline had not received it yet.
 func (s *session) inputConsumed() bool {
-	s.slaveMu.RLock()
-	defer s.slaveMu.RUnlock()
-	if s.slave < 0 {
+	s.slave.mu.RLock()
+	defer s.slave.mu.RUnlock()
+	if s.slave.fd < 0 {
 		return false
 	}
-	readable, err := pollIn(s.slave)
+	readable, err := pollIn(s.slave.fd)
 	return err == nil && !readable
 }
 
@@ -128,12 +128,12 @@ func (s *session) inputConsumed() bool {
 // (ICANON on, ECHO off): a password prompt. One ioctl on our handle on the
 // pts; unreadable means no.
 func (s *session) secretMode() bool {
-	s.slaveMu.RLock()
-	defer s.slaveMu.RUnlock()
-	if s.slave < 0 {
+	s.slave.mu.RLock()
+	defer s.slave.mu.RUnlock()
+	if s.slave.fd < 0 {
 		return false
 	}
-	t, err := unix.IoctlGetTermios(s.slave, unix.TCGETS)
+	t, err := unix.IoctlGetTermios(s.slave.fd, unix.TCGETS)
 	return err == nil && t.Lflag&unix.ICANON != 0 && t.Lflag&unix.ECHO == 0
 }
 

@@ -26,7 +26,7 @@ func TestSignalReachesTheProgramExecedAfterTheShellsHandler(t *testing.T) {
 		os.write(1, b"ready\n")
 		while not got: time.sleep(0.001)
 		os.execvp("sleep", ["sleep", "30"])`, true)
-	s.slave = -1 // no terminal to flush
+	s.slave.fd = -1 // no terminal to flush
 	if _, err := s.signalGroup(child, unix.SIGINT); err != nil {
 		t.Fatalf("signalGroup: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestSignalDoesNotRepeatForASurvivorThatNeverExecs(t *testing.T) {
 		os.setpgid(0, 0)
 		os.write(1, b"ready\n")
 		time.sleep(30)`, true)
-	s.slave = -1
+	s.slave.fd = -1
 	start := time.Now()
 	if _, err := s.signalGroup(child, unix.SIGINT); err != nil {
 		t.Fatalf("signalGroup: %v", err)

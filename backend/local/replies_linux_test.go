@@ -18,9 +18,9 @@ const replyGuard = 30 * time.Second
 
 // pending is how many bytes of answers wait for the program.
 func (s *session) pending() int {
-	s.replyMu.Lock()
-	defer s.replyMu.Unlock()
-	return len(s.replies)
+	s.replies.mu.Lock()
+	defer s.replies.mu.Unlock()
+	return len(s.replies.pending)
 }
 
 func (r *recorder) outputCount() int {

@@ -227,11 +227,11 @@ func (s *session) flushInput(pgid int) {
 	if cerr == nil && ierr == nil && (caught|ignored)&(1<<(unix.SIGINT-1)) == 0 {
 		mute = pgid
 	}
-	s.slaveMu.RLock()
-	defer s.slaveMu.RUnlock()
+	s.slave.mu.RLock()
+	defer s.slave.mu.RUnlock()
 	s.flushReplies(mute, func() {
-		if s.slave >= 0 {
-			_ = unix.IoctlSetInt(s.slave, unix.TCFLSH, unix.TCIFLUSH)
+		if s.slave.fd >= 0 {
+			_ = unix.IoctlSetInt(s.slave.fd, unix.TCFLSH, unix.TCIFLUSH)
 		}
 	})
 }

@@ -81,27 +81,27 @@ const maxPendingReplies = 4 << 10
 // needs is never held across a blocking write. The exact tier sees an
 // answer in the input queue until the program reads it.
 func (s *session) queueReply(p []byte) {
-	s.replyMu.Lock()
-	defer s.replyMu.Unlock()
-	if s.replyStop || len(s.replies)+len(p) > maxPendingReplies {
+	s.replies.mu.Lock()
+	defer s.replies.mu.Unlock()
+	if s.replies.stopped || len(s.replies.pending)+len(p) > maxPendingReplies {
 		return // lost, whole: never a cut answer
 	}
 	fg := s.asker()
-	if fg == s.replyMute {
+	if fg == s.replies.mute {
 		return // interrupted, and dying
 	}
-	if fg != s.replyTo {
-		s.replies, s.replyTo = s.replies[:0], fg // their asker left
+	if fg != s.replies.to {
+		s.replies.pending, s.replies.to = s.replies.pending[:0], fg // their asker left
 	}
-	s.replies = append(s.replies, p...)
-	if !s.replying {
-		s.replying = true
-		s.replyWG.Add(1)
+	s.replies.pending = append(s.replies.pending, p...)
+	if !s.replies.writing {
+		s.replies.writing = true
+		s.replies.wg.Add(1)
 		go s.writeReplies()
 	}
 }
 
-// asker is the group whose query the pump parses now (under replyMu):
+// asker is the group whose query the pump parses now (under replies.mu):
 // the terminal's foreground group, unless the shell holds the terminal
 // and another group asked in the same burst of output (since the pump last
 // found the master empty), or held the terminal when it began. Then the pump has not caught up with a program
@@ -109,10 +109,10 @@ func (s *session) queueReply(p []byte) {
 // the terminal back, and their answers would be the shell's input.
 func (s *session) asker() int {
 	fg, _ := s.Foreground()
-	if fg == s.PID() && s.burstAsker != 0 {
-		return s.burstAsker
+	if fg == s.PID() && s.replies.burstAsker != 0 {
+		return s.replies.burstAsker
 	}
-	s.burstAsker = fg
+	s.replies.burstAsker = fg
 	return fg
 }
 
@@ -121,19 +121,19 @@ func (s *session) asker() int {
 // another group holds the terminal (flushReplies).
 func (s *session) noteQuiet(fd int) {
 	pgid, _ := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	s.replyMu.Lock()
-	s.burstAsker = 0
+	s.replies.mu.Lock()
+	s.replies.burstAsker = 0
 	if pgid != s.PID() {
-		s.burstAsker = pgid // the next burst begins under it
+		s.replies.burstAsker = pgid // the next burst begins under it
 	}
-	if s.replyMute != pgid {
-		s.replyMute = 0
+	if s.replies.mute != pgid {
+		s.replies.mute = 0
 	}
-	s.replyMu.Unlock()
+	s.replies.mu.Unlock()
 }
 
 func (s *session) writeReplies() {
-	defer s.replyWG.Done()
+	defer s.replies.wg.Done()
 	for {
 		if s.writePending() {
 			if err := s.awaitRoom(); err == nil {
@@ -142,13 +142,13 @@ func (s *session) writeReplies() {
 				s.log.Debug().Err(err).Msg("answer a terminal query: wait for room")
 			}
 		}
-		s.replyMu.Lock()
-		if len(s.replies) == 0 || s.replyStop || s.masterClosed.Load() {
-			s.replies, s.replying = nil, false
-			s.replyMu.Unlock()
+		s.replies.mu.Lock()
+		if len(s.replies.pending) == 0 || s.replies.stopped || s.masterClosed.Load() {
+			s.replies.pending, s.replies.writing = nil, false
+			s.replies.mu.Unlock()
 			return
 		}
-		s.replyMu.Unlock()
+		s.replies.mu.Unlock()
 	}
 }
 
@@ -159,15 +159,15 @@ func (s *session) writePending() (wait bool) {
 	rc, err := s.master.SyscallConn()
 	if err == nil {
 		err = rc.Write(func(fd uintptr) bool {
-			s.replyMu.Lock()
-			defer s.replyMu.Unlock()
-			if pgid, _ := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); pgid != s.replyTo {
-				s.replies = s.replies[:0] // their asker left
+			s.replies.mu.Lock()
+			defer s.replies.mu.Unlock()
+			if pgid, _ := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); pgid != s.replies.to {
+				s.replies.pending = s.replies.pending[:0] // their asker left
 			}
-			for len(s.replies) > 0 {
-				n, err := unix.Write(int(fd), s.replies)
+			for len(s.replies.pending) > 0 {
+				n, err := unix.Write(int(fd), s.replies.pending)
 				if n > 0 {
-					s.replies = s.replies[:copy(s.replies, s.replies[n:])]
+					s.replies.pending = s.replies.pending[:copy(s.replies.pending, s.replies.pending[n:])]
 				}
 				if err == unix.EINTR {
 					continue
@@ -175,12 +175,12 @@ func (s *session) writePending() (wait bool) {
 				if err != nil {
 					if err != unix.EAGAIN {
 						s.log.Debug().Err(err).Msg("answer a terminal query")
-						s.replies = s.replies[:0]
+						s.replies.pending = s.replies.pending[:0]
 					}
 					break
 				}
 			}
-			wait = len(s.replies) > 0
+			wait = len(s.replies.pending) > 0
 			return true // never wait under the lock
 		})
 	}
@@ -197,25 +197,25 @@ func (s *session) writePending() (wait bool) {
 // handle (a duplicate of the master, made when first needed), so it holds
 // no lock of the master's. Close closes the handle, which ends the wait.
 func (s *session) awaitRoom() error {
-	s.replyMu.Lock()
-	if s.replyStop {
-		s.replyMu.Unlock()
+	s.replies.mu.Lock()
+	if s.replies.stopped {
+		s.replies.mu.Unlock()
 		return os.ErrClosed
 	}
-	if s.replyWake == nil {
+	if s.replies.wake == nil {
 		var nfd int
 		err := control(s.master, func(fd int) (err error) {
 			nfd, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 			return err
 		})
 		if err != nil {
-			s.replyMu.Unlock()
+			s.replies.mu.Unlock()
 			return err
 		}
-		s.replyWake = os.NewFile(uintptr(nfd), "ptmx (answers)")
+		s.replies.wake = os.NewFile(uintptr(nfd), "ptmx (answers)")
 	}
-	f := s.replyWake
-	s.replyMu.Unlock()
+	f := s.replies.wake
+	s.replies.mu.Unlock()
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
@@ -234,10 +234,10 @@ func (s *session) awaitRoom() error {
 // too, until the pump finds the master empty with another group holding
 // the terminal, or the runtime writes input.
 func (s *session) flushReplies(mute int, f func()) {
-	s.replyMu.Lock()
-	defer s.replyMu.Unlock()
-	s.replies = s.replies[:0]
-	s.replyMute = mute
+	s.replies.mu.Lock()
+	defer s.replies.mu.Unlock()
+	s.replies.pending = s.replies.pending[:0]
+	s.replies.mute = mute
 	if f != nil {
 		f()
 	}
@@ -246,19 +246,19 @@ func (s *session) flushReplies(mute int, f func()) {
 // unmuteReplies ends flushReplies' mute: the runtime writes input, to
 // whichever program holds the terminal.
 func (s *session) unmuteReplies() {
-	s.replyMu.Lock()
-	s.replyMute = 0
-	s.replyMu.Unlock()
+	s.replies.mu.Lock()
+	s.replies.mute = 0
+	s.replies.mu.Unlock()
 }
 
 // stopReplies drops the answers for good (Close) and ends the writer's
 // wait for room.
 func (s *session) stopReplies() {
-	s.replyMu.Lock()
-	defer s.replyMu.Unlock()
-	s.replies = s.replies[:0]
-	s.replyStop = true
-	if s.replyWake != nil {
-		_ = s.replyWake.Close()
+	s.replies.mu.Lock()
+	defer s.replies.mu.Unlock()
+	s.replies.pending = s.replies.pending[:0]
+	s.replies.stopped = true
+	if s.replies.wake != nil {
+		_ = s.replies.wake.Close()
 	}
 }

@@ -64,22 +64,22 @@ func (s *session) padCursorLine(tail []string, from int) int {
 // collect starts the send's output where the cursor stands now.
 func (s *session) collect() {
 	index, before := s.screen.CursorLine()
-	s.sendFrom = s.screen.FinalLines() + int64(index)
-	s.sendBefore, s.taken = before, s.sendFrom
-	s.collecting = true
+	s.send.from = s.screen.FinalLines() + int64(index)
+	s.send.before, s.send.taken = before, s.send.from
+	s.send.collecting = true
 }
 
 // sendLine is line i of the send's output: the first one without the text
 // that stood before the cursor when the send began (or empty, when the
 // line still is no more than that text, trimmed).
 func (s *session) sendLine(i int64, line string) string {
-	if i != s.sendFrom {
+	if i != s.send.from {
 		return line
 	}
-	if rest, ok := strings.CutPrefix(line, s.sendBefore); ok {
+	if rest, ok := strings.CutPrefix(line, s.send.before); ok {
 		return rest
 	}
-	if strings.HasPrefix(s.sendBefore, line) {
+	if strings.HasPrefix(s.send.before, line) {
 		return ""
 	}
 	return line // redrawn since: all of it is the send's
@@ -88,13 +88,13 @@ func (s *session) sendLine(i int64, line string) string {
 // takeOutput hands out the send's lines above the cursor's line not handed
 // out before, each ended by '\n', the newest MaxReadBytes of them.
 func (s *session) takeOutput() messages.SendRead {
-	v, at := s.sendView(s.taken)
-	lo, dropped := s.taken, false
+	v, at := s.sendView(s.send.taken)
+	lo, dropped := s.send.taken, false
 	if lo < v.First() {
 		lo, dropped = v.First(), true
 	}
 	if at <= lo {
-		s.taken = max(s.taken, lo)
+		s.send.taken = max(s.send.taken, lo)
 		return messages.SendRead{Truncated: dropped}
 	}
 	// Line at (the cursor's) reads as "" here: the text ends with '\n'.
@@ -104,7 +104,7 @@ func (s *session) takeOutput() messages.SendRead {
 		}
 		return s.sendLine(i, l)
 	})
-	s.taken = at
+	s.send.taken = at
 	return messages.SendRead{Delta: text, Truncated: dropped || cut}
 }
 
@@ -112,8 +112,8 @@ func (s *session) takeOutput() messages.SendRead {
 // out, the tail included, the newest MaxReadBytes of them, and the final
 // lines it leaves out.
 func (s *session) endOutput() messages.SendRead {
-	v, _ := s.sendView(s.taken)
-	from := s.taken
+	v, _ := s.sendView(s.send.taken)
+	from := s.send.taken
 	lo, dropped := from, false
 	if lo < v.First() {
 		lo, dropped = v.First(), true
@@ -138,4 +138,18 @@ func (s *session) PeekOutput() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.endOutput().Delta
+}
+
+func (s *session) ReadSince(cursor uint64) (messages.ReadResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := s.view()
+	return v.Since(cursor, s.cfg.MaxReadBytes), nil
+}
+
+func (s *session) Read(offset, count int) (messages.ReadResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := s.view()
+	return v.Page(offset, count, s.cfg.MaxReadBytes), nil
 }

@@ -1,0 +1,84 @@
+package local
+
+import (
+	"context"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Input: what the runtime writes to the terminal (Write, TryWrite), and
+// whether it left the line editor's line open (lineOpen, for
+// ClearForeignInput).
+
+func (s *session) Enter() []byte { return []byte{'\r'} }
+
+func (s *session) Write(ctx context.Context, p []byte) error {
+	s.unmuteReplies()
+	s.noteInput(p)
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = s.master.SetWriteDeadline(time.Now())
+		close(fired)
+	})
+	_, err := s.master.Write(p)
+	if !stop() {
+		// The callback started: wait until it set its deadline before
+		// clearing it, or a late deadline would fail the next write.
+		<-fired
+		_ = s.master.SetWriteDeadline(time.Time{})
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+	return err
+}
+
+// noteInput records whether a send's input left its line open.
+func (s *session) noteInput(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	switch p[len(p)-1] {
+	case '\r', '\n', 0x03:
+		s.lineOpen.Store(false)
+	default:
+		s.lineOpen.Store(true)
+	}
+}
+
+// TryWrite writes what the PTY accepts without waiting: the master is
+// non-blocking, and returning true from the raw-write callback tells the
+// poller not to wait for writability.
+func (s *session) TryWrite(p []byte) (int, error) {
+	s.unmuteReplies()
+	s.noteInput(p)
+	rc, err := s.master.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			m, e := unix.Write(int(fd), p[n:])
+			if m > 0 {
+				n += m
+			}
+			if e == unix.EINTR {
+				continue
+			}
+			if e != nil {
+				if e != unix.EAGAIN {
+					werr = e
+				}
+				return true
+			}
+		}
+		return true
+	})
+	if err == nil {
+		err = werr
+	}
+	return n, err
+}
