@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
-	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
 	"golang.org/x/sys/unix"
@@ -32,7 +31,6 @@ func (s *session) wait() {
 	}
 	s.mu.Lock()
 	s.exit.status = st
-	s.exit.at = time.Now()
 	s.mu.Unlock()
 	close(s.waitDone)
 	// Wake the pump: it drains what the shell wrote before exiting and

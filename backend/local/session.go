@@ -115,8 +115,7 @@ type sendOutput struct {
 // session's mu.
 type shellExit struct {
 	status   messages.SessionStatus
-	at       time.Time // when Wait returned; zero while running
-	reported bool      // Events.Exited was called
+	reported bool // Events.Exited was called
 }
 
 // replyQueue holds the answers to the program's terminal queries while
