@@ -21,6 +21,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -157,7 +158,7 @@ func TestRemoteContract(t *testing.T) {
 
 // tlsHost starts a host with mutual TLS and returns it with the test CA
 // and a client certificate it signed.
-func tlsHost(t *testing.T) (*hostProc, *testCA, issued) {
+func tlsHost(t *testing.T) (*fixture.Host, *testCA, issued) {
 	t.Helper()
 	dir := t.TempDir()
 	ca := newCA(t, "ptyactor test CA")
@@ -178,7 +179,7 @@ func TestMutualTLS(t *testing.T) {
 		return
 	}
 	h, ca, clientCert := tlsHost(t)
-	conn, err := tls.Dial("tcp", h.addr, &tls.Config{RootCAs: ca.pool, MinVersion: tls.VersionTLS12})
+	conn, err := tls.Dial("tcp", h.Addr(), &tls.Config{RootCAs: ca.pool, MinVersion: tls.VersionTLS12})
 	if err == nil {
 		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
 		_, err = conn.Read(make([]byte, 1))
@@ -190,7 +191,7 @@ func TestMutualTLS(t *testing.T) {
 
 	good := &tls.Config{Certificates: []tls.Certificate{clientCert.pair}, RootCAs: ca.pool}
 	svc, o := newClientWith(t, func(svc *actors.Service) error {
-		return rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
+		return rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.Addr(), good)
 	})
 	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Host: "h0"})
 	if err != nil {
@@ -209,17 +210,13 @@ func TestMutualTLSRefusesAnotherCA(t *testing.T) {
 	}
 	h, ca, _ := tlsHost(t)
 	rogue := newCA(t, "rogue CA").issue(t, t.TempDir(), "rogue")
-	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Shutdown(testkit.Ctx(t)) })
+	svc := fixture.Service(t, fixture.Options{Tolerate: []error{messages.ErrHostLost}})
 	bad := &tls.Config{Certificates: []tls.Certificate{rogue.pair}, RootCAs: ca.pool}
-	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h", h.addr, bad); !errors.Is(err, messages.ErrHostLost) {
+	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h", h.Addr(), bad); !errors.Is(err, messages.ErrHostLost) {
 		t.Fatalf("rogue certificate: %v", err)
 	}
-	if !strings.Contains(h.stderr.String(), "ptyhost serving") {
-		t.Fatalf("host log:\n%s", h.stderr)
+	if !strings.Contains(h.Stderr(), "ptyhost serving") {
+		t.Fatalf("host log:\n%s", h.Stderr())
 	}
 }
 
@@ -231,7 +228,7 @@ func TestHostSurvivesGarbageAndRefusesBusyPort(t *testing.T) {
 	}
 	h := startHost(t)
 	for _, junk := range [][]byte{[]byte("GET / HTTP/1.1\r\n\r\n"), append([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), make([]byte, 4096)...)} {
-		c, err := net.Dial("tcp", h.addr)
+		c, err := net.Dial("tcp", h.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,14 +237,14 @@ func TestHostSurvivesGarbageAndRefusesBusyPort(t *testing.T) {
 	}
 	svc, o := newClient(t, h)
 	if _, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Host: "h0"}); err != nil {
-		t.Fatalf("after garbage: %v\n%s", err, h.stderr)
+		t.Fatalf("after garbage: %v\n%s", err, h.Stderr())
 	}
 	for _, args := range [][]string{
-		{"-listen", h.addr, "-insecure"},
+		{"-listen", h.Addr(), "-insecure"},
 		{"-listen", "0.0.0.0:0", "-insecure"},
 		{"-listen", "127.0.0.1:0"},
 	} {
-		out, err := exec.Command(ptyhostBin(t), append([]string{"-sandbox", "danger-full-access"}, args...)...).CombinedOutput()
+		out, err := exec.Command(fixture.PtyhostBin(t), append([]string{"-sandbox", "danger-full-access"}, args...)...).CombinedOutput()
 		if err == nil || strings.Contains(string(out), "panic") || !strings.Contains(string(out), "ptyhost:") {
 			t.Fatalf("%v: want a clean refusal, got %v:\n%s", args, err, out)
 		}

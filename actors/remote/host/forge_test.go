@@ -18,6 +18,7 @@ import (
 	ptyremote "github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
@@ -167,30 +168,18 @@ func linkID(t *testing.T, svc *actors.Service) string {
 // refused (the forgery was seen and not taken), and then lets the real
 // command finish: its result, not the forger's, must come back, and the
 // session must still be running.
-func forgeryCase(t *testing.T, h *hostProc, tlsConf *tls.Config, refused string, forge func(svc *actors.Service, session string)) {
+func forgeryCase(t *testing.T, h *fixture.Host, tlsConf *tls.Config, refused string, forge func(svc *actors.Service, session string)) {
 	t.Helper()
 	logs := &lockedBuffer{}
-	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig(), Log: zerolog.New(logs).Level(zerolog.WarnLevel)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := svc.Shutdown(testkit.Ctx(t)); err != nil {
-			t.Errorf("client shutdown: %v", err)
-		}
-	})
+	svc := fixture.Service(t, fixture.Options{Log: zerolog.New(logs).Level(zerolog.WarnLevel)})
 	opts := []ptyremote.HostOption{}
 	if tlsConf == nil {
 		opts = append(opts, ptyremote.HostInsecure())
 	}
-	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, tlsConf, opts...); err != nil {
+	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.Addr(), tlsConf, opts...); err != nil {
 		t.Fatal(err)
 	}
-	o, err := svc.NewOwner(testkit.Ctx(t), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Host: "h0"})
+	sh, err := svc.Spawn(testkit.Ctx(t), fixture.Owner(t, svc, "test"), messages.SpawnRequest{Host: "h0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +227,7 @@ func TestForgedRepliesWithoutTLSRefused(t *testing.T) {
 	h := startHost(t)
 	forgeryCase(t, h, nil, "target not admitted", func(svc *actors.Service, session string) {
 		forge(t, "FORGE_TO="+svc.System().ProcessRegistry.Address, "FORGE_LINK="+wire.LinkPrefix+"1",
-			"FORGE_AS="+h.addr, "FORGE_SESSION="+session)
+			"FORGE_AS="+h.Addr(), "FORGE_SESSION="+session)
 	})
 }
 
@@ -275,7 +264,7 @@ func TestForgedRepliesWithAnotherCertificateRefused(t *testing.T) {
 	good := &tls.Config{Certificates: []tls.Certificate{clientCert.pair}, RootCAs: ca.pool}
 	forgeryCase(t, h, good, "TLS identity is not the dialled host's", func(svc *actors.Service, session string) {
 		forge(t, "FORGE_TO="+svc.System().ProcessRegistry.Address, "FORGE_LINK="+linkID(t, svc),
-			"FORGE_AS="+h.addr, "FORGE_SESSION="+session,
+			"FORGE_AS="+h.Addr(), "FORGE_SESSION="+session,
 			"FORGE_TLS="+strings.Join([]string{forger.certFile, forger.keyFile, caFile}, "|"))
 	})
 }

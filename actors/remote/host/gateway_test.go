@@ -1,19 +1,18 @@
 package host
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/testkit"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/rs/zerolog"
 )
 
@@ -34,20 +33,7 @@ func startGateway(t *testing.T, cfg Config) func(identity, client string, req *w
 // startGatewayOn is startGateway that also returns the actor system.
 func startGatewayOn(t *testing.T, cfg Config) (func(identity, client string, req *wire.Request) *wire.Reply, *actor.ActorSystem) {
 	t.Helper()
-	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), local.New(local.Options{})); err != nil {
-		t.Fatal(err)
-	}
+	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
 	sys := svc.System()
 	cfg.MaxRequestBytes, cfg.Log = 1<<20, zerolog.Nop()
 	g := newGateway(svc, cfg)

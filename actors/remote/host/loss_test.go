@@ -15,6 +15,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -34,11 +35,11 @@ const hostLossPromise = 2 * time.Second
 func TestHostLossFailsPendingSend(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		lose func(t *testing.T, h *hostProc)
+		lose func(t *testing.T, h *fixture.Host)
 	}{
-		{"kill -9", func(t *testing.T, h *hostProc) { h.kill9(t) }},
-		{"SIGSTOP", func(t *testing.T, h *hostProc) {
-			if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		{"kill -9", func(t *testing.T, h *fixture.Host) { h.Kill(t) }},
+		{"SIGSTOP", func(t *testing.T, h *fixture.Host) {
+			if err := h.Signal(syscall.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -141,14 +142,14 @@ func TestHostComesBack(t *testing.T) {
 	})
 
 	stoppedAt := time.Now()
-	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := h.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	_, err = op.Result(ctx)
 	if took := time.Since(stoppedAt); !errors.Is(err, messages.ErrHostLost) || took > hostLossPromise {
 		t.Fatalf("pending send: %v after %v, want ErrHostLost within the promised %v", err, took, hostLossPromise)
 	}
-	if err := h.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+	if err := h.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	contAt := time.Now()
@@ -206,7 +207,7 @@ func TestHostLateFirstContact(t *testing.T) {
 
 func lateFirstContact(t *testing.T, useTLS bool) {
 	var (
-		h    *hostProc
+		h    *fixture.Host
 		cfg  *tls.Config
 		opts []remote.HostOption
 	)
@@ -226,20 +227,20 @@ func lateFirstContact(t *testing.T, useTLS bool) {
 	}
 	const every, lossAfter = 50 * time.Millisecond, 300 * time.Millisecond
 	opts = append(opts, remote.HostHeartbeat(every, lossAfter))
-	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := h.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	svc, o := newClientWith(t, func(svc *actors.Service) error {
 		registered := make(chan error, 1)
 		c := rc(svc)
-		go func() { registered <- c.RegisterHost(testkit.Ctx(t), "h0", h.addr, cfg, opts...) }()
+		go func() { registered <- c.RegisterHost(testkit.Ctx(t), "h0", h.Addr(), cfg, opts...) }()
 		// A timed phase, the point of the test: the host stays stopped
 		// past the loss timeout and three beats more (six of the link's
 		// checks), where a link counting only the loss timeout has
 		// written it off; and well within the dial's bound, so the
 		// library's first dial completes once the host runs.
 		time.Sleep(lossAfter + 3*every)
-		if err := h.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		if err := h.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
 		}
 		return <-registered
@@ -266,13 +267,13 @@ func TestHostNeverAnswers(t *testing.T) {
 		return
 	}
 	h := startHost(t)
-	if err := h.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := h.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	const every, lossAfter = 50 * time.Millisecond, 300 * time.Millisecond
 	svc, _ := newClientWith(t, func(svc *actors.Service) error { return nil })
 	start := time.Now()
-	err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, nil, remote.HostInsecure(), remote.HostHeartbeat(every, lossAfter))
+	err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.Addr(), nil, remote.HostInsecure(), remote.HostHeartbeat(every, lossAfter))
 	took := time.Since(start)
 	if !errors.Is(err, messages.ErrHostLost) {
 		t.Fatalf("register a host that never answers: %v, want ErrHostLost", err)

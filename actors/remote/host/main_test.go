@@ -1,11 +1,7 @@
 package host_test
 
 import (
-	"bufio"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,11 +9,11 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
@@ -28,13 +24,6 @@ import (
 // sight, since every host runs in its own process) and a client Service in
 // this process talking to it over loopback.
 
-var (
-	binDir  string
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
 func TestMain(m *testing.M) {
 	if script := os.Getenv(clientEnv); script != "" {
 		helperClient(script) // a scripted client process (resume_test.go)
@@ -42,14 +31,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(forgerEnv) != "" {
 		helperForger() // a forger of host replies (forge_test.go)
 	}
-	var err error
-	if binDir, err = os.MkdirTemp("", "ptyhost-test-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	code := 0
 	func() {
-		defer os.RemoveAll(binDir)
+		defer fixture.RemoveBinaries()
 		goleak.VerifyTestMain(exitCode{m, &code})
 	}()
 	os.Exit(code)
@@ -84,7 +68,7 @@ func isolate(t *testing.T) (parent bool) {
 		run = append(run, "^"+regexpQuote(part)+"$")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run="+strings.Join(run, "/"), "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), isolatedEnv+"=1", "PTYHOST_BIN="+ptyhostBin(t))
+	cmd.Env = append(os.Environ(), isolatedEnv+"=1", fixture.BinEnv+"="+fixture.PtyhostBin(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
 		t.Fatalf("isolated run failed (%v):\n%s", err, out)
@@ -108,34 +92,8 @@ func regexpQuote(s string) string {
 	return b.String()
 }
 
-// ptyhostBin builds cmd/ptyhost once per run (a child of isolate reuses
-// its parent's).
-func ptyhostBin(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("PTYHOST_BIN"); p != "" {
-		return p
-	}
-	binOnce.Do(func() {
-		binPath = filepath.Join(binDir, "ptyhost")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/ptyactor/ptyactor/cmd/ptyhost").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build ptyhost: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
-// hostProc is a running ptyhost child.
-type hostProc struct {
-	cmd    *exec.Cmd
-	addr   string
-	stderr *lockedBuffer
-	done   chan struct{}
-}
-
+// lockedBuffer collects a child's output (a scripted client's stderr, a
+// client's log) for the test to read while it runs.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder
@@ -153,96 +111,32 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// hostFlags are testkit.PTYConfig's timings as ptyhost flags.
+// hostFlags are the flags every host of these tests runs with: full
+// access, debug logs, and testkit.PTYConfig's timings.
 func hostFlags() []string {
-	c := testkit.PTYConfig()
-	return []string{
-		"-sandbox", "danger-full-access", "-log-level", "debug",
-		fmt.Sprint("-idle-silence-ms=", c.IdleSilenceMs), fmt.Sprint("-timeout-ms=", c.TimeoutMs),
-		fmt.Sprint("-poll-interval-ms=", c.PollIntervalMs), fmt.Sprint("-dispose-grace-ms=", c.DisposeGraceMs),
-		fmt.Sprint("-handoff-grace-ms=", c.HandoffGraceMs), fmt.Sprint("-max-read-bytes=", c.MaxReadBytes),
-	}
+	return append([]string{"-sandbox", "danger-full-access", "-log-level", "debug"}, fixture.ConfigFlags(testkit.PTYConfig())...)
 }
 
-// startHost runs ptyhost with args and waits until it serves. Cleanup ends
-// it (SIGCONT first, for a stopped one; SIGTERM, which closes its sessions;
-// SIGKILL after a bound) and waits for it: no process outlives the test.
-func startHost(t *testing.T, args ...string) *hostProc {
+// startHost runs a loopback ptyhost (fixture.Loopback) with hostFlags and
+// args; see fixture.StartHost.
+func startHost(t *testing.T, args ...string) *fixture.Host {
 	t.Helper()
-	return startHostTLS(t, append([]string{"-listen", "127.0.0.1:0", "-insecure"}, args...)...)
+	return startHostTLS(t, fixture.Loopback(args...)...)
 }
 
 // startHostTLS is startHost without the insecure loopback defaults.
-func startHostTLS(t *testing.T, args ...string) *hostProc {
+func startHostTLS(t *testing.T, args ...string) *fixture.Host {
 	t.Helper()
-	cmd := exec.Command(ptyhostBin(t), append(hostFlags(), args...)...)
-	h := &hostProc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan struct{})}
-	cmd.Stderr = h.stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addrCh := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "ptyhost listening on "); ok {
-				addrCh <- a
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	go func() {
-		_ = cmd.Wait()
-		close(h.done)
-	}()
-	t.Cleanup(func() { h.stop(t) })
-	select {
-	case h.addr = <-addrCh:
-	case <-h.done:
-		t.Fatalf("ptyhost exited before serving: %s", h.stderr)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("ptyhost did not serve within 30s: %s", h.stderr)
-	}
-	return h
-}
-
-func (h *hostProc) stop(t *testing.T) {
-	select {
-	case <-h.done:
-		return
-	default:
-	}
-	_ = h.cmd.Process.Signal(syscall.SIGCONT)
-	_ = h.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-h.done:
-	case <-time.After(15 * time.Second):
-		t.Errorf("ptyhost ignored SIGTERM for 15s; killing it. Its log:\n%s", h.stderr)
-		_ = h.cmd.Process.Kill()
-		<-h.done
-	}
-}
-
-// kill9 kills the host at once.
-func (h *hostProc) kill9(t *testing.T) {
-	t.Helper()
-	if err := h.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-h.done
+	return fixture.StartHost(t, append(hostFlags(), args...)...)
 }
 
 // newClient starts a client Service with the hosts registered as h0, h1,
 // ... (insecure, loopback).
-func newClient(t *testing.T, hosts ...*hostProc) (*actors.Service, messages.Owner) {
+func newClient(t *testing.T, hosts ...*fixture.Host) (*actors.Service, messages.Owner) {
 	t.Helper()
 	return newClientWith(t, func(svc *actors.Service) error {
 		for i, h := range hosts {
-			if err := rc(svc).RegisterHost(testkit.Ctx(t), hostName(i), h.addr, nil, remote.HostInsecure()); err != nil {
+			if err := rc(svc).RegisterHost(testkit.Ctx(t), hostName(i), h.Addr(), nil, remote.HostInsecure()); err != nil {
 				return err
 			}
 		}
@@ -254,25 +148,11 @@ func newClient(t *testing.T, hosts ...*hostProc) (*actors.Service, messages.Owne
 // register, and opens an owner.
 func newClientWith(t *testing.T, register func(*actors.Service) error) (*actors.Service, messages.Owner) {
 	t.Helper()
-	svc, err := actors.NewService(actors.Options{Config: testkit.PTYConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil && !errors.Is(err, messages.ErrHostLost) {
-			t.Errorf("client shutdown: %v", err)
-		}
-	})
+	svc := fixture.Service(t, fixture.Options{Tolerate: []error{messages.ErrHostLost}})
 	if err := register(svc); err != nil {
 		t.Fatal(err)
 	}
-	o, err := svc.NewOwner(testkit.Ctx(t), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, o
+	return svc, fixture.Owner(t, svc, "test")
 }
 
 func hostName(i int) string { return fmt.Sprintf("h%d", i) }

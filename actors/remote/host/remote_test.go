@@ -19,7 +19,7 @@ func TestRemoteSessionKeepsStateAndExitCodes(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
 	if err != nil {
-		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.stderr)
+		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.Stderr())
 	}
 	if sh.PID() == 0 || !strings.HasPrefix(string(sh.ID()), "pty-") {
 		t.Fatalf("info %+v", sh.Info())
@@ -55,7 +55,7 @@ func TestRemoteErrorsNameTheClientsID(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
 	if err != nil {
-		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.stderr)
+		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.Stderr())
 	}
 	gate, release := fifoGate(t)
 	op, err := sh.StartSend(ctx, messages.SendRequest{Text: "read _ < " + gate + "; echo released", Submit: true})

@@ -22,6 +22,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -196,10 +197,10 @@ type clientProc struct {
 	done   chan struct{}
 }
 
-func startClient(t *testing.T, h *hostProc, script string, env ...string) *clientProc {
+func startClient(t *testing.T, h *fixture.Host, script string, env ...string) *clientProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), clientEnv+"="+script, "PTYACTOR_HOST_ADDR="+h.addr), env...)
+	cmd.Env = append(append(os.Environ(), clientEnv+"="+script, "PTYACTOR_HOST_ADDR="+h.Addr()), env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
@@ -362,7 +363,7 @@ func TestClientKilledThenResumed(t *testing.T) {
 	if len(before) >= counterLines {
 		t.Fatalf("the counter ended before the client was killed: %d lines", len(before))
 	}
-	if strings.Contains(h.stderr.String(), token) {
+	if strings.Contains(h.Stderr(), token) {
 		t.Fatal("the host logged a resume token")
 	}
 
@@ -484,14 +485,14 @@ func TestResumeBoundToCertificate(t *testing.T) {
 
 	good := &tls.Config{Certificates: []tls.Certificate{certA.pair}, RootCAs: ca.pool}
 	svc, _ := newClientWith(t, func(svc *actors.Service) error {
-		return rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.addr, good)
+		return rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.Addr(), good)
 	})
 	rs, after := resumeAndRead(t, svc, token, id, cursor)
 	checkCounter(t, append(before, after...))
 	if res, err := rs.Latest.Result(testkit.Ctx(t)); err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
 		t.Fatalf("the in-flight send's result: %+v %v", res, err)
 	}
-	if strings.Contains(h.stderr.String(), token) {
+	if strings.Contains(h.Stderr(), token) {
 		t.Fatal("the host logged a resume token")
 	}
 }
