@@ -13,12 +13,12 @@ import (
 func TestHostTerminals(t *testing.T) {
 	// python3's start may outlast the host's default silence tier (3 s) on
 	// a loaded machine; only the exact tier may settle it here.
-	a, host := startPtyhost(t, "-idle-silence-ms", "30000")
-	c, _, _ := stdioServer(t, "-host", a, "-host-insecure")
+	host := startPtyhost(t, "-idle-silence-ms", "30000")
+	c, _, _ := stdioServer(t, "-host", host.Addr(), "-host-insecure")
 	open := c.call(tools.TerminalOpen, obj{})
 	id, pid := open.S["sessionId"].(string), int(open.S["pid"].(float64))
-	if st, err := linux.ReadStat(linux.FS{}, pid); err != nil || st.PPID != host.Process.Pid {
-		t.Fatalf("shell %d: %+v %v, want the host's (%d) child", pid, st, err, host.Process.Pid)
+	if st, err := linux.ReadStat(linux.FS{}, pid); err != nil || st.PPID != host.Pid() {
+		t.Fatalf("shell %d: %+v %v, want the host's (%d) child", pid, st, err, host.Pid())
 	}
 	r := c.call(tools.TerminalSend, obj{"sessionId": id, "text": "python3 -q"})
 	if r.S["reader"] != "python3" || r.S["cause"] != "input" {

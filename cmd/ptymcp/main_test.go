@@ -10,8 +10,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
@@ -28,6 +30,7 @@ var checker *leakcheck.Checker
 func TestMain(m *testing.M) {
 	code := leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker = c })
 	cleanupBinary()
+	fixture.RemoveBinaries()
 	os.Exit(code)
 }
 
@@ -53,20 +56,7 @@ func newInproc(t testing.TB, opts tools.Options) *inproc {
 // newInprocWith is newInproc over a local backend with lopts (a sandbox).
 func newInprocWith(t testing.TB, opts tools.Options, lopts local.Options) *inproc {
 	t.Helper()
-	svc, err := actors.NewService(actors.Options{Config: testConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), local.New(lopts)); err != nil {
-		t.Fatal(err)
-	}
+	svc := fixture.Service(t, fixture.Options{Config: testConfig(), Backends: []backend.Backend{local.New(lopts)}})
 	ts, err := tools.New(svc, opts)
 	if err != nil {
 		t.Fatal(err)

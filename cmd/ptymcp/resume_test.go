@@ -1,71 +1,32 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
-// startPtyhost runs a loopback ptyhost (built once per run); cleanup ends
-// it with SIGTERM (it closes its sessions) and waits for it.
-func startPtyhost(t *testing.T, args ...string) (addr string, host *exec.Cmd) {
+// startPtyhost runs a loopback ptyhost without logs; see
+// fixture.StartHost.
+func startPtyhost(t *testing.T, args ...string) *fixture.Host {
 	t.Helper()
-	host = exec.Command(command(t, "ptyhost", "../ptyhost"), append([]string{"-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled"}, args...)...)
-	out, err := host.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	addrs := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "ptyhost listening on "); ok {
-				addrs <- a
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-		_ = host.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = host.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			t.Error("ptyhost ignored SIGTERM for 15s")
-			_ = host.Process.Kill()
-			<-exited
-		}
-	})
-	select {
-	case addr = <-addrs:
-	case <-exited:
-		t.Fatal("ptyhost exited before serving")
-	case <-time.After(30 * time.Second):
-		t.Fatal("ptyhost did not serve")
-	}
-	return addr, host
+	return fixture.StartHost(t, fixture.Loopback(append([]string{"-log-level", "disabled"}, args...)...)...)
 }
 
 // ptymcp -resume-file: the end of the stdio connection detaches the
 // owner; the next ptymcp with the same file gets its terminals back, with
 // the same ids and state.
 func TestResumeFileKeepsTerminals(t *testing.T) {
-	addr, _ := startPtyhost(t, "-client-grace", "1m")
+	addr := startPtyhost(t, "-client-grace", "1m").Addr()
 	file := filepath.Join(t.TempDir(), "resume.json")
 	args := []string{"-host", addr, "-host-insecure", "-resume-file", file}
 
@@ -142,7 +103,7 @@ func TestResumeFileChecks(t *testing.T) {
 // that ends first says timeout (not that a send is active), and the next
 // returns the send's output and its exit code once it settles.
 func TestResumedWaitFollowsTheSendInFlight(t *testing.T) {
-	addr, _ := startPtyhost(t, "-client-grace", "1m")
+	addr := startPtyhost(t, "-client-grace", "1m").Addr()
 	file := filepath.Join(t.TempDir(), "resume.json")
 	args := []string{"-host", addr, "-host-insecure", "-resume-file", file}
 	gate := newGate(t)
