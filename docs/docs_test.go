@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -120,11 +120,7 @@ func lookup(t *testing.T, rel string) pkg {
 
 // TestToolTable holds the README's tool table to the tool schemas.
 func TestToolTable(t *testing.T) {
-	svc, err := actors.NewService(actors.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	svc := fixture.Service(t, fixture.Options{Config: messages.DefaultConfig()})
 	ts, err := tools.New(svc, tools.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
 // FuzzToolArgs calls every tool with arbitrary argument bytes. Whatever
@@ -76,21 +77,9 @@ type argRig struct {
 
 func newArgRig(tb testing.TB) *argRig {
 	tb.Helper()
-	svc, err := actors.NewService(actors.Options{Config: messages.DefaultConfig()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			tb.Errorf("Shutdown: %v", err)
-		}
-	})
-	if _, err := svc.RegisterBackend(context.Background(), echoBackend{}); err != nil {
-		tb.Fatal(err)
-	}
+	svc := fixture.Service(tb, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{echoBackend{}}})
 	r := &argRig{svc: svc}
+	var err error
 	if r.small, err = New(svc, Options{MaxResultBytes: MinMaxResultBytes + 36}); err != nil {
 		tb.Fatal(err)
 	}

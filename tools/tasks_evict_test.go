@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
 // offsetClock is the system clock moved forward by hand (timers stay real).
@@ -38,30 +40,14 @@ func (c *offsetClock) advance(d time.Duration) {
 // with TASK_EVICTED; an unknown id stays "unknown task".
 func TestTaskOutputEvicted(t *testing.T) {
 	clk := &offsetClock{}
-	svc, err := actors.NewService(actors.Options{Config: messages.DefaultConfig(), Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := fixture.Service(t, fixture.Options{Config: messages.DefaultConfig(), Clock: clk, Backends: []backend.Backend{echoBackend{}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
-	if _, err := svc.RegisterBackend(ctx, echoBackend{}); err != nil {
-		t.Fatal(err)
-	}
 	ts, err := New(svc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner, err := svc.NewOwner(ctx, "agent")
-	if err != nil {
-		t.Fatal(err)
-	}
+	owner := fixture.Owner(t, svc, "agent")
 	sp, err := svc.Spawn(ctx, owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)

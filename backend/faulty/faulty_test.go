@@ -13,6 +13,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
@@ -33,10 +34,7 @@ type rig struct {
 
 func newRig(t *testing.T, b *faulty.Backend) *rig {
 	t.Helper()
-	svc, err := actors.NewService(actors.Options{Config: testkit.Config()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Tolerate: []error{errInjected}})
 	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]actors.EventSendSettled{}}
 	sub := svc.System().EventStream.Subscribe(func(e any) {
 		if ev, ok := e.(*actors.EventSendSettled); ok {
@@ -45,20 +43,11 @@ func newRig(t *testing.T, b *faulty.Backend) *rig {
 			r.mu.Unlock()
 		}
 	})
-	t.Cleanup(func() {
-		svc.System().EventStream.Unsubscribe(sub)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil && !errors.Is(err, errInjected) {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
+	t.Cleanup(func() { svc.System().EventStream.Unsubscribe(sub) }) // before the Shutdown
 	if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
 		t.Fatal(err)
 	}
-	if r.owner, err = svc.NewOwner(testkit.Ctx(t), "faulty-test"); err != nil {
-		t.Fatal(err)
-	}
+	r.owner = fixture.Owner(t, svc, "faulty-test")
 	return r
 }
 
@@ -849,22 +838,8 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 		}
 		return faulty.Echo(line)
 	}))
-	svc, err := actors.NewService(actors.Options{Config: testkit.Config(), Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := svc.Shutdown(testkit.Ctx(t)); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
-		t.Fatal(err)
-	}
-	owner, err := svc.NewOwner(testkit.Ctx(t), "clock")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Clock: clock, Backends: []backend.Backend{b}})
+	owner := fixture.Owner(t, svc, "clock")
 	s, err := svc.Spawn(testkit.Ctx(t), owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
