@@ -4,7 +4,6 @@ package teardown
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -20,8 +19,9 @@ import (
 	"github.com/ptyactor/ptyactor/probes/linux"
 )
 
-// watchdog bounds every blocking step of a test, so a broken teardown fails
-// instead of hanging the suite.
+// watchdog bounds every wait of a test (testkit.WaitFor, a read), so a
+// broken teardown fails instead of hanging the suite; calls run under
+// testkit.Ctx.
 const watchdog = 10 * time.Second
 
 // testGrace keeps the real-process tests fast; the TERM phase of a tree with
@@ -118,26 +118,8 @@ func quiet(id linux.Identity) bool {
 	return err == nil && (s.StartTime != id.StartTime || !s.Alive())
 }
 
-// waitFor polls cond until it holds or the watchdog fires.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(watchdog)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func realOpts(t *testing.T) Options {
 	return Options{Grace: testGrace, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)}
-}
-
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 func stat(t *testing.T, pid int) linux.Stat {

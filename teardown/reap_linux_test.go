@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // forkChild starts sleep as a child of this process that os/exec knows
@@ -44,7 +45,7 @@ func TestReapOnlyCapturedZombieChildren(t *testing.T) {
 	if err := (ProcSignaler{}).Signal(id, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the child to become a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
+	testkit.WaitFor(t, watchdog, "the child to become a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
 
 	// Another identity for the same pid (a recycled pid) is never reaped.
 	r.seen = []linux.Identity{{PID: id.PID, StartTime: id.StartTime + 1}}
@@ -83,12 +84,12 @@ func TestReapLeavesOtherChildren(t *testing.T) {
 	id := identity(t, cmd.Process.Pid)
 	track(id, "os/exec child")
 	_ = cmd.Process.Kill()
-	waitFor(t, "the os/exec child to become a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
+	testkit.WaitFor(t, watchdog, "the os/exec child to become a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
 	captured := forkChild(t)
 	if err := (ProcSignaler{}).Signal(captured, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the captured child to become a zombie", func() bool { return stat(t, captured.PID).State == 'Z' })
+	testkit.WaitFor(t, watchdog, "the captured child to become a zombie", func() bool { return stat(t, captured.PID).State == 'Z' })
 	r := newRun(linux.Identity{PID: 2}, Options{})
 	r.seen = []linux.Identity{captured}
 	if got := r.reap(); !slices.Equal(got, []int{captured.PID}) {
@@ -132,7 +133,7 @@ func TestReapMembers(t *testing.T) {
 		if err := (ProcSignaler{}).Signal(id, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
+		testkit.WaitFor(t, watchdog, "a zombie", func() bool { return stat(t, id.PID).State == 'Z' })
 	}
 	if got, err := ReapMembers(nil, func(int) bool { return false }); err != nil || len(got) != 0 {
 		t.Fatalf("ReapMembers of no session = %v, %v", got, err)
@@ -153,7 +154,7 @@ func TestReapMembers(t *testing.T) {
 // threads run on: /proc reads it as a zombie.
 func waitLeaderExited(t *testing.T, pid int) {
 	t.Helper()
-	waitFor(t, "the helper's main thread to exit alone", func() bool {
+	testkit.WaitFor(t, watchdog, "the helper's main thread to exit alone", func() bool {
 		s := stat(t, pid)
 		return s.State == 'Z' && s.Threads > 1
 	})
@@ -169,7 +170,7 @@ func TestTreeKillsALeaderThatExitedAlone(t *testing.T) {
 	track(id, "leaderexit helper")
 	waitLeaderExited(t, pid)
 
-	rep, err := Tree(testContext(t), root.id, realOpts(t))
+	rep, err := Tree(testkit.Ctx(t), root.id, realOpts(t))
 	if err != nil {
 		t.Fatalf("Tree: %v (report %+v)", err, rep)
 	}
@@ -197,7 +198,7 @@ func TestReapWaitsForTheLastThread(t *testing.T) {
 	track(id, "leaderexit helper")
 	t.Cleanup(func() {
 		_ = ProcSignaler{}.Signal(id, syscall.SIGKILL)
-		waitFor(t, "the helper's threads to end", func() bool { return quiet(id) })
+		testkit.WaitFor(t, watchdog, "the helper's threads to end", func() bool { return quiet(id) })
 		_, _ = reapChild(pid)
 	})
 	waitLeaderExited(t, pid)
@@ -210,7 +211,7 @@ func TestReapWaitsForTheLastThread(t *testing.T) {
 	if err := (ProcSignaler{}).Signal(id, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the helper's last thread to end", func() bool { return quiet(id) })
+	testkit.WaitFor(t, watchdog, "the helper's last thread to end", func() bool { return quiet(id) })
 	if got := r.reap(); !slices.Equal(got, []int{pid}) {
 		t.Fatalf("reap = %v, want [%d]", got, pid)
 	}

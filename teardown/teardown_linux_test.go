@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // treeScript is a session's shell with every kind of member teardown must
@@ -52,7 +53,7 @@ func TestTreeRealProcessTree(t *testing.T) {
 
 	// Wait until each member is in the shape the test is about.
 	waitIgnoresTERM(t, pids["ignterm"])
-	waitFor(t, "double fork to re-parent away", func() bool {
+	testkit.WaitFor(t, watchdog, "double fork to re-parent away", func() bool {
 		stats, err := linux.ListStats(linux.FS{})
 		if err != nil {
 			t.Fatal(err)
@@ -64,8 +65,8 @@ func TestTreeRealProcessTree(t *testing.T) {
 		}
 		return true
 	})
-	waitFor(t, "setsid child in its own session", func() bool { return stat(t, pids["setsid"]).Session == pids["setsid"] })
-	waitFor(t, "forker to fork", func() bool {
+	testkit.WaitFor(t, watchdog, "setsid child in its own session", func() bool { return stat(t, pids["setsid"]).Session == pids["setsid"] })
+	testkit.WaitFor(t, watchdog, "forker to fork", func() bool {
 		stats, _ := linux.ListStats(linux.FS{})
 		return len(Descendants(stats, pids["forker"])) > 0
 	})
@@ -94,7 +95,7 @@ func TestTreeRealProcessTree(t *testing.T) {
 	}
 
 	start := time.Now()
-	rep, err := Tree(testContext(t), root.id, realOpts(t))
+	rep, err := Tree(testkit.Ctx(t), root.id, realOpts(t))
 	t.Logf("Tree took %v; killed %d processes", time.Since(start), len(rep.Killed))
 	if err != nil {
 		t.Fatalf("Tree: %v (report %+v)", err, rep)
@@ -172,7 +173,7 @@ func TestTreeRealSurvivorThenRetry(t *testing.T) {
 	opts := realOpts(t)
 	opts.Grace = 100 * time.Millisecond
 	opts.Signaler = refusing{pid: child, inner: ProcSignaler{}}
-	rep, err := Tree(testContext(t), root.id, opts)
+	rep, err := Tree(testkit.Ctx(t), root.id, opts)
 	var se *SurvivorsError
 	if !errors.As(err, &se) || !errors.Is(err, ErrSurvivors) || !slices.Equal(se.Survivors, []int{child}) {
 		t.Fatalf("Tree = %+v, %v; want *SurvivorsError{[%d]}", rep, err, child)
@@ -181,7 +182,7 @@ func TestTreeRealSurvivorThenRetry(t *testing.T) {
 		t.Fatal("the refused child is gone")
 	}
 
-	rep, err = Tree(testContext(t), root.id, realOpts(t))
+	rep, err = Tree(testkit.Ctx(t), root.id, realOpts(t))
 	if err != nil || !slices.Equal(rep.Killed, []int{child}) {
 		t.Fatalf("retry: %+v, %v", rep, err)
 	}
@@ -216,7 +217,7 @@ func TestTreeRealCancel(t *testing.T) {
 	waitIgnoresTERM(t, child)
 
 	cause := errors.New("shutting down")
-	ctx, cancel := context.WithCancelCause(testContext(t))
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
 	defer cancel(nil)
 	opts := realOpts(t)
 	opts.Grace = time.Minute
@@ -232,7 +233,7 @@ func TestTreeRealCancel(t *testing.T) {
 		t.Fatalf("cancel took %v, the whole grace", d)
 	}
 	// Cancelling still sends SIGKILL; the TERM-ignoring child dies.
-	waitFor(t, "child to die after cancel", func() bool { return quiet(id) })
+	testkit.WaitFor(t, watchdog, "child to die after cancel", func() bool { return quiet(id) })
 	root.stop(t)
 }
 
@@ -249,7 +250,7 @@ func TestTreeRealRootExitsDuringTeardown(t *testing.T) {
 	waitIgnoresTERM(t, pids["child"])
 	reaped := make(chan error, 1)
 	go func() { reaped <- root.cmd.Wait() }()
-	rep, err := Tree(testContext(t), root.id, realOpts(t))
+	rep, err := Tree(testkit.Ctx(t), root.id, realOpts(t))
 	select {
 	case <-reaped:
 	case <-time.After(watchdog):

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // portableScript is a session's shell with the members both Linux and
@@ -42,12 +43,12 @@ func TestTreeRealPortable(t *testing.T) {
 	waitIgnoresTERM(t, pids["ignterm"])
 	// The double fork's middle process exits, so "double" is found only as
 	// a member of the root's session, not as a descendant.
-	waitFor(t, "double fork to re-parent away", func() bool { return stat(t, pids["double"]).PPID != root.id.PID })
+	testkit.WaitFor(t, watchdog, "double fork to re-parent away", func() bool { return stat(t, pids["double"]).PPID != root.id.PID })
 	if s := stat(t, pids["double"]); s.Session != root.id.PID {
 		t.Fatalf("double fork = %+v; want it in session %d", s, root.id.PID)
 	}
 
-	rep, err := Tree(testContext(t), root.id, realOpts(t))
+	rep, err := Tree(testkit.Ctx(t), root.id, realOpts(t))
 	if err != nil {
 		t.Fatalf("Tree: %v (report %+v)", err, rep)
 	}
@@ -81,11 +82,11 @@ func TestTreeRealStoppedMember(t *testing.T) {
 	pid := root.readPids(t, "stopped")["stopped"]
 	id := identity(t, pid)
 	track(id, "stopped")
-	waitFor(t, "helper to stop itself", func() bool { return stat(t, pid).State == 'T' })
+	testkit.WaitFor(t, watchdog, "helper to stop itself", func() bool { return stat(t, pid).State == 'T' })
 
 	opts := realOpts(t)
 	opts.Grace = watchdog / 2
-	rep, err := Tree(testContext(t), root.id, opts)
+	rep, err := Tree(testkit.Ctx(t), root.id, opts)
 	if err != nil {
 		t.Fatalf("Tree: %v (report %+v)", err, rep)
 	}
@@ -112,7 +113,7 @@ func TestTreeRealStoppedMember(t *testing.T) {
 // an ignored signal stays ignored across exec).
 func waitIgnoresTERM(t *testing.T, pid int) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("pid %d to ignore SIGTERM", pid), func() bool {
+	testkit.WaitFor(t, watchdog, fmt.Sprintf("pid %d to ignore SIGTERM", pid), func() bool {
 		if runtime.GOOS != "linux" {
 			return stat(t, pid).Comm == "sleep"
 		}
