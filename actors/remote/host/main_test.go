@@ -31,21 +31,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(forgerEnv) != "" {
 		helperForger() // a forger of host replies (forge_test.go)
 	}
-	code := 0
-	func() {
-		defer fixture.RemoveBinaries()
-		goleak.VerifyTestMain(exitCode{m, &code})
-	}()
-	os.Exit(code)
+	// goleak exits through its Cleanup: a deferred removal would never run.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		fixture.RemoveBinaries()
+		os.Exit(code)
+	}))
 }
-
-// exitCode lets TestMain clean up after goleak.VerifyTestMain, which exits.
-type exitCode struct {
-	m    *testing.M
-	code *int
-}
-
-func (e exitCode) Run() int { *e.code = e.m.Run(); return *e.code }
 
 // isolatedEnv marks a child process running one test (see isolate).
 const isolatedEnv = "PTYACTOR_HOST_TEST_ISOLATED"
