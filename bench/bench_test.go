@@ -11,26 +11,17 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
 func newService(b testing.TB, cfg messages.Config) (*actors.Service, messages.Owner) {
 	b.Helper()
-	svc, err := actors.NewService(actors.Options{Config: cfg})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
-	ctx := context.Background()
-	if _, err := svc.RegisterBackend(ctx, local.New(local.Options{})); err != nil {
-		b.Fatal(err)
-	}
-	o, err := svc.NewOwner(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return svc, o
+	// ErrHostLost: the remote benchmarks kill hosts.
+	svc := fixture.Service(b, fixture.Options{Config: cfg, Backends: []backend.Backend{local.New(local.Options{})}, Tolerate: []error{messages.ErrHostLost}})
+	return svc, fixture.Owner(b, svc, "bench")
 }
 
 // reportMedian adds the median per-op latency, robust against the noisy

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/leakcheck"
 )
 
@@ -13,5 +14,7 @@ import (
 const runVar = "PA_BENCH_TEST_RUN"
 
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m, runVar, func(*leakcheck.Checker) {}))
+	code := leakcheck.Main(m, runVar, func(*leakcheck.Checker) {})
+	fixture.RemoveBinaries()
+	os.Exit(code)
 }

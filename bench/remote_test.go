@@ -1,14 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,96 +16,26 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
 // Sessions on a session host (ptyhost) over loopback, against local
 // sessions of the same service in the same run. The host is a separate
 // process built here. Run with -bench only; see README "Many machines".
 
-var (
-	hostBinOnce sync.Once
-	hostBin     string
-	hostBinErr  error
-)
-
-// ptyhostBin builds cmd/ptyhost once per run.
-func ptyhostBin(b testing.TB) string {
+// startBenchHost runs a loopback ptyhost without logs or client grace;
+// see fixture.StartHost.
+func startBenchHost(b testing.TB) *fixture.Host {
 	b.Helper()
-	hostBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ptyactor-bench-")
-		if err != nil {
-			hostBinErr = err
-			return
-		}
-		hostBin = filepath.Join(dir, "ptyhost")
-		if out, err := exec.Command("go", "build", "-o", hostBin, "github.com/ptyactor/ptyactor/cmd/ptyhost").CombinedOutput(); err != nil {
-			hostBinErr = fmt.Errorf("go build ptyhost: %v\n%s", err, out)
-		}
-	})
-	if hostBinErr != nil {
-		b.Fatal(hostBinErr)
-	}
-	return hostBin
-}
-
-// benchHost is a running ptyhost.
-type benchHost struct {
-	cmd  *exec.Cmd
-	addr string
-	done chan struct{}
-}
-
-// startBenchHost runs a loopback ptyhost; cleanup ends it with SIGTERM
-// (it closes its sessions) and waits.
-func startBenchHost(b testing.TB) *benchHost {
-	b.Helper()
-	cmd := exec.Command(ptyhostBin(b), "-listen", "127.0.0.1:0", "-insecure", "-sandbox", "danger-full-access", "-log-level", "disabled", "-client-grace", "0s")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	h := &benchHost{cmd: cmd, done: make(chan struct{})}
-	addrs := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "ptyhost listening on "); ok {
-				addrs <- a
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-		_ = cmd.Wait()
-		close(h.done)
-	}()
-	b.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-h.done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-h.done
-		}
-	})
-	select {
-	case h.addr = <-addrs:
-	case <-h.done:
-		b.Fatal("ptyhost exited before serving")
-	case <-time.After(30 * time.Second):
-		b.Fatal("ptyhost did not serve")
-	}
-	return h
+	return fixture.StartHost(b, fixture.Loopback("-log-level", "disabled", "-client-grace", "0s")...)
 }
 
 // remoteService is newService with hosts registered as h0, h1, ...
-func remoteService(b testing.TB, hosts ...*benchHost) (*actors.Service, messages.Owner) {
+func remoteService(b testing.TB, hosts ...*fixture.Host) (*actors.Service, messages.Owner) {
 	b.Helper()
 	svc, o := newService(b, messages.DefaultConfig())
 	for i, h := range hosts {
-		if err := rc(svc).RegisterHost(context.Background(), fmt.Sprintf("h%d", i), h.addr, nil, remote.HostInsecure()); err != nil {
+		if err := rc(svc).RegisterHost(context.Background(), fmt.Sprintf("h%d", i), h.Addr(), nil, remote.HostInsecure()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -269,7 +195,7 @@ func BenchmarkRemoteHostLoss(b *testing.B) {
 		h := startBenchHost(b)
 		name := fmt.Sprintf("lost%d", i)
 		i++
-		if err := rc(svc).RegisterHost(ctx, name, h.addr, nil, remote.HostInsecure()); err != nil {
+		if err := rc(svc).RegisterHost(ctx, name, h.Addr(), nil, remote.HostInsecure()); err != nil {
 			b.Fatal(err)
 		}
 		sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: name})
@@ -289,11 +215,11 @@ func BenchmarkRemoteHostLoss(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		_ = h.cmd.Process.Kill()
+		_ = h.Signal(syscall.SIGKILL)
 		_, err = op.Result(ctx)
 		took = append(took, time.Since(t0))
 		b.StopTimer()
-		<-h.done
+		<-h.Done()
 		if !errors.Is(err, messages.ErrHostLost) {
 			b.Fatalf("send on a killed host: %v", err)
 		}

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
 // BenchmarkRuntimeSend measures the runtime's own share of a send: the
@@ -17,20 +18,9 @@ import (
 // session answers a line at once with its echo and a verified prompt, so
 // what is left is the actors' path. allocs/op counts the whole path.
 func BenchmarkRuntimeSend(b *testing.B) {
-	svc, err := actors.NewService(actors.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	svc := fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{faulty.New("shell")}})
 	ctx := context.Background()
-	if _, err := svc.RegisterBackend(ctx, faulty.New("shell")); err != nil {
-		b.Fatal(err)
-	}
-	o, err := svc.NewOwner(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	sh, err := svc.Spawn(ctx, fixture.Owner(b, svc, "bench"), messages.SpawnRequest{})
 	if err != nil {
 		b.Fatal(err)
 	}

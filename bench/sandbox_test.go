@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/sandbox"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
 // The sandbox benchmarks price bubblewrap against danger-full-access in the
@@ -29,22 +31,9 @@ func newSandboxService(b *testing.B) (svc *actors.Service, full, sandboxed messa
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err = actors.NewService(actors.Options{Config: messages.DefaultConfig()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
-	ctx := context.Background()
 	be := local.New(local.Options{Policy: policy, Sandbox: sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})})
-	if _, err := svc.RegisterBackend(ctx, be); err != nil {
-		b.Fatal(err)
-	}
-	if full, err = svc.NewOwner(ctx, "full"); err != nil {
-		b.Fatal(err)
-	}
-	if sandboxed, err = svc.NewOwner(ctx, "sandboxed"); err != nil {
-		b.Fatal(err)
-	}
+	svc = fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{be}})
+	full, sandboxed = fixture.Owner(b, svc, "full"), fixture.Owner(b, svc, "sandboxed")
 	if err := policy.SetMode(full, sandbox.DangerFullAccess); err != nil {
 		b.Fatal(err)
 	}

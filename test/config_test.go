@@ -79,8 +79,14 @@ func TestConfigValidate(t *testing.T) {
 	if svc, err := actors.NewService(actors.Options{Config: bad}); !errors.Is(err, messages.ErrInvalidArgument) || svc != nil {
 		t.Errorf("NewService with timeoutMs 0: %v", err)
 	}
-	svc := newService(t, messages.Config{})
+	svc, err := actors.NewService(actors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if svc.Config() != messages.DefaultConfig() {
 		t.Errorf("zero config became %+v, want the defaults", svc.Config())
+	}
+	if err := svc.Shutdown(testkit.Ctx(t)); err != nil {
+		t.Errorf("Shutdown: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -10,27 +9,12 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
-
-// newService starts a runtime that is shut down when the test ends.
-func newService(t testing.TB, cfg messages.Config) *actors.Service {
-	t.Helper()
-	svc, err := actors.NewService(actors.Options{Config: cfg})
-	if err != nil {
-		t.Fatalf("NewService: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
-	return svc
-}
 
 // harness is one test's runtime, local backend and owner. Every process the
 // backend starts carries the test's tag in its environment; when the test
@@ -47,15 +31,8 @@ func newHarness(t testing.TB, cfg messages.Config, opts local.Options) *harness 
 	h := &harness{t: t, tag: randHex(8)}
 	// Registered before the service's cleanup, so it runs after Shutdown.
 	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
-	h.svc = newService(t, cfg)
-	if _, err := h.svc.RegisterBackend(testkit.Ctx(t), local.New(h.options(opts))); err != nil {
-		t.Fatalf("RegisterBackend: %v", err)
-	}
-	o, err := h.svc.NewOwner(testkit.Ctx(t), t.Name())
-	if err != nil {
-		t.Fatalf("NewOwner: %v", err)
-	}
-	h.owner = o
+	h.svc = fixture.Service(t, fixture.Options{Config: cfg, Backends: []backend.Backend{local.New(h.options(opts))}})
+	h.owner = fixture.Owner(t, h.svc, t.Name())
 	return h
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -81,7 +82,7 @@ func containsString(v reflect.Value, needle string, depth int, seen map[uintptr]
 func TestMessageDriven(t *testing.T) {
 	h := &harness{t: t, tag: randHex(8)}
 	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
-	svc := newService(t, testkit.PTYConfig())
+	svc := fixture.Service(t, fixture.Options{Config: testkit.PTYConfig()})
 	sys, pid := svc.System(), svc.PID()
 
 	var (
