@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
 )
 
 // Backend starts sessions of one type. Backends report facts (output pending,
@@ -231,4 +232,16 @@ type Session interface {
 	// Close tears the session's process tree down and reports what it
 	// killed. On failure it returns *CleanupError and may be called again.
 	Close(ctx context.Context, reason string) (messages.CloseReport, error)
+}
+
+// Recorder is a session that keeps the session's numbered event stream
+// (record.Event): the backend numbers what crosses the terminal where the
+// bytes arrive; the runtime adds what only it knows (a send's start and
+// settle, marks, signals) with Note, which numbers the event after
+// everything the stream already holds and returns its sequence.
+type Recorder interface {
+	Note(ev record.Event) uint64
+	// Events returns the kept events after seq, oldest first, and whether
+	// some after seq are no longer kept.
+	Events(seq uint64) ([]record.Event, bool)
 }

@@ -31,6 +31,7 @@ func (s *session) wait() {
 	}
 	s.mu.Lock()
 	s.exit.status = st
+	s.stream.exited(st)
 	s.mu.Unlock()
 	close(s.waitDone)
 	// Wake the pump: it drains what the shell wrote before exiting and

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/ptyactor/ptyactor/record"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +23,8 @@ func (s *session) Write(ctx context.Context, p []byte) error {
 		_ = s.master.SetWriteDeadline(time.Now())
 		close(fired)
 	})
-	_, err := s.master.Write(p)
+	n, err := s.master.Write(p)
+	s.recordInput(p[:n])
 	if !stop() {
 		// The callback started: wait until it set its deadline before
 		// clearing it, or a late deadline would fail the next write.
@@ -80,5 +83,14 @@ func (s *session) TryWrite(p []byte) (int, error) {
 	if err == nil {
 		err = werr
 	}
+	s.recordInput(p[:n])
 	return n, err
+}
+
+// recordInput numbers what reached the terminal as the agent's input; at a
+// secret prompt, only its length.
+func (s *session) recordInput(p []byte) {
+	if len(p) > 0 {
+		s.stream.input(p, record.SourceAgent, s.secretMode())
+	}
 }

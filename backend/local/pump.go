@@ -196,11 +196,15 @@ func (s *session) reportExit() {
 func (s *session) consume(p []byte) {
 	s.mu.Lock()
 	s.feed(p)
+	// Numbered under mu, after the emulator took it: a screen read then
+	// names the newest output it shows.
+	s.stream.output(p)
 	collecting, epoch := s.send.collecting, s.epoch
 	var fact *backend.PromptFact
 	if s.prompt.complete() && !s.prompt.reported {
 		s.prompt.reported = true
 		fact = &backend.PromptFact{Epoch: s.epoch, ExitCode: s.prompt.code}
+		s.stream.prompt(s.prompt.code)
 	}
 	s.mu.Unlock()
 	// Parsed: the read is over for the exact tier's drained check, which

@@ -78,6 +78,7 @@ type session struct {
 	send   sendOutput     // where the current send's output lies in the transcript
 	exit   shellExit      // how the shell ended, and whether that was reported
 
+	stream  *stream       // the numbered events, under their own lock (taken after mu)
 	replies replyQueue    // answers to terminal queries, under their own lock
 	kids    childrenFiles // the children files Leftovers reads, under their own lock
 	closing closeState    // one Close at a time, and its report once done
@@ -203,6 +204,7 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		pumpDone: make(chan struct{}),
 		waitDone: make(chan struct{}),
 		prompt:   newPromptTracker(nonce),
+		stream:   newStream(nil, nil),
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
 		send: sendOutput{collecting: true},

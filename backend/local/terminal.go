@@ -51,7 +51,11 @@ func (s *session) Resize(rows, cols int) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.screen.Resize(rows, cols)
+	if err := s.screen.Resize(rows, cols); err != nil {
+		return err
+	}
+	s.stream.resize(rows, cols)
+	return nil
 }
 
 // InputModes implements backend.Terminal.

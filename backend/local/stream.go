@@ -1,0 +1,208 @@
+package local
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
+)
+
+// stream is the session's one numbered event stream: output as the pump
+// read it (the prompt marker taken out), input as it was written, resizes,
+// the prompt's exit codes, the shell's exit, and what the runtime adds
+// (Note: sends, settles, marks, signals). It assigns the sequence where the
+// bytes arrive, under its own lock, so output never crosses an actor
+// mailbox to be numbered, and an event the runtime adds takes the next
+// number after the output it follows. The newest events stay in memory
+// (a ring bounded in bytes) whether or not a record is written; a sink, when
+// set, gets every event in order.
+type stream struct {
+	now   func() time.Time
+	start time.Time
+
+	mu     sync.Mutex
+	seq    uint64
+	ring   []record.Event // the newest events, oldest first
+	bytes  int            // the text ring holds
+	limit  int            // ring's bound on bytes
+	sink   Sink
+	marker markerFilter
+	// lastOutput is the sequence of the newest output event: what a screen
+	// read shows.
+	lastOutput uint64
+}
+
+// Sink takes a session's events in order, as they are numbered; Append
+// must not block on disk (a record writer queues and batches). Flush
+// returns once everything appended is written, and Close ends the record.
+type Sink interface {
+	Append(record.Event)
+}
+
+// ringBytes bounds the text of the events kept in memory per session:
+// enough for a viewer that reconnects to catch up; one that was gone
+// longer starts again from the screen.
+const ringBytes = 256 << 10
+
+func newStream(now func() time.Time, sink Sink) *stream {
+	if now == nil {
+		now = time.Now
+	}
+	return &stream{now: now, start: now(), limit: ringBytes, sink: sink}
+}
+
+// add numbers ev and hands it on; the caller holds mu.
+func (st *stream) add(ev record.Event) uint64 {
+	st.seq++
+	t := st.now()
+	ev.Seq, ev.Mono, ev.Wall = st.seq, t.Sub(st.start), t
+	st.ring = append(st.ring, ev)
+	st.bytes += len(ev.Data)
+	for st.bytes > st.limit && len(st.ring) > 1 {
+		st.bytes -= len(st.ring[0].Data)
+		st.ring[0] = record.Event{}
+		st.ring = st.ring[1:]
+	}
+	if st.sink != nil {
+		st.sink.Append(ev)
+	}
+	return ev.Seq
+}
+
+// output numbers what the pump read, without the prompt marker.
+func (st *stream) output(p []byte) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if text := st.marker.strip(p); len(text) > 0 {
+		st.lastOutput = st.add(record.Event{Kind: record.KindOutput, Data: string(text)})
+	}
+}
+
+// prompt numbers a verified prompt marker: its exit code, never its nonce.
+func (st *stream) prompt(code int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.add(record.Event{Kind: record.KindPrompt, ExitCode: &code})
+}
+
+// input numbers what was written to the terminal. Written at a secret
+// prompt (the terminal reads a line with echo off), only its length is
+// kept.
+func (st *stream) input(p []byte, source string, secret bool) {
+	if len(p) == 0 {
+		return
+	}
+	ev := record.Event{Kind: record.KindInput, Source: source, Data: string(p)}
+	if secret {
+		ev.Data, ev.Secret, ev.Len = "", true, len(p)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.add(ev)
+}
+
+func (st *stream) resize(rows, cols int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.add(record.Event{Kind: record.KindResize, Rows: rows, Cols: cols})
+}
+
+func (st *stream) exited(status messages.SessionStatus) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.add(record.Event{Kind: record.KindExit, Exit: &record.Exit{Code: status.ExitCode, Signal: status.Signal}})
+}
+
+// note numbers an event the runtime adds.
+func (st *stream) note(ev record.Event) uint64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.add(ev)
+}
+
+// since returns the kept events after seq, oldest first, and whether some
+// after seq are no longer kept.
+func (st *stream) since(seq uint64) ([]record.Event, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.ring) == 0 {
+		return nil, seq < st.seq
+	}
+	first := st.ring[0].Seq
+	lost := seq+1 < first
+	i := 0
+	if seq >= first {
+		i = int(seq - first + 1)
+	}
+	if i >= len(st.ring) {
+		return nil, lost
+	}
+	return append([]record.Event(nil), st.ring[i:]...), lost
+}
+
+// shown is the sequence of the newest output the emulator was fed.
+func (st *stream) shown() uint64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.lastOutput
+}
+
+// markerFilter takes the prompt marker (OSC 133;D, with its nonce) out of
+// output, across reads: a sequence split between two reads is held back
+// until it ends. Every such OSC goes, the shell's and any a program forged:
+// none belongs in a record, and the shell's carries the nonce.
+type markerFilter struct {
+	held []byte // an ESC that may start a marker, and what followed it
+	in   bool   // inside a marker: drop until its terminator
+}
+
+var markerStart = []byte("\x1b]" + markerPrefix)
+
+// markerMax bounds a marker: the shell's is "ESC ] 133;D;<status>;<24 hex
+// digits> BEL", under 50 bytes. Past the bound, what was held is not the
+// shell's marker and is output after all.
+const markerMax = 128
+
+func (f *markerFilter) strip(p []byte) []byte {
+	if len(f.held) == 0 && !f.in && bytes.IndexByte(p, 0x1b) < 0 {
+		return p
+	}
+	var out []byte
+	for _, c := range p {
+		switch {
+		case f.in:
+			f.held = append(f.held, c)
+			if c == 0x07 || (c == '\\' && len(f.held) >= 2 && f.held[len(f.held)-2] == 0x1b) {
+				f.held, f.in = f.held[:0], false
+			} else if len(f.held) > markerMax {
+				out, f.held, f.in = append(out, f.held...), f.held[:0], false
+			}
+		case len(f.held) > 0 || c == 0x1b:
+			f.held = append(f.held, c)
+			switch {
+			case bytes.Equal(f.held, markerStart):
+				f.in = true
+			case !bytes.HasPrefix(markerStart, f.held) && c == 0x1b:
+				// Not a marker, but this ESC may start one.
+				out, f.held = append(out, f.held[:len(f.held)-1]...), append(f.held[:0], c)
+			case !bytes.HasPrefix(markerStart, f.held):
+				out, f.held = append(out, f.held...), f.held[:0]
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+var _ backend.Recorder = (*session)(nil)
+
+// Note numbers an event the runtime adds to the session's stream.
+func (s *session) Note(ev record.Event) uint64 { return s.stream.note(ev) }
+
+// Events returns the session's kept events after seq, oldest first, and
+// whether some after seq are no longer kept.
+func (s *session) Events(seq uint64) ([]record.Event, bool) { return s.stream.since(seq) }
