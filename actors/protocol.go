@@ -248,6 +248,7 @@ type EventSendSettled struct {
 	Reader     string // the program proven to wait on the terminal
 	Secret     bool   // it waits for a secret
 	Cursor     uint64 // final output lines when it settled
+	Seq        uint64 // its settle event's number in the session's stream
 	Err        error
 }
 

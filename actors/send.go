@@ -100,6 +100,8 @@ type sendActor struct {
 	// the next is written once the program reading the terminal consumed
 	// the previous one and waits again.
 	lines [][]byte
+	// unwritten: the lines settling left untyped, for the settle event.
+	unwritten [][]byte
 
 	self, parent *actor.PID
 	sys          *actor.ActorSystem

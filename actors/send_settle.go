@@ -22,7 +22,7 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
 	a.result = a.buildResult(reason, code, err, closing, a.finalOutput())
 	await := a.listLeftovers()
-	a.lines = nil // never written later
+	a.unwritten, a.lines = a.lines, nil // never written later
 	a.err = err
 	if err != nil {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
@@ -112,6 +112,7 @@ func (a *sendActor) listLeftovers() backend.LeftoverLister {
 // deliver reports the fixed result to the session and the waiters.
 func (a *sendActor) deliver() {
 	a.holding = false
+	a.recordSettle()
 	a.sys.Root.Send(a.parent, &sendFinished{
 		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
 	})

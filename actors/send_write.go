@@ -51,6 +51,7 @@ func (a *sendActor) start() {
 		a.epoch = a.bs.BeginSend()
 	}
 	a.firstEpoch = a.epoch
+	a.recordStart()
 	deadline := messages.Ms(a.cfg.TimeoutMs)
 	if a.req.Wait.Timeout > 0 {
 		deadline = a.req.Wait.Timeout

@@ -430,7 +430,7 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	r := m.result
 	s.sys.EventStream.Publish(&EventSendSettled{
 		Owner: s.owner, Session: s.id, Ticket: m.ticket, WaitReason: r.WaitReason, Cause: r.Cause,
-		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Err: m.err,
+		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Seq: r.Seq, Err: m.err,
 	})
 	s.maybeFinish(ctx)
 }

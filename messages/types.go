@@ -277,6 +277,10 @@ type SendResult struct {
 	// discarded, so the send's line ran as written, and shown here
 	// quoted (control bytes escaped, at most 256 bytes). Linux only.
 	ForeignInput string
+	// Seq is the number of the send's settle event in the session's event
+	// stream (zero where the backend keeps none): everything the result
+	// reflects came before it.
+	Seq uint64
 }
 
 // ReadRequest pages retained scrollback, counted back from the newest line.
@@ -359,6 +363,9 @@ type Screen struct {
 	Height, Width        int
 	AltScreen            bool
 	Hash                 string
+	// Seq is the newest output event in the session's stream that the
+	// screen shows (zero where the backend keeps no stream).
+	Seq uint64
 }
 
 // Process is a process a command left running in its session.

@@ -159,6 +159,7 @@ func (t *Toolset) definitions() []Definition {
 			"secret":         schema{"type": "boolean", "description": "the program waits for a password or passphrase (echo off): ask the user to type it"},
 			"foreignInput":   schema{"type": "string", "description": "input nobody sent (a terminal's answers to queries in a file that was printed, bytes a program pushed) that waited at the shell's prompt and was discarded so the command ran as sent; quoted"},
 			"cursor":         schema{"type": "integer", "description": "count of final output lines when the send settled: terminal_read with this cursor returns only what came after"},
+			"seq":            schema{"type": "integer", "description": "the number of the send's settle event in the session's record"},
 			"running": schema{"type": "array", "description": "processes the command left running (background jobs, nohup, disown)", "items": schema{
 				"type": "object", "properties": schema{"pid": schema{"type": "integer"}, "command": schema{"type": "string"}, "detached": schema{"type": "boolean"}},
 			}},
@@ -341,6 +342,7 @@ func screenSchema() schema {
 			"rows": schema{"type": "array", "items": schema{"type": "string"}}, "cursorRow": schema{"type": "integer"},
 			"cursorCol": schema{"type": "integer"}, "height": schema{"type": "integer"}, "width": schema{"type": "integer"},
 			"altScreen": schema{"type": "boolean"}, "hash": schema{"type": "string"},
+			"seq": schema{"type": "integer", "description": "the newest output event of the session's record the screen shows"},
 		},
 	}
 }

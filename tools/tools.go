@@ -412,7 +412,7 @@ func (t *Toolset) foreground(ctx context.Context, id messages.SessionID, res mes
 			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason), Cause: string(res.Cause),
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
-			Secret: res.Secret, ForeignInput: res.ForeignInput, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo,
+			Secret: res.Secret, ForeignInput: res.ForeignInput, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo, Seq: res.Seq,
 			Running: processValues(res.Running), Screen: screenValue(res.Screen),
 		},
 	}, nil

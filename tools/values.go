@@ -69,6 +69,8 @@ type ForegroundSendValue struct {
 	Cursor      uint64 `json:"cursor"`
 	OmittedFrom uint64 `json:"omittedFrom,omitempty"`
 	OmittedTo   uint64 `json:"omittedTo,omitempty"`
+	// Seq numbers the send's settle event in the session's record.
+	Seq uint64 `json:"seq,omitempty"`
 	// Screen: while a full-screen program shows the alternate screen.
 	Screen *ScreenValue `json:"screen,omitempty"`
 	// Running: what the command left running when it returned to the
@@ -187,13 +189,14 @@ type ScreenValue struct {
 	Width     int      `json:"width"`
 	AltScreen bool     `json:"altScreen"`
 	Hash      string   `json:"hash"`
+	Seq       uint64   `json:"seq,omitempty"`
 }
 
 func screenValue(s *messages.Screen) *ScreenValue {
 	if s == nil {
 		return nil
 	}
-	return &ScreenValue{Rows: s.Rows, CursorRow: s.CursorRow, CursorCol: s.CursorCol, Height: s.Height, Width: s.Width, AltScreen: s.AltScreen, Hash: s.Hash}
+	return &ScreenValue{Rows: s.Rows, CursorRow: s.CursorRow, CursorCol: s.CursorCol, Height: s.Height, Width: s.Width, AltScreen: s.AltScreen, Hash: s.Hash, Seq: s.Seq}
 }
 
 // ScreenToolValue is terminal_screen's and terminal_resize's value.

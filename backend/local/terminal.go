@@ -29,10 +29,13 @@ func newScreen(rows, cols int, cfg messages.Config, reply func([]byte), prompt *
 func (s *session) Screen() messages.Screen {
 	s.mu.Lock()
 	sc := s.screen.Screen()
+	// Output is numbered under mu once the emulator took it: the screen
+	// and the number agree.
+	seq := s.stream.shown()
 	s.mu.Unlock()
 	return messages.Screen{
 		Rows: sc.Rows, CursorRow: sc.CursorRow, CursorCol: sc.CursorCol,
-		Height: sc.Size.Rows, Width: sc.Size.Cols, AltScreen: sc.AltScreen, Hash: sc.Hash,
+		Height: sc.Size.Rows, Width: sc.Size.Cols, AltScreen: sc.AltScreen, Hash: sc.Hash, Seq: seq,
 	}
 }
 

@@ -57,7 +57,7 @@ func SendResultTo(r messages.SendResult) *SendResult {
 		Viewport: r.Viewport, WaitReason: string(r.WaitReason), Status: StatusTo(r.Status),
 		Truncated: r.Truncated, Reader: r.Reader, ElapsedNs: int64(r.Elapsed),
 		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret, ForeignInput: r.ForeignInput,
-		Cause: string(r.Cause), Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo,
+		Cause: string(r.Cause), Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, Seq: r.Seq,
 	}
 	for _, p := range r.Running {
 		w.Running = append(w.Running, &Process{Pid: int64(p.PID), Command: p.Command, Detached: p.Detached})
@@ -81,7 +81,7 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 		Viewport: w.Viewport, WaitReason: messages.WaitReason(w.WaitReason), Status: StatusFrom(w.Status),
 		Truncated: w.Truncated, Reader: w.Reader, Elapsed: time.Duration(w.ElapsedNs),
 		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret, ForeignInput: w.ForeignInput,
-		Cause: messages.Cause(w.Cause), Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo,
+		Cause: messages.Cause(w.Cause), Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, Seq: w.Seq,
 	}
 	for _, p := range w.Running {
 		r.Running = append(r.Running, messages.Process{PID: int(p.Pid), Command: p.Command, Detached: p.Detached})
@@ -100,7 +100,7 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 // ScreenTo encodes a screen.
 func ScreenTo(sc messages.Screen) *Screen {
 	return &Screen{Rows: sc.Rows, CursorRow: int64(sc.CursorRow), CursorCol: int64(sc.CursorCol),
-		Height: int64(sc.Height), Width: int64(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash}
+		Height: int64(sc.Height), Width: int64(sc.Width), AltScreen: sc.AltScreen, Hash: sc.Hash, Seq: sc.Seq}
 }
 
 // ScreenFrom decodes a screen; nil is the zero Screen.
@@ -109,7 +109,7 @@ func ScreenFrom(w *Screen) messages.Screen {
 		return messages.Screen{}
 	}
 	return messages.Screen{Rows: w.Rows, CursorRow: int(w.CursorRow), CursorCol: int(w.CursorCol),
-		Height: int(w.Height), Width: int(w.Width), AltScreen: w.AltScreen, Hash: w.Hash}
+		Height: int(w.Height), Width: int(w.Width), AltScreen: w.AltScreen, Hash: w.Hash, Seq: w.Seq}
 }
 
 // ResizeTo encodes a resize of session.

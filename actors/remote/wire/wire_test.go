@@ -153,9 +153,9 @@ func TestTokensAreNeverFormatted(t *testing.T) {
 
 func TestConversionsRoundTrip(t *testing.T) {
 	code := 3
-	res := messages.SendResult{Viewport: "v", WaitReason: messages.WaitStdinRead, Status: messages.ExitedWith(2), ExitCode: &code, Reader: "python3", Elapsed: 5, Unwritten: 1, FirstUnwritten: "l", Secret: true, Truncated: true, ForeignInput: `62;22c\x1b`}
+	res := messages.SendResult{Viewport: "v", WaitReason: messages.WaitStdinRead, Status: messages.ExitedWith(2), ExitCode: &code, Reader: "python3", Elapsed: 5, Unwritten: 1, FirstUnwritten: "l", Secret: true, Truncated: true, ForeignInput: `62;22c\x1b`, Seq: 42}
 	got := SendResultFrom(SendResultTo(res))
-	if got.Viewport != res.Viewport || *got.ExitCode != 3 || *got.Status.ExitCode != 2 || got.Reader != res.Reader || got.Elapsed != 5 || !got.Secret || got.Unwritten != 1 || got.ForeignInput != res.ForeignInput {
+	if got.Seq != 42 || got.Viewport != res.Viewport || *got.ExitCode != 3 || *got.Status.ExitCode != 2 || got.Reader != res.Reader || got.Elapsed != 5 || !got.Secret || got.Unwritten != 1 || got.ForeignInput != res.ForeignInput {
 		t.Fatalf("%+v", got)
 	}
 	off := 5
@@ -198,7 +198,7 @@ func TestTypeNames(t *testing.T) {
 }
 
 func TestScreenAndResizeRoundTrip(t *testing.T) {
-	sc := messages.Screen{Rows: []string{"$ hello", ""}, CursorRow: 1, CursorCol: 7, Height: 2, Width: 40, AltScreen: true, Hash: "h"}
+	sc := messages.Screen{Rows: []string{"$ hello", ""}, CursorRow: 1, CursorCol: 7, Height: 2, Width: 40, AltScreen: true, Hash: "h", Seq: 9}
 	b, err := proto.Marshal(&Reply{Call: 1, Body: &Reply_Screen{Screen: ScreenTo(sc)}})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestScreenAndResizeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ScreenFrom(rep.GetScreen())
-	if len(got.Rows) != 2 || got.Rows[0] != sc.Rows[0] || got.CursorRow != 1 || got.CursorCol != 7 || got.Height != 2 || got.Width != 40 || !got.AltScreen || got.Hash != "h" {
+	if len(got.Rows) != 2 || got.Rows[0] != sc.Rows[0] || got.CursorRow != 1 || got.CursorCol != 7 || got.Height != 2 || got.Width != 40 || !got.AltScreen || got.Hash != "h" || got.Seq != 9 {
 		t.Fatalf("%+v", got)
 	}
 	if id, rows, cols := ResizeFrom(ResizeTo("s", 30, 100)); id != "s" || rows != 30 || cols != 100 {
