@@ -141,6 +141,16 @@ func (h *Session) Signal(ctx context.Context, sig messages.Signal) (messages.Sig
 	return r.Result, r.Err
 }
 
+// Mark puts label in the session's event stream, and so in its record (an
+// agent marks "tests start"); it returns the mark's number there.
+func (h *Session) Mark(ctx context.Context, label string) (uint64, error) {
+	r, err := askSession[*MarkReply](ctx, h, &Mark{Owner: h.owner, Session: h.ID(), Label: label})
+	if err != nil {
+		return 0, err
+	}
+	return r.Seq, r.Err
+}
+
 // Close tears the session's process tree down and returns once it is
 // quiet, with the leak report. A close already in flight is joined
 // (CloseReport.Joined). A failed close returns *messages.CleanupError; the

@@ -212,6 +212,20 @@ type Resize struct {
 // ResizeReply answers Resize.
 type ResizeReply struct{ Err error }
 
+// Mark puts a label in the session's event stream (and so its record):
+// "tests start". Reply: *MarkReply.
+type Mark struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+	Label   string
+}
+
+// MarkReply answers Mark with the mark's number in the stream.
+type MarkReply struct {
+	Seq uint64
+	Err error
+}
+
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.
 type List struct{ Owner messages.Owner }

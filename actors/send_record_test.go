@@ -2,10 +2,12 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
@@ -88,5 +90,70 @@ func TestSendStartAndSettleJoinTheStream(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "\none\r\n") || !sawPrompt {
 		t.Fatalf("between send and settle: output %q, prompt 3 seen %v", out.String(), sawPrompt)
+	}
+}
+
+// A mark and a delivered signal join the stream with their numbers; a bad
+// label is refused, typed, and adds nothing.
+func TestMarkAndSignalJoinTheStream(t *testing.T) {
+	k := &keptSessions{Backend: local.New(local.Options{})}
+	svc, err := NewService(Options{Config: testkit.PTYConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	if _, err := svc.RegisterBackend(testkit.Ctx(t), k); err != nil {
+		t.Fatal(err)
+	}
+	o, err := svc.NewOwner(testkit.Ctx(t), "record")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testkit.Ctx(t)
+	for _, bad := range []string{"", "two\nlines"} {
+		if _, err := sh.Mark(ctx, bad); !errors.Is(err, messages.ErrInvalidArgument) {
+			t.Fatalf("Mark(%q) = %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+	seq, err := sh.Mark(ctx, "tests start")
+	if err != nil || seq == 0 {
+		t.Fatalf("Mark: %d, %v", seq, err)
+	}
+	op, err := sh.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "sleep in the foreground", func() bool {
+		pgid, err := k.ss[0].Foreground()
+		return err == nil && pgid != sh.PID()
+	})
+	sig, err := sh.Signal(ctx, messages.SIGINT)
+	if err != nil || !sig.Delivered {
+		t.Fatalf("SIGINT: %+v, %v", sig, err)
+	}
+	if _, err := op.Result(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := k.ss[0].(backend.Recorder).Events(0)
+	var marks, signals int
+	for _, e := range evs {
+		switch e.Kind {
+		case record.KindMark:
+			marks++
+			if e.Seq != seq || e.Data != "tests start" {
+				t.Fatalf("mark %+v, want seq %d", e, seq)
+			}
+		case record.KindSignal:
+			if e.Signal.Name == string(messages.SIGINT) && e.Signal.Target == sig.TargetPgid {
+				signals++
+			}
+		}
+	}
+	if marks != 1 || signals == 0 {
+		t.Fatalf("marks %d, SIGINT events to %d: %d; want 1 and at least 1", marks, sig.TargetPgid, signals)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/record"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
@@ -181,6 +182,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		default:
 			ctx.Respond(&ResizeReply{Err: t.Resize(m.Rows, m.Cols)})
 		}
+	case *Mark:
+		ctx.Respond(s.mark(m))
 	case *SignalSession:
 		s.onSignal(ctx, m)
 	case *Kill:
@@ -517,11 +520,29 @@ func (s *sessionActor) onSignal(ctx actor.Context, m *SignalSession) {
 		bs, sig, sender, sys := s.bs, m.Signal, ctx.Sender(), s.sys
 		go func() {
 			res, err := bs.Signal(sig)
+			if r, ok := bs.(backend.Recorder); ok && err == nil && res.Delivered {
+				r.Note(record.Event{Kind: record.KindSignal, Signal: &record.Signal{Name: string(sig), Target: res.TargetPgid, Source: record.SourceAgent}})
+			}
 			sys.Root.Send(sender, &SignalReply{Result: res, Err: err})
 		}()
 		return
 	}
 	ctx.Respond(&SignalReply{Result: res, Err: err})
+}
+
+// mark notes a caller's label in the session's stream.
+func (s *sessionActor) mark(m *Mark) *MarkReply {
+	r, ok := s.bs.(backend.Recorder)
+	switch {
+	case !ok:
+		return &MarkReply{Err: errNoStream}
+	case s.phase == phaseClosing || s.phase == phaseClosed:
+		return &MarkReply{Err: messages.ErrSessionClosing}
+	}
+	if err := messages.CheckLabel("mark label", m.Label); err != nil {
+		return &MarkReply{Err: err}
+	}
+	return &MarkReply{Seq: r.Note(record.Event{Kind: record.KindMark, Data: m.Label, Source: record.SourceAgent})}
 }
 
 // beginClose starts a close, or joins the one in flight.
@@ -657,3 +678,7 @@ func compileWait(w messages.WaitPolicy) (*regexp.Regexp, error) {
 
 // errNoTerminal: the session's backend keeps no screen (backend.Terminal).
 var errNoTerminal = messages.InvalidArgument("this session's backend has no terminal screen")
+
+// errNoStream: the session's backend keeps no event stream
+// (backend.Recorder).
+var errNoStream = messages.InvalidArgument("this session's backend keeps no event stream")

@@ -119,6 +119,7 @@ var maxChars = map[string]int{
 	"until":     16,
 	"signal":    16,
 	"name":      messages.MaxLabelChars,
+	"label":     messages.MaxLabelChars,
 	"pattern":   messages.MaxPatternChars,
 }
 

@@ -22,6 +22,7 @@ const (
 	TerminalWait   = "terminal_wait"
 	TerminalScreen = "terminal_screen"
 	TerminalResize = "terminal_resize"
+	TerminalMark   = "terminal_mark"
 	TerminalRead   = "terminal_read"
 	TerminalSignal = "terminal_signal"
 	TerminalClose  = "terminal_close"
@@ -226,6 +227,17 @@ func (t *Toolset) definitions() []Definition {
 			OutputSchema: mustJSON(schema{"type": "object", "properties": schema{
 				"sessionId": schema{"type": "string"}, "screen": screenSchema(),
 			}, "required": []string{"sessionId", "screen"}}),
+		},
+		{
+			Name:        TerminalMark,
+			Description: "Put a labelled mark in the terminal session's record (\"tests start\", \"deploy\"), so whoever reads the record later finds the step; returns the mark's number in the session's event stream.",
+			InputSchema: mustJSON(object(schema{
+				"sessionId": boundedStr("sessionId", sessionIDDesc),
+				"label":     boundedStr("label", "The mark's label: one line of text."),
+			}, "sessionId", "label")),
+			OutputSchema: mustJSON(schema{"type": "object", "properties": schema{
+				"sessionId": schema{"type": "string"}, "label": schema{"type": "string"}, "seq": schema{"type": "integer"},
+			}, "required": []string{"sessionId", "label", "seq"}}),
 		},
 		{
 			Name:        TerminalRead,

@@ -149,6 +149,8 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 		r, err = t.screen(ctx, owner, a)
 	case TerminalResize:
 		r, err = t.resize(ctx, owner, a)
+	case TerminalMark:
+		r, err = t.mark(ctx, owner, a)
 	case TerminalRead:
 		r, err = t.read(ctx, owner, a)
 	case TerminalSignal:
@@ -339,6 +341,23 @@ func (t *Toolset) resize(ctx context.Context, owner messages.Owner, a args) (Res
 		return Result{}, err
 	}
 	return t.screen(ctx, owner, a)
+}
+
+// mark is terminal_mark: a label in the session's record.
+func (t *Toolset) mark(ctx context.Context, owner messages.Owner, a args) (Result, error) {
+	id, err := sessionArg(a)
+	if err != nil {
+		return Result{}, err
+	}
+	label, err := a.str("label", true)
+	if err != nil {
+		return Result{}, err
+	}
+	seq, err := t.svc.Session(owner, id).Mark(ctx, label)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Text: fmt.Sprintf("marked %q at event %d of %s", label, seq, id), Structured: MarkValue{SessionID: string(id), Label: label, Seq: seq}}, nil
 }
 
 // policy reads a call's wait arguments within the server's bounds.

@@ -199,6 +199,14 @@ func screenValue(s *messages.Screen) *ScreenValue {
 	return &ScreenValue{Rows: s.Rows, CursorRow: s.CursorRow, CursorCol: s.CursorCol, Height: s.Height, Width: s.Width, AltScreen: s.AltScreen, Hash: s.Hash, Seq: s.Seq}
 }
 
+// MarkValue is terminal_mark's value: the mark's number in the session's
+// event stream.
+type MarkValue struct {
+	SessionID string `json:"sessionId"`
+	Label     string `json:"label"`
+	Seq       uint64 `json:"seq"`
+}
+
 // ScreenToolValue is terminal_screen's and terminal_resize's value.
 type ScreenToolValue struct {
 	SessionID string       `json:"sessionId"`

@@ -41,7 +41,7 @@ func TestListToolsSchemas(t *testing.T) {
 				}
 			}
 		}
-		want := "terminal_open terminal_send terminal_wait terminal_screen terminal_resize terminal_read terminal_signal terminal_close terminal_list"
+		want := "terminal_open terminal_send terminal_wait terminal_screen terminal_resize terminal_mark terminal_read terminal_signal terminal_close terminal_list"
 		if !disabled {
 			want += " task_output task_kill"
 		}
