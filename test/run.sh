@@ -32,6 +32,7 @@ fuzz=(
   "FuzzPollWants ./probes/linux 8000"
   "FuzzToolArgs ./tools 200"
   "FuzzCut ./internal/textcut 20000"
+  "FuzzRedact ./internal/secretshape 20000"
   "FuzzEmulator ./backend/local/vt 3000"
 )
 for entry in "${fuzz[@]}"; do

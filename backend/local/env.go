@@ -3,6 +3,8 @@ package local
 import (
 	"sort"
 	"strings"
+
+	"github.com/ptyactor/ptyactor/internal/secretshape"
 )
 
 // AgentDefaults are set in every shell so pagers and editors do not hijack
@@ -29,37 +31,6 @@ func secretName(name string) bool {
 		strings.HasPrefix(u, runtimePrefix)
 }
 
-// secretValue reports whether a value has the shape of a well-known
-// credential, whatever its variable is called.
-func secretValue(v string) bool {
-	if strings.Contains(v, "-----BEGIN") && strings.Contains(v, "PRIVATE KEY") {
-		return true
-	}
-	for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "sk_live_", "rk_live_"} {
-		if strings.HasPrefix(v, p) && len(v) > len(p)+8 {
-			return true
-		}
-	}
-	if len(v) >= 20 && (strings.HasPrefix(v, "AKIA") || strings.HasPrefix(v, "ASIA")) && upperAlnum(v[4:20]) {
-		return true
-	}
-	// Slack tokens: xoxa-, xoxb-, xoxp-, xoxr-, xoxs-, ...
-	if len(v) > 5 && strings.HasPrefix(v, "xox") && v[4] == '-' {
-		return true
-	}
-	return false
-}
-
-func upperAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 // BuildEnv returns the child environment: the parent's variables scrubbed by
 // name and by value shape, then defaults, then the trusted map (which may
 // re-add anything scrubbed). The result is sorted for reproducibility.
@@ -67,7 +38,7 @@ func BuildEnv(parent []string, defaults, trusted map[string]string) []string {
 	env := map[string]string{}
 	for _, kv := range parent {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || secretName(k) || secretValue(v) {
+		if !ok || k == "" || secretName(k) || secretshape.Value(v) {
 			continue
 		}
 		env[k] = v

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/internal/secretshape"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
 )
@@ -56,6 +57,10 @@ func newStream(now func() time.Time, sink Sink) *stream {
 
 // add numbers ev and hands it on; the caller holds mu.
 func (st *stream) add(ev record.Event) uint64 {
+	// A credential's shape never reaches the stream (a token echoed or
+	// printed whole within one read; the record's docs say what else is
+	// kept as printed).
+	ev.Data = secretshape.Redact(ev.Data)
 	st.seq++
 	t := st.now()
 	ev.Seq, ev.Mono, ev.Wall = st.seq, t.Sub(st.start), t

@@ -85,6 +85,13 @@ func TestStreamOverRealPTY(t *testing.T) {
 	}
 	waitPrompt(t, rec, ep)
 
+	const token = "ghp_0123456789abcdefghijklmn"
+	ep = bs.BeginSend()
+	if err := bs.Write(ctx, []byte("echo "+token+"\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitPrompt(t, rec, ep)
+
 	evs, lost := s.Events(0)
 	if lost {
 		t.Fatal("events lost in a short session")
@@ -121,6 +128,9 @@ func TestStreamOverRealPTY(t *testing.T) {
 	if strings.Contains(text, string(s.prompt.nonce)) || strings.Contains(text, "133;D") {
 		t.Fatalf("the marker or its nonce reached the stream: %q", text)
 	}
+	if strings.Contains(text, token) || !strings.Contains(text, "[redacted 28 bytes]") {
+		t.Fatalf("the token's shape was not redacted: %q", text)
+	}
 	if strings.Contains(text, secret) {
 		t.Fatalf("the secret reached the stream: %q", text)
 	}
@@ -130,8 +140,8 @@ func TestStreamOverRealPTY(t *testing.T) {
 	if !strings.Contains(text, "(exit 3)") || !strings.Contains(text, "got-21") {
 		t.Fatalf("the commands or their output are missing: %q", text)
 	}
-	if len(codes) < 3 || codes[1] != 3 || codes[2] != 0 {
-		t.Fatalf("prompt exit codes %v, want startup 0, then 3, then 0", codes)
+	if len(codes) < 4 || codes[1] != 3 || codes[2] != 0 {
+		t.Fatalf("prompt exit codes %v, want startup 0, then 3, then 0, then 0", codes)
 	}
 	if resized != 1 {
 		t.Fatalf("resize events: %d, want 1", resized)

@@ -1,0 +1,127 @@
+// Package secretshape recognises credentials by the shape of their value
+// (a PEM private key, a GitHub or Slack token, an AWS access key id, an
+// API key with a known prefix) and takes them out of text. The environment
+// a shell starts with is scrubbed with Value; what a session's record
+// keeps of input and output, with Redact.
+package secretshape
+
+import (
+	"strconv"
+	"strings"
+)
+
+// tokenPrefixes start the tokens of well-known services.
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "sk_live_", "rk_live_"}
+
+// Value reports whether v, a whole value, has the shape of a well-known
+// credential.
+func Value(v string) bool {
+	if strings.Contains(v, pemBegin) && strings.Contains(v, "PRIVATE KEY") {
+		return true
+	}
+	return token(v)
+}
+
+// token reports whether one word is a credential.
+func token(v string) bool {
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(v, p) && len(v) > len(p)+8 {
+			return true
+		}
+	}
+	if len(v) >= 20 && (strings.HasPrefix(v, "AKIA") || strings.HasPrefix(v, "ASIA")) && upperAlnum(v[4:20]) {
+		return true
+	}
+	// Slack tokens: xoxa-, xoxb-, xoxp-, xoxr-, xoxs-, ...
+	return len(v) > 5 && strings.HasPrefix(v, "xox") && v[4] == '-'
+}
+
+func upperAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	pemBegin = "-----BEGIN"
+	pemEnd   = "-----END"
+)
+
+// Redact replaces every credential in text with "[redacted N bytes]": the
+// body of a PEM private key block, and every word (a run of bytes between
+// spaces, quotes, '=', ':' and line ends) shaped like a token. A credential
+// split across two calls is seen by neither: the caller decides what one
+// call covers.
+func Redact(text string) string {
+	if !strings.ContainsAny(text, "-_AX") {
+		return text // no shape starts without one of these
+	}
+	text = redactPEM(text)
+	var b strings.Builder
+	start, changed := 0, false
+	flush := func(end int) {
+		w := text[start:end]
+		if token(w) {
+			b.WriteString(redacted(len(w)))
+			changed = true
+		} else {
+			b.WriteString(w)
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		if separator(text[i]) {
+			flush(i)
+			b.WriteByte(text[i])
+			start = i + 1
+		}
+	}
+	flush(len(text))
+	if !changed {
+		return text
+	}
+	return b.String()
+}
+
+func separator(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', '"', '\'', '=', ':', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>', '`':
+		return true
+	}
+	return false
+}
+
+// redactPEM replaces the body of every private key block, from its BEGIN
+// line to its END line (or the text's end when the block is cut).
+func redactPEM(text string) string {
+	for from := 0; ; {
+		i := strings.Index(text[from:], pemBegin)
+		if i < 0 {
+			return text
+		}
+		i += from
+		line := strings.IndexByte(text[i:], '\n')
+		if line < 0 || !strings.Contains(text[i:i+line], "PRIVATE KEY") {
+			from = i + len(pemBegin)
+			continue
+		}
+		bodyStart := i + line + 1
+		if strings.HasPrefix(text[bodyStart:], "[redacted ") {
+			from = bodyStart // redacted already
+			continue
+		}
+		end := strings.Index(text[bodyStart:], pemEnd)
+		bodyEnd := len(text)
+		if end >= 0 {
+			bodyEnd = bodyStart + end
+		}
+		r := redacted(bodyEnd-bodyStart) + "\n"
+		text = text[:bodyStart] + r + text[bodyEnd:]
+		from = bodyStart + len(r)
+	}
+}
+
+func redacted(n int) string { return "[redacted " + strconv.Itoa(n) + " bytes]" }
