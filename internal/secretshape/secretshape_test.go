@@ -7,14 +7,14 @@ import (
 
 func TestValue(t *testing.T) {
 	for v, want := range map[string]bool{
-		"ghp_0123456789abcdefghij":                        true,
-		"AKIAABCDEFGHIJKLMNOP":                            true,
-		"xoxb-1234":                                       true,
-		"sk-proj-abcdefghijkl":                            true,
+		"ghp_0123456789abcdefghij": true,
+		"AKIAABCDEFGHIJKLMNOP":     true,
+		"xoxb-1234":                true,
+		"sk-proj-abcdefghijkl":     true,
 		"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END": true,
-		"ghp_short":                                       false,
-		"hello":                                           false,
-		"AKIA lowercase here....":                         false,
+		"ghp_short":               false,
+		"hello":                   false,
+		"AKIA lowercase here....": false,
 	} {
 		if got := Value(v); got != want {
 			t.Errorf("Value(%q) = %v, want %v", v, got, want)
