@@ -395,15 +395,16 @@ func (w *Writer) rotate() error {
 	}
 	w.records++
 	w.buf = appendLine(w.buf, w.ch.next(e), e)
-	w.cut(int64(len(w.buf)))
+	w.cut()
 	return nil
 }
 
-// cut removes the oldest segments while the record, with pending more
-// bytes, would pass MaxBytes; the current segment stays.
-func (w *Writer) cut(pending int64) {
-	total := pending
-	for _, s := range w.kept {
+// cut removes the oldest segments while the closed ones and a full new
+// one would pass MaxBytes; the current segment stays. (A single record
+// larger than a segment can still pass the cap by its size.)
+func (w *Writer) cut() {
+	total := w.opts.SegmentBytes
+	for _, s := range w.kept[:len(w.kept)-1] {
 		total += s.size
 	}
 	for total > w.opts.MaxBytes && len(w.kept) > 1 {
