@@ -351,7 +351,9 @@ func (w *Writer) appendRecord(ev Event) error {
 	if err != nil {
 		return fmt.Errorf("record: encoding event %d: %w", ev.Seq, err)
 	}
-	if w.opts.MaxBytes > 0 && w.segBytes+int64(len(w.buf)) > 0 &&
+	// The end record never starts a segment: its count is of the records
+	// before it, a checkpoint included.
+	if w.opts.MaxBytes > 0 && ev.Kind != KindEnd && w.segBytes+int64(len(w.buf)) > 0 &&
 		w.segBytes+int64(len(w.buf)+frameLen+len(e)) > w.opts.SegmentBytes {
 		if err := w.rotate(); err != nil {
 			return err
