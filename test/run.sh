@@ -33,6 +33,7 @@ fuzz=(
   "FuzzToolArgs ./tools 200"
   "FuzzCut ./internal/textcut 20000"
   "FuzzEmulator ./backend/local/vt 3000"
+  "FuzzVerify ./record 3000"
 )
 for entry in "${fuzz[@]}"; do
   set -- $entry
