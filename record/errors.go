@@ -20,7 +20,7 @@ var (
 	// ErrPermissive: a record's folder or key file that group or others
 	// may read or write.
 	ErrPermissive = errors.New("record: open to group or others")
-	// ErrClosed: Append or Flush after Close.
+	// ErrClosed: Append after Close.
 	ErrClosed = errors.New("record: writer closed")
 	// ErrNoStart: the first event appended is not KindStart, or Close of
 	// a writer that was given none.

@@ -67,7 +67,7 @@ type Summary struct {
 // goroutine hashes and writes what is queued, in batches, so the output
 // pump never waits for the disk. Flush waits until what was appended
 // before it is in the file; Close writes the end record, syncs and
-// closes.
+// closes; it must be called, since it ends the writing goroutine.
 //
 // A full queue: the queue has a byte budget (Options.QueueBytes), and an
 // Append beyond it blocks until the disk has taken enough. Dropping would
