@@ -66,6 +66,12 @@ type Event struct {
 	// Data is output or input text (KindOutput, KindInput, KindForeign),
 	// or a mark's label (KindMark).
 	Data string `json:"d,omitempty"`
+	// Raw holds Data in a record file when Data is not valid UTF-8 (a
+	// read that split a character): JSON would replace the bytes with
+	// U+FFFD, and the export needs them to join the character again. The
+	// Writer moves Data here and the Reader moves it back, so a caller
+	// never sees Raw set.
+	Raw []byte `json:"raw,omitempty"`
 	// Secret says the input was written while the terminal read with echo
 	// off (a password prompt): Data is empty and Len is its length.
 	Secret bool `json:"secret,omitempty"`
@@ -84,7 +90,8 @@ type Event struct {
 	Exit   *Exit   `json:"exit,omitempty"`
 	// ExitCode is the status a prompt marker signed (KindPrompt).
 	ExitCode *int `json:"code,omitempty"`
-	// Checkpoint (KindCheckpoint) and Count (KindEnd).
+	// Checkpoint (KindCheckpoint) and Count (KindEnd: the records of the
+	// chain before it).
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	Count      uint64      `json:"count,omitempty"`
 }
@@ -139,7 +146,17 @@ type Exit struct {
 // Checkpoint starts a segment: Prev is the chain's hash before the first
 // record kept, and Screen the terminal's rows then.
 type Checkpoint struct {
-	Prev   string   `json:"prev"`
+	Prev string `json:"prev"`
+	// Record is the checkpoint's own number in the chain (its first
+	// record is 1), so that a verifier reading from the cut numbers the
+	// records as a verifier of the whole chain would.
+	Record uint64 `json:"record"`
+	// Keyed repeats Start.Keyed, which a cut removes.
+	Keyed bool `json:"keyed,omitempty"`
+	// Term repeats Start.Term (the event's Rows and Cols give the size
+	// then), so that an export from the cut has its header.
+	Term string `json:"term,omitempty"`
+	// Screen is what Options.Screen gave when the segment began.
 	Screen []string `json:"screen,omitempty"`
 	Cursor [2]int   `json:"cursorPos"`
 }

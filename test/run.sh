@@ -34,6 +34,7 @@ fuzz=(
   "FuzzCut ./internal/textcut 20000"
   "FuzzRedact ./internal/secretshape 20000"
   "FuzzEmulator ./backend/local/vt 3000"
+  "FuzzVerify ./record 3000"
 )
 for entry in "${fuzz[@]}"; do
   set -- $entry

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ptyactor/ptyactor/record"
+)
+
+func keyFlag(fs *flag.FlagSet) *string {
+	return fs.String("key", "", "the chain's key `FILE` (mode 0600), for a keyed record")
+}
+
+// readKey reads the -key file, if one was given.
+func readKey(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return record.ReadKeyFile(path)
+}
+
+// reason is the one line that says why a record failed.
+func reason(file string, err error) string {
+	switch {
+	case errors.Is(err, record.ErrKeyRequired):
+		return fmt.Sprintf("%s: the record is keyed: give its key with -key FILE", file)
+	default:
+		return fmt.Sprintf("%s: %v", file, err)
+	}
+}
+
+func verifyCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	keyFile := keyFlag(fs)
+	expect := fs.String("expect", "", "the final chain `HASH` (hex) the record must end at")
+	file, code := parse(fs, args, stderr)
+	if code >= 0 {
+		return code
+	}
+	key, err := readKey(*keyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptyrec verify: %v\n", err)
+		return exitFail
+	}
+	rep, err := record.VerifyFile(file, key)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptyrec verify: %s\n", reason(file, err))
+		return exitFail
+	}
+	if *expect != "" && !strings.EqualFold(*expect, rep.Last) {
+		fmt.Fprintf(stderr, "ptyrec verify: %s: the chain ends at %s, not at the expected %s\n", file, rep.Last, *expect)
+		return exitFail
+	}
+	from := ""
+	if rep.FromCheckpoint {
+		from = fmt.Sprintf(", verified from record %d (checkpoint: the records before it were cut)", rep.First)
+	}
+	keyed := ""
+	if rep.Keyed {
+		keyed = " keyed"
+	}
+	fmt.Fprintf(stdout, "ok: %d records, closed%s, sha256 %s%s\n", rep.Records, keyed, rep.Last, from)
+	return exitOK
+}
+
+func exportCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	keyFile := keyFlag(fs)
+	format := fs.String("format", "asciicast-v3", "`FORMAT`: asciicast-v3 or asciicast-v2")
+	out := fs.String("o", "", "write to `FILE` (mode 0600) instead of stdout")
+	file, code := parse(fs, args, stderr)
+	if code >= 0 {
+		return code
+	}
+	export := record.ExportV3
+	switch *format {
+	case "asciicast-v3":
+	case "asciicast-v2":
+		export = record.ExportV2
+	default:
+		fmt.Fprintf(stderr, "ptyrec export: unknown -format %q (asciicast-v3 or asciicast-v2)\n", *format)
+		return exitUsage
+	}
+	return read("export", file, *keyFile, *out, stdout, stderr, export)
+}
+
+func catCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("cat", flag.ContinueOnError)
+	keyFile := keyFlag(fs)
+	file, code := parse(fs, args, stderr)
+	if code >= 0 {
+		return code
+	}
+	return read("cat", file, *keyFile, "", stdout, stderr, record.Transcript)
+}
+
+// read runs an export or the transcript of file into out (stdout when
+// empty). An incomplete record is written as far as it verifies, with a
+// warning; a corrupt one fails, and its partial output file is removed.
+func read(cmd, file, keyFile, out string, stdout, stderr io.Writer, f func(io.Writer, *record.Reader) error) int {
+	key, err := readKey(keyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptyrec %s: %v\n", cmd, err)
+		return exitFail
+	}
+	r, err := record.Open(file, key)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptyrec %s: %v\n", cmd, err)
+		return exitFail
+	}
+	defer r.Close()
+	w := stdout
+	var of *os.File
+	if out != "" {
+		of, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "ptyrec %s: %v\n", cmd, err)
+			return exitFail
+		}
+		w = of
+	}
+	err = f(w, r)
+	if of != nil {
+		if cerr := of.Close(); err == nil {
+			err = cerr
+		}
+	}
+	var ie *record.IncompleteError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ie):
+		fmt.Fprintf(stderr, "ptyrec %s: warning: %s\n", cmd, reason(file, err))
+		return exitOK
+	default:
+		if of != nil {
+			os.Remove(out)
+		}
+		fmt.Fprintf(stderr, "ptyrec %s: %s\n", cmd, reason(file, err))
+		return exitFail
+	}
+}

@@ -1,0 +1,96 @@
+// Command ptyrec reads a session's record (package record): it verifies
+// its hash chain, exports it for asciinema, and prints its transcript.
+//
+//	ptyrec verify [-key FILE] [-expect HASH] FILE
+//	ptyrec export [-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE
+//	ptyrec cat [-key FILE] FILE
+//
+// verify exits 0 only for an intact chain closed by its end record (and,
+// with -expect, ending at HASH, the hash terminal_close returned, which
+// anchors the chain outside the file); otherwise it exits 1 with one line
+// saying what is wrong: corrupt at a record, incomplete after one (a log
+// cut by a crash: everything before verifies), or a key needed. A record
+// whose oldest segments were cut verifies from its checkpoint, and says
+// so. export and cat read only what verifies: they stop at a corrupt
+// record (exit 1), and for an incomplete one write what verified, warn
+// and exit 0. A keyed record needs its key file (-key), mode 0600.
+//
+// FILE is the record's first segment's name; its later segments
+// (FILE.1, FILE.2, ...) are read after it. Replaying the screen (ptyrec
+// screen) needs the terminal emulator and is not here yet.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+type command struct {
+	name, args, help string
+	run              func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is the table run dispatches from.
+func commands() []command {
+	return []command{
+		{"verify", "[-key FILE] [-expect HASH] FILE", "check the record's hash chain", verifyCmd},
+		{"export", "[-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE", "write the record as an asciicast", exportCmd},
+		{"cat", "[-key FILE] FILE", "print the transcript, escape sequences removed", catCmd},
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "ptyrec: unknown command %q\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: ptyrec COMMAND [flags] FILE")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  ptyrec %s %s\n    \t%s\n", c.name, c.args, c.help)
+	}
+	fmt.Fprintln(w, "ptyrec COMMAND -h lists a command's flags.")
+}
+
+// parse parses a command's flags and its one FILE argument; code is
+// non-negative when the command should exit with it.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (file string, code int) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", exitOK
+		}
+		return "", exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "ptyrec %s: one FILE expected\n", fs.Name())
+		fs.Usage()
+		return "", exitUsage
+	}
+	return fs.Arg(0), -1
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/ptyactor/ptyactor/record"
+)
+
+// build builds ptyrec into a test's temporary folder.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ptyrec")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func intp(i int) *int { return &i }
+
+// writeRecord writes a short closed session to dir; with key, keyed.
+func writeRecord(t *testing.T, dir string, key []byte) (string, record.Summary) {
+	t.Helper()
+	path := filepath.Join(dir, "s.rec")
+	w, err := record.NewWriter(path, record.Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	evs := []record.Event{
+		{Kind: record.KindStart, Rows: 24, Cols: 80, Start: &record.Start{Session: "s", Term: "xterm-256color"}},
+		{Kind: record.KindSend, Send: &record.Send{Ticket: 1, Lines: []string{"echo hello"}}},
+		{Kind: record.KindInput, Data: "echo hello\r", Source: record.SourceAgent},
+		{Kind: record.KindOutput, Data: "echo hello\r\nhello from the record\r\n"},
+		{Kind: record.KindSettle, Settle: &record.Settle{Ticket: 1, Reason: "prompt", ExitCode: intp(0), Duration: time.Second}},
+		{Kind: record.KindExit, Exit: &record.Exit{Code: intp(0)}},
+	}
+	for i, ev := range evs {
+		ev.Seq, ev.Mono = uint64(i+1), time.Duration(i)*time.Second
+		ev.Wall = t0.Add(ev.Mono)
+		if err := w.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, sum
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runBin(t *testing.T, bin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+func TestCommand(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	path, sum := writeRecord(t, dir, nil)
+
+	check := func(r result, code int, in, want string) {
+		t.Helper()
+		if r.code != code || !strings.Contains(in, want) {
+			t.Fatalf("exit %d, want %d; %q does not contain %q\nstdout %s\nstderr %s", r.code, code, in, want, r.stdout, r.stderr)
+		}
+	}
+	r := runBin(t, bin, "verify", path)
+	check(r, 0, r.stdout, "ok: 7 records, closed")
+	r = runBin(t, bin, "verify", "-expect", sum.SHA256, path)
+	check(r, 0, r.stdout, sum.SHA256)
+	r = runBin(t, bin, "verify", "-expect", strings.Repeat("0", 64), path)
+	check(r, 1, r.stderr, "not at the expected")
+
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.rec")
+	if err := os.WriteFile(cut, b[:len(b)-30], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runBin(t, bin, "verify", cut)
+	check(r, 1, r.stderr, "incomplete at record 6")
+	flipped := filepath.Join(dir, "flipped.rec")
+	f := bytes.Clone(b)
+	f[bytes.Index(f, []byte("hello from"))] ^= 0x20
+	if err := os.WriteFile(flipped, f, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runBin(t, bin, "verify", flipped)
+	check(r, 1, r.stderr, "corrupt at record 4: hash mismatch")
+
+	r = runBin(t, bin, "export", path)
+	check(r, 0, r.stdout, `{"version":3,"term":{"cols":80,"rows":24,"type":"xterm-256color"}`)
+	check(r, 0, r.stdout, `"x", "0"]`)
+	out := filepath.Join(dir, "s.cast")
+	r = runBin(t, bin, "export", "-format", "asciicast-v2", "-o", out, path)
+	check(r, 0, "", "")
+	cast, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]any
+	if err := json.Unmarshal(bytes.SplitN(cast, []byte("\n"), 2)[0], &h); err != nil || h["version"] != 2.0 {
+		t.Fatalf("v2 header %v, %v", h, err)
+	}
+	r = runBin(t, bin, "export", "-format", "asciicast-v1", path)
+	check(r, 2, r.stderr, "unknown -format")
+	r = runBin(t, bin, "export", "-o", filepath.Join(dir, "bad.cast"), flipped)
+	check(r, 1, r.stderr, "corrupt at record 4")
+	if _, err := os.Stat(filepath.Join(dir, "bad.cast")); !os.IsNotExist(err) {
+		t.Fatalf("the partial export of a corrupt record stays: %v", err)
+	}
+	r = runBin(t, bin, "export", cut)
+	check(r, 0, r.stderr, "warning")
+
+	r = runBin(t, bin, "cat", path)
+	check(r, 0, r.stdout, "echo hello\nhello from the record\n")
+
+	r = runBin(t, bin, "-h")
+	check(r, 0, r.stderr, "ptyrec export")
+	r = runBin(t, bin, "nope")
+	check(r, 2, r.stderr, "unknown command")
+	r = runBin(t, bin, "verify")
+	check(r, 2, r.stderr, "one FILE expected")
+}
+
+func TestCommandKeyed(t *testing.T) {
+	bin := build(t)
+	dir := t.TempDir()
+	key := []byte("a key of more than sixteen bytes")
+	path, sum := writeRecord(t, dir, key)
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, bin, "verify", "-key", keyFile, "-expect", sum.SHA256, path); r.code != 0 || !strings.Contains(r.stdout, "keyed") {
+		t.Fatalf("with the key: %+v", r)
+	}
+	if r := runBin(t, bin, "verify", path); r.code != 1 || !strings.Contains(r.stderr, "-key FILE") {
+		t.Fatalf("without the key: %+v", r)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("another key, just as long"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, bin, "verify", "-key", other, path); r.code != 1 || !strings.Contains(r.stderr, "corrupt at record 1") {
+		t.Fatalf("a wrong key: %+v", r)
+	}
+	if err := os.Chmod(keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, bin, "verify", "-key", keyFile, path); r.code != 1 || !strings.Contains(r.stderr, "group and others") {
+		t.Fatalf("a 0644 key file: %+v", r)
+	}
+}
+
+// TestAsciinemaPlays plays a v2 export in Debian's asciinema 2.2, under a
+// PTY (asciinema cat wants a terminal), when it is installed.
+func TestAsciinemaPlays(t *testing.T) {
+	asciinema, err := exec.LookPath("asciinema")
+	if err != nil {
+		t.Skip("asciinema is not installed")
+	}
+	bin := build(t)
+	dir := t.TempDir()
+	path, _ := writeRecord(t, dir, nil)
+	cast := filepath.Join(dir, "s.cast")
+	if r := runBin(t, bin, "export", "-format", "asciicast-v2", "-o", cast, path); r.code != 0 {
+		t.Fatalf("export: %+v", r)
+	}
+	cmd := exec.Command(asciinema, "cat", cast)
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = out.ReadFrom(ptmx) // EIO when the child exits ends the read
+	}()
+	werr := cmd.Wait()
+	<-done // pty.Start closed our copy of the terminal: the read ends at the child's exit
+	if werr != nil || !strings.Contains(out.String(), "hello from the record") {
+		t.Fatalf("asciinema cat: %v\n%s", werr, out.String())
+	}
+}

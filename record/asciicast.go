@@ -1,0 +1,217 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ExportV3 writes the record read from r as an asciicast v3 file (the
+// format of asciinema 3 and asciinema-player 3.x): a header with the
+// terminal's size, TERM and start time, then one event a line with the
+// time since the one before. ExportV2 writes asciicast v2 (asciinema
+// 2.x): absolute times, and the exit as a marker since v2 has no "x".
+//
+// What a record becomes:
+//   - output: "o", a character split across two reads joined again;
+//   - input (and foreign input found in the terminal): "i"; a secret
+//     input (typed with echo off) is "*" repeated its length, the record
+//     holding nothing more;
+//   - a resize: "r", "COLSxROWS";
+//   - a send's start: "m", "send #TICKET: FIRST LINE" (a wait: "wait
+//     #TICKET"); its settle: "m", "settled #TICKET: exit CODE, DURATION,
+//     REASON"; a signal and a mark: "m" with the name or label;
+//   - the exit: "x" with the status in v3 (a signal's death, which has
+//     no status, a marker), a marker "exit CODE" in v2.
+//
+// Prompts, checkpoints after the first record and the end record are not
+// shown. A record that begins at a checkpoint starts with its screen.
+// Both read and write one event at a time: memory does not grow with
+// the record. The export stops at the first record that does not verify
+// and returns the Reader's error; an *IncompleteError comes after every
+// record that verified is written.
+func ExportV3(w io.Writer, r *Reader) error { return export(w, r, 3) }
+
+// ExportV2 writes the record as asciicast v2 (see ExportV3).
+func ExportV2(w io.Writer, r *Reader) error { return export(w, r, 2) }
+
+type castWriter struct {
+	out     *bufio.Writer
+	version int
+	// prev is the last event's time in microseconds since the start:
+	// intervals are taken between rounded times, so that they add up.
+	prev int64
+	t0   time.Duration
+	enc  *json.Encoder
+	js   bytes.Buffer
+}
+
+func export(w io.Writer, r *Reader, version int) error {
+	first, err := r.Next()
+	if err != nil {
+		return err
+	}
+	c := &castWriter{out: bufio.NewWriterSize(w, 64<<10), version: version, t0: first.Mono}
+	c.enc = json.NewEncoder(&c.js)
+	c.enc.SetEscapeHTML(false)
+	if err := c.header(first); err != nil {
+		return err
+	}
+	var carry utf8Carry
+	var rerr error
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				rerr = err
+			}
+			break
+		}
+		switch ev.Kind {
+		case KindOutput:
+			if s := carry.take(ev.Data); s != "" {
+				c.event(ev.Mono, "o", s)
+			}
+		case KindInput, KindForeign:
+			data := ev.Data
+			if ev.Secret {
+				data = strings.Repeat("*", ev.Len)
+			}
+			c.event(ev.Mono, "i", data)
+		case KindResize:
+			c.event(ev.Mono, "r", fmt.Sprintf("%dx%d", ev.Cols, ev.Rows))
+		case KindSend, KindSettle, KindSignal, KindMark:
+			c.event(ev.Mono, "m", marker(ev))
+		case KindExit:
+			switch {
+			case ev.Exit == nil:
+			case version == 3 && ev.Exit.Code != nil:
+				c.event(ev.Mono, "x", strconv.Itoa(*ev.Exit.Code))
+			case ev.Exit.Code != nil:
+				c.event(ev.Mono, "m", "exit "+strconv.Itoa(*ev.Exit.Code))
+			default:
+				c.event(ev.Mono, "m", "exit: killed by "+ev.Exit.Signal)
+			}
+		}
+	}
+	if s := carry.rest(); s != "" {
+		c.event(c.t0+time.Duration(c.prev)*time.Microsecond, "o", s)
+	}
+	if err := c.out.Flush(); err != nil {
+		return fmt.Errorf("record: export: %w", err)
+	}
+	return rerr
+}
+
+func (c *castWriter) header(first Event) error {
+	cols, rows, term := first.Cols, first.Rows, ""
+	var screen []string
+	switch first.Kind {
+	case KindStart:
+		if first.Start != nil {
+			term = first.Start.Term
+		}
+	case KindCheckpoint:
+		term = first.Checkpoint.Term
+		screen = first.Checkpoint.Screen
+	}
+	if cols <= 0 || rows <= 0 {
+		cols, rows = 80, 24
+	}
+	var h any
+	if c.version == 2 {
+		type v2 struct {
+			Version   int               `json:"version"`
+			Width     int               `json:"width"`
+			Height    int               `json:"height"`
+			Timestamp int64             `json:"timestamp"`
+			Env       map[string]string `json:"env,omitempty"`
+		}
+		v := v2{Version: 2, Width: cols, Height: rows, Timestamp: first.Wall.Unix()}
+		if term != "" {
+			v.Env = map[string]string{"TERM": term}
+		}
+		h = v
+	} else {
+		type termInfo struct {
+			Cols int    `json:"cols"`
+			Rows int    `json:"rows"`
+			Type string `json:"type,omitempty"`
+		}
+		type v3 struct {
+			Version   int      `json:"version"`
+			Term      termInfo `json:"term"`
+			Timestamp int64    `json:"timestamp"`
+		}
+		h = v3{Version: 3, Term: termInfo{Cols: cols, Rows: rows, Type: term}, Timestamp: first.Wall.Unix()}
+	}
+	c.js.Reset()
+	if err := c.enc.Encode(h); err != nil {
+		return fmt.Errorf("record: export: %w", err)
+	}
+	c.out.Write(c.js.Bytes())
+	if len(screen) > 0 {
+		c.event(first.Mono, "o", "\x1b[H\x1b[2J"+strings.Join(screen, "\r\n"))
+	}
+	return nil
+}
+
+// event writes one event line; the bufio.Writer keeps the first error
+// for the final Flush.
+func (c *castWriter) event(t time.Duration, code, data string) {
+	us := max((t - c.t0).Microseconds(), c.prev)
+	stamp := us
+	if c.version == 3 {
+		stamp = us - c.prev
+	}
+	c.prev = us
+	c.js.Reset()
+	_ = c.enc.Encode(data) // a string always encodes
+	fmt.Fprintf(c.out, "[%d.%06d, %q, %s]\n", stamp/1e6, stamp%1e6, code, bytes.TrimSuffix(c.js.Bytes(), []byte("\n")))
+}
+
+// marker is the label of a send's start or settle, a signal or a mark.
+func marker(ev Event) string {
+	switch ev.Kind {
+	case KindSend:
+		s := ev.Send
+		if s == nil {
+			return "send"
+		}
+		switch {
+		case s.Wait:
+			return fmt.Sprintf("wait #%d", s.Ticket)
+		case len(s.Lines) > 0:
+			m := fmt.Sprintf("send #%d: %s", s.Ticket, s.Lines[0])
+			if len(s.Lines) > 1 {
+				m += fmt.Sprintf(" (+%d lines)", len(s.Lines)-1)
+			}
+			return m
+		default:
+			return fmt.Sprintf("send #%d: keys %s", s.Ticket, strings.Join(s.Keys, " "))
+		}
+	case KindSettle:
+		s := ev.Settle
+		if s == nil {
+			return "settled"
+		}
+		code := "no exit code"
+		if s.ExitCode != nil {
+			code = "exit " + strconv.Itoa(*s.ExitCode)
+		}
+		return fmt.Sprintf("settled #%d: %s, %s, %s", s.Ticket, code, s.Duration.Round(time.Millisecond), s.Reason)
+	case KindSignal:
+		if ev.Signal == nil {
+			return "signal"
+		}
+		return "signal " + ev.Signal.Name
+	default:
+		return ev.Data
+	}
+}

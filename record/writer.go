@@ -1,0 +1,467 @@
+package record
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+)
+
+// DefaultQueueBytes is the queue's byte budget when Options.QueueBytes is
+// zero: a few seconds of a flood of output on a slow disk.
+const DefaultQueueBytes = 8 << 20
+
+// Options configure a Writer. The zero value writes a plain SHA-256 chain
+// to one file without a cap.
+type Options struct {
+	// Key, when set, makes the chain an HMAC-SHA-256 under it, so that
+	// only its holder could have written a chain that verifies.
+	Key []byte
+	// Clock gives the wall time of the records the writer makes itself
+	// (checkpoints, the end); time.Now when nil. The caller's events carry
+	// their own times.
+	Clock func() time.Time
+	// MaxBytes, when positive, caps the record's files (a Writer on a
+	// path only): the record is cut into segments of SegmentBytes and the
+	// oldest are removed when the total would pass it (segments.go).
+	MaxBytes int64
+	// SegmentBytes is a segment's size; MaxBytes/4 when zero.
+	SegmentBytes int64
+	// QueueBytes is the byte budget of the events appended and not yet
+	// written; DefaultQueueBytes when zero. Append blocks only beyond it.
+	QueueBytes int
+	// Screen gives the terminal's rows for a checkpoint (nil: none). It
+	// is called from the writer's goroutine when a segment begins, so
+	// the rows may already show events still queued.
+	Screen func() []string
+	// Log receives what no caller can be told: a segment the cap could
+	// not remove. The zero Logger discards.
+	Log zerolog.Logger
+}
+
+// Summary is what a closed record ends with: the hash and count that
+// anchor the chain outside the file (ptyrec verify -expect).
+type Summary struct {
+	// Path is the record's path (its first segment's name); empty for a
+	// Writer on an io.Writer.
+	Path string
+	// Records is the number of records in the chain, the end record
+	// included (Count+1 of the end record).
+	Records uint64
+	// SHA256 is the hex of the last record's chain hash (an HMAC when
+	// keyed).
+	SHA256 string
+}
+
+// Writer writes a session's events as a record: a hash chain, one JSON
+// line per record (chain.go). Append queues an event and returns; one
+// goroutine hashes and writes what is queued, in batches, so the output
+// pump never waits for the disk. Flush waits until what was appended
+// before it is in the file; Close writes the end record, syncs and
+// closes; it must be called, since it ends the writing goroutine.
+//
+// A full queue: the queue has a byte budget (Options.QueueBytes), and an
+// Append beyond it blocks until the disk has taken enough. Dropping would
+// keep the pump fast but leave a hole in a record meant to hold every
+// byte; blocking keeps the chain whole and slows the session only when
+// the disk falls a whole budget behind it (the PTY then holds the
+// program's output, as it does for a slow reader). After a write error
+// Append and Flush return it at once and never block.
+type Writer struct {
+	opts Options
+	path string
+	// out is the io.Writer given to NewWriterTo; nil for a file record.
+	out io.Writer
+
+	mu       sync.Mutex
+	queue    []Event
+	queued   int
+	appended uint64
+	written  uint64
+	started  bool
+	closing  bool
+	err      error
+	// progress is closed (and replaced) whenever written, queued or err
+	// change, waking Flush and a blocked Append.
+	progress chan struct{}
+	wake     chan struct{}
+	done     chan struct{}
+
+	closeOnce sync.Once
+	summary   Summary
+	closeErr  error
+
+	// Owned by the writing goroutine (and by Close once it has ended).
+	ch       *chain
+	records  uint64
+	file     *os.File
+	segment  int
+	segBytes int64
+	kept     []keptSegment
+	lastSeq  uint64
+	lastMono time.Duration
+	rows     int
+	cols     int
+	term     string
+	buf      []byte
+}
+
+type keptSegment struct {
+	path string
+	size int64
+}
+
+// NewWriter creates the record file at path (mode 0600; an existing file
+// is an error, never overwritten) and starts its writer. The folder
+// should have been made with OpenDir.
+func NewWriter(path string, opts Options) (*Writer, error) {
+	f, err := createFile(path)
+	if err != nil {
+		return nil, err
+	}
+	w := newWriter(opts)
+	w.path, w.file = path, f
+	w.kept = []keptSegment{{path: path}}
+	go w.run()
+	return w, nil
+}
+
+// NewWriterTo starts a writer on out, which it never closes (Close syncs
+// it when it has a Sync method). MaxBytes is ignored: segments are files.
+func NewWriterTo(out io.Writer, opts Options) *Writer {
+	w := newWriter(opts)
+	w.out = out
+	w.opts.MaxBytes = 0
+	go w.run()
+	return w
+}
+
+func newWriter(opts Options) *Writer {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.QueueBytes <= 0 {
+		opts.QueueBytes = DefaultQueueBytes
+	}
+	if opts.MaxBytes > 0 && opts.SegmentBytes <= 0 {
+		opts.SegmentBytes = max(opts.MaxBytes/4, 1)
+	}
+	return &Writer{
+		opts:     opts,
+		ch:       newChain(opts.Key, [HashSize]byte{}),
+		progress: make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+}
+
+// Append queues ev for the record. It never waits for the disk unless
+// the queue is over its byte budget (see Writer). The first event must be
+// KindStart (the writer sets its Keyed); KindCheckpoint and KindEnd are
+// the writer's own. Append takes ev's pointed-to values: the caller must
+// not change them afterwards.
+func (w *Writer) Append(ev Event) error {
+	size := eventSize(ev)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		switch {
+		case w.closing:
+			return ErrClosed
+		case w.err != nil:
+			return w.err
+		case !w.started && ev.Kind != KindStart:
+			return ErrNoStart
+		case w.started && (ev.Kind == KindStart || ev.Kind == KindCheckpoint || ev.Kind == KindEnd):
+			return fmt.Errorf("%w: %s", ErrReservedKind, ev.Kind)
+		}
+		if w.queued == 0 || w.queued+size <= w.opts.QueueBytes {
+			break
+		}
+		ch := w.progress
+		w.mu.Unlock()
+		<-ch
+		w.mu.Lock()
+	}
+	w.started = true
+	w.queue = append(w.queue, ev)
+	w.queued += size
+	w.appended++
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// eventSize is what an event counts against the queue's budget: its text
+// and a bound on the rest.
+func eventSize(ev Event) int {
+	n := 256 + len(ev.Data)
+	if ev.Send != nil {
+		for _, l := range ev.Send.Lines {
+			n += len(l)
+		}
+	}
+	return n
+}
+
+// Flush returns once every event appended before it is written to the
+// file (written, not synced: Close syncs), or the writer's error, or
+// ctx's when it ends first. A send's result waits for it, so the record
+// always holds what a caller was told.
+func (w *Writer) Flush(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	target := w.appended
+	for w.written < target && w.err == nil {
+		ch := w.progress
+		w.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			w.mu.Lock()
+			return ctx.Err()
+		}
+		w.mu.Lock()
+	}
+	return w.err
+}
+
+// Close writes what is queued and the end record, syncs and closes the
+// file (and syncs its folder). It returns the chain's summary; a second
+// call returns the first's answer.
+func (w *Writer) Close() (Summary, error) {
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		w.closing = true
+		started := w.started
+		w.mu.Unlock()
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+		<-w.done
+		err := w.err
+		if err == nil && !started {
+			err = ErrNoStart
+		}
+		if err == nil {
+			end := Event{Seq: w.lastSeq, Mono: w.lastMono, Wall: w.opts.Clock(), Kind: KindEnd, Count: w.records}
+			w.buf = w.buf[:0]
+			if err = w.appendRecord(end); err == nil {
+				err = w.write()
+			}
+		}
+		if serr := w.sync(); err == nil {
+			err = serr
+		}
+		w.summary = Summary{Path: w.path, Records: w.records, SHA256: hex.EncodeToString(w.ch.prev[:])}
+		w.closeErr = err
+	})
+	return w.summary, w.closeErr
+}
+
+// run is the writing goroutine: it takes everything queued at once and
+// writes it as one batch.
+func (w *Writer) run() {
+	defer close(w.done)
+	var spare []Event
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && !w.closing {
+			w.mu.Unlock()
+			<-w.wake
+			w.mu.Lock()
+		}
+		batch := w.queue
+		w.queue = spare[:0]
+		closing, failed := w.closing, w.err != nil
+		w.mu.Unlock()
+		if len(batch) == 0 && closing {
+			return
+		}
+		var err error
+		if !failed {
+			err = w.writeBatch(batch)
+		}
+		size := 0
+		for _, ev := range batch {
+			size += eventSize(ev)
+		}
+		w.mu.Lock()
+		w.written += uint64(len(batch))
+		w.queued -= size
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		close(w.progress)
+		w.progress = make(chan struct{})
+		w.mu.Unlock()
+		clear(batch)
+		spare = batch
+	}
+}
+
+func (w *Writer) writeBatch(batch []Event) error {
+	w.buf = w.buf[:0]
+	for _, ev := range batch {
+		if err := w.appendRecord(ev); err != nil {
+			return err
+		}
+		switch ev.Kind {
+		case KindStart:
+			w.rows, w.cols = ev.Rows, ev.Cols
+			if ev.Start != nil {
+				w.term = ev.Start.Term
+			}
+		case KindResize:
+			w.rows, w.cols = ev.Rows, ev.Cols
+		}
+		w.lastSeq, w.lastMono = ev.Seq, ev.Mono
+	}
+	return w.write()
+}
+
+// appendRecord encodes ev as the chain's next record into w.buf, first
+// starting a new segment when the record would pass the current one's
+// size.
+func (w *Writer) appendRecord(ev Event) error {
+	if ev.Data != "" && !utf8.ValidString(ev.Data) {
+		ev.Raw, ev.Data = []byte(ev.Data), ""
+	}
+	if ev.Kind == KindStart {
+		s := Start{}
+		if ev.Start != nil {
+			s = *ev.Start
+		}
+		s.Keyed = w.opts.Key != nil
+		ev.Start = &s
+	}
+	e, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("record: encoding event %d: %w", ev.Seq, err)
+	}
+	// The end record never starts a segment: its count is of the records
+	// before it, a checkpoint included.
+	if w.opts.MaxBytes > 0 && ev.Kind != KindEnd && w.segBytes+int64(len(w.buf)) > 0 &&
+		w.segBytes+int64(len(w.buf)+frameLen+len(e)) > w.opts.SegmentBytes {
+		if err := w.rotate(); err != nil {
+			return err
+		}
+	}
+	w.records++
+	w.buf = appendLine(w.buf, w.ch.next(e), e)
+	return nil
+}
+
+// rotate writes what is buffered, closes the segment, starts the next
+// with a checkpoint, and removes the oldest segments over the cap.
+func (w *Writer) rotate() error {
+	if err := w.write(); err != nil {
+		return err
+	}
+	if err := w.sync(); err != nil {
+		return err
+	}
+	w.segment++
+	path := segmentPath(w.path, w.segment)
+	f, err := createFile(path)
+	if err != nil {
+		return err
+	}
+	w.file, w.segBytes = f, 0
+	w.kept = append(w.kept, keptSegment{path: path})
+	cp := &Checkpoint{
+		Prev:   hex.EncodeToString(w.ch.prev[:]),
+		Record: w.records + 1,
+		Keyed:  w.opts.Key != nil,
+		Term:   w.term,
+	}
+	if w.opts.Screen != nil {
+		cp.Screen = w.opts.Screen()
+	}
+	e, err := json.Marshal(Event{Seq: w.lastSeq, Mono: w.lastMono, Wall: w.opts.Clock(), Kind: KindCheckpoint,
+		Rows: w.rows, Cols: w.cols, Checkpoint: cp})
+	if err != nil {
+		return fmt.Errorf("record: encoding checkpoint: %w", err)
+	}
+	w.records++
+	w.buf = appendLine(w.buf, w.ch.next(e), e)
+	w.cut()
+	return nil
+}
+
+// cut removes the oldest segments while the closed ones and a full new
+// one would pass MaxBytes; the current segment stays. (A single record
+// larger than a segment can still pass the cap by its size.)
+func (w *Writer) cut() {
+	total := w.opts.SegmentBytes
+	for _, s := range w.kept[:len(w.kept)-1] {
+		total += s.size
+	}
+	for total > w.opts.MaxBytes && len(w.kept) > 1 {
+		old := w.kept[0]
+		if err := os.Remove(old.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			w.opts.Log.Warn().Err(err).Str("segment", old.path).Msg("record: cannot remove the oldest segment")
+			return
+		}
+		w.kept = w.kept[1:]
+		total -= old.size
+	}
+}
+
+// write writes w.buf to the file (or io.Writer).
+func (w *Writer) write() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	out := w.out
+	if out == nil {
+		out = w.file
+	}
+	n, err := out.Write(w.buf)
+	w.segBytes += int64(n)
+	if len(w.kept) > 0 {
+		w.kept[len(w.kept)-1].size += int64(n)
+	}
+	w.buf = w.buf[:0]
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
+
+// sync makes what is written durable: the file and its folder, or the
+// io.Writer's Sync when it has one. It closes the file.
+func (w *Writer) sync() error {
+	if w.file == nil {
+		if s, ok := w.out.(interface{ Sync() error }); ok {
+			if err := s.Sync(); err != nil {
+				return fmt.Errorf("record: %w", err)
+			}
+		}
+		return nil
+	}
+	err := w.file.Sync()
+	if cerr := w.file.Close(); err == nil {
+		err = cerr
+	}
+	w.file = nil
+	if derr := syncDir(filepath.Dir(w.path)); err == nil {
+		err = derr
+	}
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
