@@ -34,10 +34,20 @@ type admission struct {
 	// gate and waits for the batches in the library's hands first. A
 	// stream's batch is in its hands from RecvMsg's return until the
 	// library asks for the next one or the stream ends.
+	//
+	// The same library's Shutdown also sends on each reader's disconnect
+	// channel, which the reader closes when its stream ends: a stream that
+	// ends while the library stops races it (and may panic it). So once
+	// closing, no stream's read returns an error until the library told
+	// that stream it is leaving (its DisconnectRequest, sent through
+	// SendMsg) or the stop is over; Close waits for the streams already
+	// ending (ending) with the batches.
 	mu      sync.Mutex
 	closing bool
 	busy    int
-	idle    chan struct{} // closed once closing and busy is 0
+	ending  int           // streams whose read failed before closing, handler not yet returned
+	idle    chan struct{} // closed once closing, and busy and ending are 0
+	stopped chan struct{} // closed once the library's stop is over
 }
 
 // hold counts a batch handed to the library; false once closing.
@@ -56,8 +66,29 @@ func (a *admission) release() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.busy--
-	if a.closing && a.busy == 0 {
-		close(a.idle)
+	a.checkIdle()
+}
+
+// checkIdle closes idle once nothing is in the library's hands; the caller
+// holds mu.
+func (a *admission) checkIdle() {
+	if a.closing && a.busy == 0 && a.ending == 0 {
+		select {
+		case <-a.idle:
+		default:
+			close(a.idle)
+		}
+	}
+}
+
+// stopOver releases the streams held by the stop (see admission).
+func (a *admission) stopOver() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-a.stopped:
+	default:
+		close(a.stopped)
 	}
 }
 
@@ -67,9 +98,7 @@ func (a *admission) drain(bound time.Duration) {
 	a.mu.Lock()
 	a.closing = true
 	a.idle = make(chan struct{})
-	if a.busy == 0 {
-		close(a.idle)
-	}
+	a.checkIdle()
 	idle := a.idle
 	a.mu.Unlock()
 	t := time.NewTimer(bound)
@@ -92,7 +121,7 @@ func (a *admission) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServe
 	if info.FullMethod != receiveMethod {
 		return status.Errorf(codes.Unimplemented, "%s is not served", info.FullMethod)
 	}
-	s := &admitStream{ServerStream: ss, a: a}
+	s := &admitStream{ServerStream: ss, a: a, told: make(chan struct{})}
 	if p, ok := peer.FromContext(ss.Context()); ok {
 		if ta, ok := p.Addr.(*net.TCPAddr); ok {
 			s.peerIP = ta.IP
@@ -106,6 +135,7 @@ func (a *admission) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServe
 		}
 	}()
 	defer s.done()
+	defer s.ended()
 	return handler(srv, s)
 }
 
@@ -116,6 +146,10 @@ type admitStream struct {
 	announced string // the address the peer announced in its ConnectRequest
 	identity  string // the peer's TLS identity (see Identity); "" without TLS
 	holding   bool   // a batch of this stream is in the library's hands
+	ending    bool   // counted in the admission's ending
+	// told is closed when the library told this stream it is leaving.
+	told     chan struct{}
+	toldOnce sync.Once
 }
 
 // done releases the batch the library had (it asks for the next one, or
@@ -152,21 +186,63 @@ func Identity(info credentials.AuthInfo) string {
 func (s *admitStream) RecvMsg(m any) error {
 	s.done()
 	if err := s.ServerStream.RecvMsg(m); err != nil {
-		return err
+		return s.end(err)
 	}
 	rm, ok := m.(*remote.RemoteMessage)
 	if !ok {
-		return status.Error(codes.InvalidArgument, "unexpected message")
+		return s.end(status.Error(codes.InvalidArgument, "unexpected message"))
 	}
 	if err := s.check(rm); err != nil {
 		s.a.log.Warn().Err(err).Str("peer", s.peerIP.String()).Msg("remote endpoint: message refused; stream closed")
-		return status.Error(codes.PermissionDenied, err.Error())
+		return s.end(status.Error(codes.PermissionDenied, err.Error()))
 	}
 	if !s.a.hold() {
-		return status.Error(codes.Unavailable, "endpoint closing")
+		return s.end(status.Error(codes.Unavailable, "endpoint closing"))
 	}
 	s.holding = true
 	return nil
+}
+
+// end returns err, the read that ends the stream: at once, counted until
+// the handler returned, unless the endpoint is closing; then only once the
+// library told this stream it is leaving, or its stop is over.
+func (s *admitStream) end(err error) error {
+	a := s.a
+	a.mu.Lock()
+	if !a.closing {
+		a.ending++
+		s.ending = true
+		a.mu.Unlock()
+		return err
+	}
+	a.mu.Unlock()
+	select {
+	case <-s.told:
+	case <-a.stopped:
+	}
+	return err
+}
+
+// ended uncounts a stream that ended before closing, once its handler
+// returned.
+func (s *admitStream) ended() {
+	if !s.ending {
+		return
+	}
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ending--
+	a.checkIdle()
+}
+
+// SendMsg sends, and notes the library's DisconnectRequest: its stop has
+// dealt with this stream's disconnect channel.
+func (s *admitStream) SendMsg(m any) error {
+	if rm, ok := m.(*remote.RemoteMessage); ok && rm.GetDisconnectRequest() != nil {
+		defer s.toldOnce.Do(func() { close(s.told) })
+	}
+	return s.ServerStream.SendMsg(m)
 }
 
 func (s *admitStream) check(rm *remote.RemoteMessage) error {

@@ -131,7 +131,7 @@ func Start(sys *actor.ActorSystem, cfg Config) (_ *Endpoint, err error) {
 	serverCreds = trackingCreds{serverCreds, conns}
 	dialed := &dialled{id: map[string]string{}}
 	clientCreds = recordingCreds{clientCreds, dialed}
-	adm := &admission{cfg: cfg.Admit, log: cfg.Log, local: func() string { return sys.ProcessRegistry.Address }}
+	adm := &admission{cfg: cfg.Admit, log: cfg.Log, local: func() string { return sys.ProcessRegistry.Address }, stopped: make(chan struct{})}
 	rc := remote.Configure(host, port,
 		remote.WithServerOptions(
 			grpc.Creds(serverCreds),
@@ -224,8 +224,10 @@ const closeGrace = time.Second
 // peer holds open for handshakeTimeout: those connections are closed
 // first.
 func (e *Endpoint) Close() {
-	// No batch may be delivering while the library stops (see admission).
+	// No batch may be delivering, and no stream ending, while the
+	// library stops (see admission).
 	e.adm.drain(closeGrace)
+	defer e.adm.stopOver()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -236,6 +238,10 @@ func (e *Endpoint) Close() {
 	select {
 	case <-done:
 	case <-t.C:
+		// The stop is over (the graceful stop waits only on the gRPC
+		// server now): release the held streams, or the hard stop below
+		// waits for them.
+		e.adm.stopOver()
 		e.conns.closeAll()
 		e.r.Shutdown(false)
 		<-done
