@@ -403,4 +403,15 @@ type CloseReport struct {
 	// Joined says the call joined a close another caller had started; the
 	// report is that close's.
 	Joined bool
+	// Recording is the session's record, closed, where one was written.
+	Recording *Recording
+}
+
+// Recording names a session's closed record and the end of its hash
+// chain, which anchors it outside the file (ptyrec verify -expect).
+type Recording struct {
+	Path    string // the record's file on Host
+	Host    string // the machine the file is on
+	Records uint64 // the chain's records, its end included
+	SHA256  string // the last record's chain hash, hex
 }

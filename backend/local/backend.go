@@ -84,6 +84,9 @@ type Options struct {
 	// Linux). With nil, a spawn whose mode is restricted fails with
 	// *sandbox.UnavailableError before any process starts.
 	Sandbox sandbox.Sandbox
+	// Record writes every session's event stream to a record file
+	// (record.go); its zero value records nothing.
+	Record Record
 }
 
 // Confine gives the options one deployment-wide sandbox, as the commands
@@ -193,8 +196,13 @@ func (b *Backend) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg messag
 		return nil, err
 	}
 	log := b.opts.Log.With().Str("session", string(spec.SessionID)).Str("sandbox", string(res.Mode)).Logger()
-	s, err := start(ctx, cmd, confined, b.opts, cfg, nonce, tag, events, log)
+	st, err := b.openStream(spec)
 	if err != nil {
+		return nil, err
+	}
+	s, err := start(ctx, cmd, confined, b.opts, cfg, nonce, tag, st, events, log)
+	if err != nil {
+		_, _ = st.closeSink()
 		return nil, b.startError(ctx, err)
 	}
 	s.lease = lease

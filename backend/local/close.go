@@ -41,6 +41,14 @@ func (s *session) Close(ctx context.Context, reason string) (messages.CloseRepor
 		return fail(survivors, err)
 	}
 	s.closeTerminal()
+	// The pump has returned: the stream is complete, its record ends.
+	rec, err := s.stream.closeSink()
+	if err != nil {
+		// The tree is quiet, so the close stands; what the record lost
+		// is said where an operator reads it.
+		s.log.Error().Err(err).Msg("the session's record is incomplete")
+	}
+	report.Recording = rec
 	s.closing.done = true
 	report.Status = s.Status()
 	s.closing.report = report

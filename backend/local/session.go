@@ -159,7 +159,7 @@ type closeState struct {
 // tag is the session's SessionTagVar value, or "" when the backend does not
 // adopt orphans. Cancelling ctx stops waiting for a wrapper to report its
 // shell, and stops the process.
-func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts Options, cfg messages.Config, nonce, tag string, events backend.Events, log zerolog.Logger) (_ *session, err error) {
+func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts Options, cfg messages.Config, nonce, tag string, st *stream, events backend.Events, log zerolog.Logger) (_ *session, err error) {
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: opts.Rows, Cols: opts.Cols})
 	// The child has its copies of the extra files (the wrapper's report
 	// pipe); ours must go, so a wrapper that dies is seen as end of file.
@@ -204,7 +204,7 @@ func start(ctx context.Context, cmd *exec.Cmd, confined *sandbox.Command, opts O
 		pumpDone: make(chan struct{}),
 		waitDone: make(chan struct{}),
 		prompt:   newPromptTracker(nonce),
-		stream:   newStream(nil, nil),
+		stream:   st,
 		// A new session collects for epoch 0, the startup wait, from its
 		// first byte.
 		send: sendOutput{collecting: true},

@@ -2,6 +2,8 @@ package local
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -24,23 +26,19 @@ type stream struct {
 	now   func() time.Time
 	start time.Time
 
-	mu     sync.Mutex
-	seq    uint64
-	ring   []record.Event // the newest events, oldest first
-	bytes  int            // the text ring holds
-	limit  int            // ring's bound on bytes
-	sink   Sink
-	marker markerFilter
+	mu    sync.Mutex
+	seq   uint64
+	ring  []record.Event // the newest events, oldest first
+	bytes int            // the text ring holds
+	limit int            // ring's bound on bytes
+	sink  *recordSink    // nil: nothing recorded
+	// sinkErr is the record's first failure: the session runs on, its
+	// record ends there, and the close reports it.
+	sinkErr error
+	marker  markerFilter
 	// lastOutput is the sequence of the newest output event: what a screen
 	// read shows.
 	lastOutput uint64
-}
-
-// Sink takes a session's events in order, as they are numbered; Append
-// must not block on disk (a record writer queues and batches). Flush
-// returns once everything appended is written, and Close ends the record.
-type Sink interface {
-	Append(record.Event)
 }
 
 // ringBytes bounds the text of the events kept in memory per session:
@@ -48,11 +46,15 @@ type Sink interface {
 // longer starts again from the screen.
 const ringBytes = 256 << 10
 
-func newStream(now func() time.Time, sink Sink) *stream {
+// newStream starts a stream with its start event (number 1), and a record
+// when sink is set.
+func newStream(now func() time.Time, sink *recordSink, start record.Event) *stream {
 	if now == nil {
 		now = time.Now
 	}
-	return &stream{now: now, start: now(), limit: ringBytes, sink: sink}
+	st := &stream{now: now, start: now(), limit: ringBytes, sink: sink}
+	st.add(start)
+	return st
 }
 
 // add numbers ev and hands it on; the caller holds mu.
@@ -60,7 +62,7 @@ func (st *stream) add(ev record.Event) uint64 {
 	// A credential's shape never reaches the stream (a token echoed or
 	// printed whole within one read; the record's docs say what else is
 	// kept as printed).
-	ev.Data = secretshape.Redact(ev.Data)
+	redact(&ev)
 	st.seq++
 	t := st.now()
 	ev.Seq, ev.Mono, ev.Wall = st.seq, t.Sub(st.start), t
@@ -71,10 +73,34 @@ func (st *stream) add(ev record.Event) uint64 {
 		st.ring[0] = record.Event{}
 		st.ring = st.ring[1:]
 	}
-	if st.sink != nil {
-		st.sink.Append(ev)
+	if st.sink != nil && st.sinkErr == nil {
+		// Append queues; it blocks only when the disk is far behind.
+		st.sinkErr = st.sink.w.Append(ev)
 	}
 	return ev.Seq
+}
+
+// redact takes credential shapes out of every text an event carries.
+func redact(ev *record.Event) {
+	ev.Data = secretshape.Redact(ev.Data)
+	if ev.Send != nil && len(ev.Send.Lines) > 0 {
+		send := *ev.Send
+		send.Lines = redactAll(send.Lines)
+		ev.Send = &send
+	}
+	if ev.Settle != nil && len(ev.Settle.Unwritten) > 0 {
+		settle := *ev.Settle
+		settle.Unwritten = redactAll(settle.Unwritten)
+		ev.Settle = &settle
+	}
+}
+
+func redactAll(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = secretshape.Redact(l)
+	}
+	return out
 }
 
 // output numbers what the pump read, without the prompt marker.
@@ -121,11 +147,50 @@ func (st *stream) exited(status messages.SessionStatus) {
 	st.add(record.Event{Kind: record.KindExit, Exit: &record.Exit{Code: status.ExitCode, Signal: status.Signal}})
 }
 
-// note numbers an event the runtime adds.
+// note numbers an event the runtime adds. A settle reaches the record's
+// file before it returns: the send's result follows it.
 func (st *stream) note(ev record.Event) uint64 {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.add(ev)
+	seq := st.add(ev)
+	sink := st.sink
+	st.mu.Unlock()
+	if sink != nil && ev.Kind == record.KindSettle {
+		ctx, cancel := context.WithTimeout(context.Background(), settleFlushTimeout)
+		defer cancel()
+		if err := sink.w.Flush(ctx); err != nil {
+			st.mu.Lock()
+			if st.sinkErr == nil {
+				st.sinkErr = err
+			}
+			st.mu.Unlock()
+		}
+	}
+	return seq
+}
+
+// settleFlushTimeout bounds how long a send's result waits for its settle
+// to reach the record's file; past it the result goes out and the record
+// reports the failure at close.
+const settleFlushTimeout = 5 * time.Second
+
+// closeSink ends the record: its end record, synced. It reports where the
+// record is and the end of its chain; nil when nothing was recorded.
+func (st *stream) closeSink() (*messages.Recording, error) {
+	st.mu.Lock()
+	sink, failed := st.sink, st.sinkErr
+	st.sink = nil
+	st.mu.Unlock()
+	if sink == nil {
+		return nil, nil
+	}
+	sum, err := sink.w.Close()
+	if err == nil {
+		err = failed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ptyactor: the session's record: %w", err)
+	}
+	return &messages.Recording{Path: sum.Path, Host: sink.host, Records: sum.Records, SHA256: sum.SHA256}, nil
 }
 
 // since returns the kept events after seq, oldest first, and whether some
@@ -205,8 +270,21 @@ func (f *markerFilter) strip(p []byte) []byte {
 
 var _ backend.Recorder = (*session)(nil)
 
-// Note numbers an event the runtime adds to the session's stream.
-func (s *session) Note(ev record.Event) uint64 { return s.stream.note(ev) }
+// Note numbers an event the runtime adds to the session's stream. A send
+// that starts while the terminal reads with echo off (a password prompt)
+// is kept as the length of its text only, as its input is.
+func (s *session) Note(ev record.Event) uint64 {
+	if ev.Kind == record.KindSend && ev.Send != nil && len(ev.Send.Lines) > 0 && s.secretMode() {
+		n := len(ev.Send.Lines) - 1 // the line ends
+		for _, l := range ev.Send.Lines {
+			n += len(l)
+		}
+		send := *ev.Send
+		send.Lines = nil
+		ev.Send, ev.Secret, ev.Len = &send, true, n
+	}
+	return s.stream.note(ev)
+}
 
 // Events returns the session's kept events after seq, oldest first, and
 // whether some after seq are no longer kept.

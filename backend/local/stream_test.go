@@ -37,20 +37,21 @@ func TestMarkerFilter(t *testing.T) {
 // The ring keeps the newest events within its byte bound and says when
 // some after a sequence are gone.
 func TestStreamRing(t *testing.T) {
-	st := newStream(nil, nil)
+	st := newStream(nil, nil, record.Event{Kind: record.KindStart})
 	st.limit = 10
 	for _, s := range []string{"aaaa", "bbbb", "cccc", "dddd"} {
 		st.output([]byte(s))
 	}
 	evs, lost := st.since(0)
-	if !lost || len(evs) != 2 || evs[0].Seq != 3 || evs[1].Data != "dddd" {
-		t.Fatalf("since(0) = %+v, lost %v; want events 3 and 4, lost", evs, lost)
+	// The start (1) and the first two outputs (2, 3) are gone.
+	if !lost || len(evs) != 2 || evs[0].Seq != 4 || evs[1].Data != "dddd" {
+		t.Fatalf("since(0) = %+v, lost %v; want events 4 and 5, lost", evs, lost)
 	}
-	if evs, lost := st.since(3); lost || len(evs) != 1 || evs[0].Seq != 4 {
-		t.Fatalf("since(3) = %+v, lost %v", evs, lost)
-	}
-	if evs, lost := st.since(4); lost || len(evs) != 0 {
+	if evs, lost := st.since(4); lost || len(evs) != 1 || evs[0].Seq != 5 {
 		t.Fatalf("since(4) = %+v, lost %v", evs, lost)
+	}
+	if evs, lost := st.since(5); lost || len(evs) != 0 {
+		t.Fatalf("since(5) = %+v, lost %v", evs, lost)
 	}
 }
 
