@@ -18,6 +18,7 @@ need=(
   "git git"
   "man man-db"
   "bwrap bubblewrap"
+  "asciinema asciinema"
 )
 missing=()
 for entry in "${need[@]}"; do
