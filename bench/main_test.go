@@ -14,7 +14,9 @@ import (
 const runVar = "PA_BENCH_TEST_RUN"
 
 func TestMain(m *testing.M) {
+	restore := fixture.PrivateState()
 	code := leakcheck.Main(m, runVar, func(*leakcheck.Checker) {})
+	restore()
 	fixture.RemoveBinaries()
 	os.Exit(code)
 }

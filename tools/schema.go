@@ -289,6 +289,9 @@ func (t *Toolset) definitions() []Definition {
 					"outcome":   schema{"type": "string", "enum": []string{"closed", "already-closing"}},
 					"killed":    schema{"type": "array", "items": schema{"type": "integer"}},
 					"survivors": schema{"type": "array", "items": schema{"type": "integer"}},
+					"recording": schema{"type": "object", "description": "the session's record: the file, the machine it is on, and the end of its hash chain (ptyrec verify -expect sha256)", "properties": schema{
+						"path": schema{"type": "string"}, "host": schema{"type": "string"}, "records": schema{"type": "integer"}, "sha256": schema{"type": "string"},
+					}},
 				},
 				"required": []string{"sessionId", "outcome"},
 			}),

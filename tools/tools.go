@@ -520,6 +520,9 @@ func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Resu
 	if report.Joined {
 		v.Outcome = "already-closing"
 	}
+	if r := report.Recording; r != nil {
+		v.Recording = &RecordingValue{Path: r.Path, Host: r.Host, Records: r.Records, SHA256: r.SHA256}
+	}
 	return Result{Text: renderClose(id, !report.Joined, t.opts.MaxResultBytes), Structured: v}, nil
 }
 

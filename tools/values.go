@@ -124,6 +124,17 @@ type CloseValue struct {
 	Outcome   string `json:"outcome"` // "closed" or "already-closing"
 	Killed    []int  `json:"killed"`
 	Survivors []int  `json:"survivors"`
+	// Recording is the session's record, where one was written.
+	Recording *RecordingValue `json:"recording,omitempty"`
+}
+
+// RecordingValue names a closed record and the end of its hash chain,
+// which anchors it outside the file (ptyrec verify -expect SHA256).
+type RecordingValue struct {
+	Path    string `json:"path"`
+	Host    string `json:"host"`
+	Records uint64 `json:"records"`
+	SHA256  string `json:"sha256"`
 }
 
 // ListValue is terminal_list's value.

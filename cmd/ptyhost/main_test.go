@@ -2,10 +2,19 @@ package main
 
 import (
 	"io"
+	"os"
 	"testing"
 
 	"github.com/ptyactor/ptyactor/actors/remote/host"
+	"github.com/ptyactor/ptyactor/test/fixture"
 )
+
+func TestMain(m *testing.M) {
+	restore := fixture.PrivateState()
+	code := m.Run()
+	restore()
+	os.Exit(code)
+}
 
 // -max-sessions-per-client has a limit by default; 0 (no limit) must be
 // asked for, and a negative value is refused.

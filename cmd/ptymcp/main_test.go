@@ -28,7 +28,9 @@ const runVar = "PTYMCP_TEST_RUN"
 var checker *leakcheck.Checker
 
 func TestMain(m *testing.M) {
+	restore := fixture.PrivateState()
 	code := leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker = c })
+	restore()
 	cleanupBinary()
 	fixture.RemoveBinaries()
 	os.Exit(code)

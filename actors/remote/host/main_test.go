@@ -31,8 +31,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(forgerEnv) != "" {
 		helperForger() // a forger of host replies (forge_test.go)
 	}
+	restore := fixture.PrivateState()
 	// goleak exits through its Cleanup: a deferred removal would never run.
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		restore()
 		fixture.RemoveBinaries()
 		os.Exit(code)
 	}))

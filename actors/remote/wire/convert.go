@@ -190,7 +190,11 @@ func SignalResultFrom(w *SignalReply) messages.SignalResult {
 
 // KillTo encodes a close's outcome.
 func KillTo(closed bool, r messages.CloseReport) *KillReply {
-	return &KillReply{Closed: closed, Killed: ints64(r.Killed), Survivors: ints64(r.Survivors), Status: StatusTo(r.Status)}
+	w := &KillReply{Closed: closed, Killed: ints64(r.Killed), Survivors: ints64(r.Survivors), Status: StatusTo(r.Status)}
+	if rec := r.Recording; rec != nil {
+		w.Recording = &Recording{Path: rec.Path, Host: rec.Host, Records: rec.Records, Sha256: rec.SHA256}
+	}
+	return w
 }
 
 // KillFrom decodes a close's outcome.
@@ -198,7 +202,11 @@ func KillFrom(w *KillReply) (closed bool, r messages.CloseReport) {
 	if w == nil {
 		return false, messages.CloseReport{}
 	}
-	return w.Closed, messages.CloseReport{Killed: ints(w.Killed), Survivors: ints(w.Survivors), Status: StatusFrom(w.Status)}
+	r = messages.CloseReport{Killed: ints(w.Killed), Survivors: ints(w.Survivors), Status: StatusFrom(w.Status)}
+	if rec := w.Recording; rec != nil {
+		r.Recording = &messages.Recording{Path: rec.Path, Host: rec.Host, Records: rec.Records, SHA256: rec.Sha256}
+	}
+	return w.Closed, r
 }
 
 func ints64(v []int) []int64 {

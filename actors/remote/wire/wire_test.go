@@ -268,3 +268,16 @@ func roundTripMsg(t *testing.T, m *StartSend) *StartSend {
 	}
 	return out
 }
+
+// A close's report crosses with its record: where the file is on the host
+// and the end of its chain.
+func TestKillRoundTripCarriesTheRecording(t *testing.T) {
+	in := messages.CloseReport{Killed: []int{7}, Recording: &messages.Recording{Path: "/r/s.rec", Host: "h1", Records: 42, SHA256: "ab"}}
+	closed, got := KillFrom(KillTo(true, in))
+	if !closed || got.Recording == nil || *got.Recording != *in.Recording || len(got.Killed) != 1 {
+		t.Fatalf("%v %+v", closed, got)
+	}
+	if _, got := KillFrom(KillTo(true, messages.CloseReport{})); got.Recording != nil {
+		t.Fatalf("no record became %+v", got.Recording)
+	}
+}

@@ -5,6 +5,7 @@ package terminals
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
 	"github.com/ptyactor/ptyactor/sandbox"
 	"github.com/rs/zerolog"
 )
@@ -26,7 +28,30 @@ type Flags struct {
 	AllowNetwork bool
 	Runtime      messages.Config
 	LogLevel     string
+	// Record: where every session's record goes ("off": nowhere), the
+	// key file that keys its chain, and one session's cap.
+	RecordDir      string
+	RecordKey      string
+	RecordMaxBytes int64
+	recordKey      []byte
 }
+
+// DefaultRecordDir is where records go unless -record-dir says otherwise:
+// ptyactor/recordings under XDG_STATE_HOME, or ~/.local/state.
+func DefaultRecordDir() string {
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "off"
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "ptyactor", "recordings")
+}
+
+// defaultRecordMaxBytes caps one session's record.
+const defaultRecordMaxBytes = 64 << 20
 
 // Register defines the flags on fs, with their defaults.
 func (f *Flags) Register(fs *flag.FlagSet) {
@@ -41,6 +66,9 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.Runtime.DisposeGraceMs, "dispose-grace-ms", f.Runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
 	fs.IntVar(&f.Runtime.MaxReadBytes, "max-read-bytes", f.Runtime.MaxReadBytes, "per-send output buffer and read page size")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+	fs.StringVar(&f.RecordDir, "record-dir", "", "folder of the sessions' records (0700; one others can read is refused), or off (default: ptyactor/recordings under $XDG_STATE_HOME or ~/.local/state)")
+	fs.StringVar(&f.RecordKey, "record-key", "", "file (0600) holding the key that keys the records' hash chain (HMAC-SHA-256)")
+	fs.Int64Var(&f.RecordMaxBytes, "record-max-bytes", defaultRecordMaxBytes, "cap of one session's record; the oldest segments are cut beyond it")
 }
 
 // Check validates the parsed flags and settles the workspace (the
@@ -73,7 +101,47 @@ func (f *Flags) Check() error {
 	if _, err := zerolog.ParseLevel(f.LogLevel); err != nil {
 		return fmt.Errorf("-log-level: %w", err)
 	}
+	return f.checkRecord()
+}
+
+// checkRecord opens the recording folder (refusing one others can use)
+// and reads the key file (refusing one others can read).
+func (f *Flags) checkRecord() error {
+	if f.RecordDir == "" {
+		f.RecordDir = DefaultRecordDir()
+	}
+	if f.RecordDir == "off" {
+		if f.RecordKey != "" {
+			return errors.New("-record-key: no records are written (-record-dir off)")
+		}
+		return nil
+	}
+	if f.RecordMaxBytes < 0 {
+		return errors.New("-record-max-bytes: must not be negative")
+	}
+	dir, err := filepath.Abs(f.RecordDir)
+	if err != nil {
+		return fmt.Errorf("-record-dir: %w", err)
+	}
+	if err := record.OpenDir(dir); err != nil {
+		return fmt.Errorf("-record-dir: %w", err)
+	}
+	f.RecordDir = dir
+	if f.RecordKey != "" {
+		if f.recordKey, err = record.ReadKeyFile(f.RecordKey); err != nil {
+			return fmt.Errorf("-record-key: %w", err)
+		}
+	}
 	return nil
+}
+
+// recording is the backend's record settings from the flags.
+func (f *Flags) recording() local.Record {
+	if f.RecordDir == "off" {
+		return local.Record{}
+	}
+	host, _ := os.Hostname()
+	return local.Record{Dir: f.RecordDir, Key: f.recordKey, MaxBytes: f.RecordMaxBytes, Host: host}
 }
 
 // Start runs a service with the local backend, confined as the flags say.
@@ -83,7 +151,7 @@ func (f *Flags) Start(ctx context.Context, log zerolog.Logger) (svc *actors.Serv
 	// The subreaper closes teardown's one escape (a daemon orphaned out of
 	// the shell's session); it exists on Linux only, and elsewhere the
 	// backend would refuse every spawn with it on.
-	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log}
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log, Record: f.recording()}
 	if err := bopts.Confine(f.Sandbox, f.Workspace, f.AllowNetwork); err != nil {
 		return nil, nil, err
 	}
