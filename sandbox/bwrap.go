@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 )
 
@@ -13,6 +14,7 @@ import (
 // *UnavailableError.
 type Bubblewrap struct {
 	path string
+	hide []string
 }
 
 var _ Sandbox = (*Bubblewrap)(nil)
@@ -22,6 +24,10 @@ type BubblewrapOptions struct {
 	// Path is the bwrap binary. Empty means "bwrap", looked up in $PATH at
 	// every Wrap, so installing bubblewrap takes effect without a restart.
 	Path string
+	// Hide are host folders a sandboxed shell must not see at all, even
+	// read-only: each is covered with an empty tmpfs (the records'
+	// folder, which holds every session's record).
+	Hide []string
 }
 
 // NewBubblewrap returns the bubblewrap provider.
@@ -29,7 +35,7 @@ func NewBubblewrap(opts BubblewrapOptions) *Bubblewrap {
 	if opts.Path == "" {
 		opts.Path = "bwrap"
 	}
-	return &Bubblewrap{path: opts.Path}
+	return &Bubblewrap{path: opts.Path, hide: slices.Clone(opts.Hide)}
 }
 
 // hiddenByBwrap are the host directories the sandbox replaces with its own
@@ -78,8 +84,9 @@ var hiddenByBwrap = []string{"/tmp", "/dev", "/proc"}
 //     pid namespace) and --tmpfs /tmp.
 //   - the root: --bind (WorkspaceWrite) or --ro-bind (ReadOnly, so a root
 //     under /tmp stays visible), then --ro-bind over each path in ro.
+//   - --tmpfs over each path in hide, last, so no bind above uncovers it.
 //   - --chdir cwd, --info-fd infoFD.
-func bwrapArgs(r Resolution, cwd string, ro []string, infoFD, seccompFD int) []string {
+func bwrapArgs(r Resolution, cwd string, ro, hide []string, infoFD, seccompFD int) []string {
 	a := []string{"--unshare-all"}
 	if r.Network {
 		a = append(a, "--share-net")
@@ -101,6 +108,9 @@ func bwrapArgs(r Resolution, cwd string, ro []string, infoFD, seccompFD int) []s
 	}
 	for _, p := range ro {
 		a = append(a, "--ro-bind", p, p)
+	}
+	for _, p := range hide {
+		a = append(a, "--tmpfs", p)
 	}
 	return append(a, "--chdir", cwd, "--info-fd", strconv.Itoa(infoFD), "--seccomp", strconv.Itoa(seccompFD), "--")
 }

@@ -66,12 +66,17 @@ func TestBwrapArgs(t *testing.T) {
 		{"workspace-write", Resolution{Mode: WorkspaceWrite, Root: root}, []string{root + "/.git"},
 			cat([]string{"--unshare-all"}, common, []string{"--bind", root, root, "--ro-bind", root + "/.git", root + "/.git"}, tail)},
 	} {
-		if got := bwrapArgs(tc.r, root+"/src", tc.ro, 3, 4); !slices.Equal(got, tc.want) {
+		if got := bwrapArgs(tc.r, root+"/src", tc.ro, nil, 3, 4); !slices.Equal(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
+	// A hidden folder is covered last, after every bind.
+	hidden := bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, []string{"/state/recordings"}, 3, 4)
+	if i := slices.Index(hidden, "/state/recordings"); i < 1 || hidden[i-1] != "--tmpfs" || i != len(hidden)-8 {
+		t.Errorf("hide: %q", hidden)
+	}
 	for _, forbidden := range []string{"--new-session", "--dev-bind"} {
-		if slices.Contains(bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, 3, 4), forbidden) {
+		if slices.Contains(bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, nil, 3, 4), forbidden) {
 			t.Errorf("bwrap args hold %s", forbidden)
 		}
 	}

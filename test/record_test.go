@@ -163,3 +163,35 @@ func TestRecordedSession(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// A sandboxed shell cannot see the records' folder, not even read-only:
+// every session's record is there.
+func TestRecordFolderHiddenFromTheSandbox(t *testing.T) {
+	requireProgram(t, "bwrap", "bubblewrap")
+	// Inside the workspace, which the sandbox binds writable (and outside
+	// /tmp, which it replaces anyway).
+	ws := t.TempDir()
+	dir := filepath.Join(ws, "recordings")
+	opts := local.Options{Record: local.Record{Dir: dir}}
+	if err := opts.Confine("workspace-write", ws, false); err != nil {
+		t.Fatal(err)
+	}
+	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(opts)}})
+	o := fixture.Owner(t, svc, "sandboxed")
+	ctx := testkit.Ctx(t)
+	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The host sees this session's own record in the folder.
+	if names, err := os.ReadDir(dir); err != nil || len(names) == 0 {
+		t.Fatalf("the host's view of %s: %v, %v", dir, names, err)
+	}
+	res, err := sh.Send(ctx, messages.SendRequest{Text: "echo n=$(ls -A " + dir + " | wc -l); cat " + dir + "/*.rec", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Viewport, "n=0") || !strings.Contains(res.Viewport, "No such file") || strings.Contains(res.Viewport, `"seq"`) {
+		t.Fatalf("the sandbox sees the records: %q", res.Viewport)
+	}
+}

@@ -94,7 +94,8 @@ type Options struct {
 // root, network) for every owner, and for the restricted modes the
 // bubblewrap provider. Without bwrap on the machine a restricted spawn
 // fails before any process starts, with an error naming the package to
-// install; installing it takes effect at the next spawn.
+// install; installing it takes effect at the next spawn. Set Record first:
+// its folder is hidden from the sandboxed shells.
 func (o *Options) Confine(mode, root string, network bool) error {
 	m, err := sandbox.ParseMode(mode)
 	if err != nil {
@@ -106,7 +107,13 @@ func (o *Options) Confine(mode, root string, network bool) error {
 	}
 	o.Policy = policy
 	if m.Restricted() {
-		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})
+		// The records' folder holds every session's record: no sandboxed
+		// shell sees it, even read-only.
+		var hide []string
+		if o.Record.Dir != "" {
+			hide = append(hide, o.Record.Dir)
+		}
+		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{Hide: hide})
 	}
 	return nil
 }
