@@ -162,6 +162,10 @@ type SpawnRequest struct {
 	// remote.Client.RegisterHost in actors/remote): its name, or AnyHost for the live host
 	// with the fewest sessions. Empty means this process.
 	Host string
+	// RecordAs is the id the session's record names it by, when its caller
+	// knows it by another than the one this runtime mints: a host's
+	// gateway sets the client's id. Empty means the session's own id.
+	RecordAs SessionID
 }
 
 // AnyHost in SpawnRequest.Host lets the runtime choose among the registered

@@ -40,6 +40,9 @@ func (b *Backend) openStream(spec messages.SpawnSpec) (*stream, error) {
 		Kind: record.KindStart, Rows: int(b.opts.Rows), Cols: int(b.opts.Cols),
 		Start: &record.Start{Session: string(spec.SessionID), Host: b.opts.Record.Host, Term: b.term(), Shell: b.opts.Shell},
 	}
+	if spec.RecordAs != "" {
+		start.Start.Session = string(spec.RecordAs)
+	}
 	rc := b.opts.Record
 	if rc.Dir == "" {
 		return newStream(nil, nil, start), nil
@@ -47,7 +50,7 @@ func (b *Backend) openStream(spec messages.SpawnSpec) (*stream, error) {
 	if err := record.OpenDir(rc.Dir); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%s-%s.rec", safeName(string(spec.SessionID)), time.Now().UTC().Format("20060102T150405.000000000Z"))
+	name := fmt.Sprintf("%s-%s.rec", safeName(start.Start.Session), time.Now().UTC().Format("20060102T150405.000000000Z"))
 	w, err := record.NewWriter(filepath.Join(rc.Dir, name), record.Options{Key: rc.Key, MaxBytes: rc.MaxBytes, Log: b.opts.Log})
 	if err != nil {
 		return nil, fmt.Errorf("ptyactor: open the session's record: %w", err)

@@ -334,7 +334,12 @@ func (g *gateway) openOwner(ctx actor.Context, call uint64, lbl, id string, c *c
 func protocol(o messages.Owner, req *wire.Request) any {
 	switch b := req.Body.(type) {
 	case *wire.Request_Spawn:
-		return &actors.Spawn{Owner: o, Request: messages.SpawnRequest{Type: b.Spawn.GetType(), Name: b.Spawn.GetName(), Cwd: b.Spawn.GetCwd()}}
+		req := messages.SpawnRequest{Type: b.Spawn.GetType(), Name: b.Spawn.GetName(), Cwd: b.Spawn.GetCwd()}
+		if cs := b.Spawn.GetClientSession(); cs != "" && len(cs) <= 64 {
+			// The record on this host names the session as its client does.
+			req.RecordAs = messages.SessionID(cs)
+		}
+		return &actors.Spawn{Owner: o, Request: req}
 	case *wire.Request_StartSend:
 		s := b.StartSend
 		return &actors.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
