@@ -34,11 +34,10 @@ func (k *keptSessions) Spawn(ctx context.Context, spec messages.SpawnSpec, cfg m
 	return bs, err
 }
 
-// A send's start and settle join the session's stream in order: the lines
-// it types, then the output and the prompt's exit code, then the settle
-// with the same ticket, exit code and cursor as the result, whose Seq
-// names it.
-func TestSendStartAndSettleJoinTheStream(t *testing.T) {
+// keptSession starts a service over the local backend and one session,
+// keeping the backend session to read its stream.
+func keptSession(t *testing.T) (*keptSessions, *Session) {
+	t.Helper()
 	k := &keptSessions{Backend: local.New(local.Options{})}
 	svc, err := NewService(Options{Config: testkit.PTYConfig()})
 	if err != nil {
@@ -56,6 +55,15 @@ func TestSendStartAndSettleJoinTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return k, sh
+}
+
+// A send's start and settle join the session's stream in order: the lines
+// it types, then the output and the prompt's exit code, then the settle
+// with the same ticket, exit code and cursor as the result, whose Seq
+// names it.
+func TestSendStartAndSettleJoinTheStream(t *testing.T) {
+	k, sh := keptSession(t)
 	res, err := sh.Send(testkit.Ctx(t), messages.SendRequest{Text: "echo one; (exit 3)", Submit: true})
 	if err != nil || res.ExitCode == nil || *res.ExitCode != 3 || res.Seq == 0 {
 		t.Fatalf("send: %+v, %v; want exit 3 and a Seq", res, err)
@@ -96,23 +104,7 @@ func TestSendStartAndSettleJoinTheStream(t *testing.T) {
 // A mark and a delivered signal join the stream with their numbers; a bad
 // label is refused, typed, and adds nothing.
 func TestMarkAndSignalJoinTheStream(t *testing.T) {
-	k := &keptSessions{Backend: local.New(local.Options{})}
-	svc, err := NewService(Options{Config: testkit.PTYConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
-	if _, err := svc.RegisterBackend(testkit.Ctx(t), k); err != nil {
-		t.Fatal(err)
-	}
-	o, err := svc.NewOwner(testkit.Ctx(t), "record")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, sh := keptSession(t)
 	ctx := testkit.Ctx(t)
 	for _, bad := range []string{"", "two\nlines"} {
 		if _, err := sh.Mark(ctx, bad); !errors.Is(err, messages.ErrInvalidArgument) {

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -87,22 +86,7 @@ func regexpQuote(s string) string {
 
 // lockedBuffer collects a child's output (a scripted client's stderr, a
 // client's log) for the test to read while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = fixture.LockedBuffer
 
 // hostFlags are the flags every host of these tests runs with: full
 // access, debug logs, and testkit.PTYConfig's timings.
