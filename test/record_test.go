@@ -72,6 +72,14 @@ func TestRecordedSession(t *testing.T) {
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: secret, Submit: true}); err != nil {
 		t.Fatal(err)
 	}
+	const secret2 = "tr0ub4dor-and-3"
+	res, err = sh.Send(ctx, messages.SendRequest{Text: `python3 -c "import getpass; print('plen', len(getpass.getpass('pw: ')))"`, Submit: true})
+	if err != nil || !res.Secret {
+		t.Fatalf("getpass: %+v, %v; want a secret prompt", res, err)
+	}
+	if res, err := sh.Send(ctx, messages.SendRequest{Text: secret2, Submit: true}); err != nil || !strings.Contains(res.Viewport, "plen 15") {
+		t.Fatalf("after the getpass secret: %+v, %v", res, err)
+	}
 	const token = "ghp_0123456789abcdefghijklmn"
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "echo " + token, Submit: true}); err != nil {
 		t.Fatal(err)
@@ -99,7 +107,7 @@ func TestRecordedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, never := range []string{secret, token, "133;D"} {
+	for _, never := range []string{secret, secret2, token, "133;D"} {
 		if bytes.Contains(raw, []byte(never)) {
 			t.Fatalf("the record holds %q", never)
 		}
