@@ -108,8 +108,9 @@ func TestRecordedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, never := range []string{secret, secret2, token, "133;D"} {
-		if bytes.Contains(raw, []byte(never)) {
-			t.Fatalf("the record holds %q", never)
+		if i := bytes.Index(raw, []byte(never)); i >= 0 {
+			around := bytes.ReplaceAll(raw[max(i-400, 0):min(i+100, len(raw))], []byte(never), []byte("<HERE>"))
+			t.Fatalf("the record holds a secret (%d bytes) at <HERE>: %q", len(never), around)
 		}
 	}
 	r, err := record.Open(rec.Path, nil)

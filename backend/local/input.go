@@ -23,8 +23,9 @@ func (s *session) Write(ctx context.Context, p []byte) error {
 		_ = s.master.SetWriteDeadline(time.Now())
 		close(fired)
 	})
+	secret := s.secretMode()
 	n, err := s.master.Write(p)
-	s.recordInput(p[:n])
+	s.recordInput(p[:n], secret)
 	if !stop() {
 		// The callback started: wait until it set its deadline before
 		// clearing it, or a late deadline would fail the next write.
@@ -56,6 +57,7 @@ func (s *session) noteInput(p []byte) {
 func (s *session) TryWrite(p []byte) (int, error) {
 	s.unmuteReplies()
 	s.noteInput(p)
+	secret := s.secretMode()
 	rc, err := s.master.SyscallConn()
 	if err != nil {
 		return 0, err
@@ -83,14 +85,16 @@ func (s *session) TryWrite(p []byte) (int, error) {
 	if err == nil {
 		err = werr
 	}
-	s.recordInput(p[:n])
+	s.recordInput(p[:n], secret)
 	return n, err
 }
 
-// recordInput numbers what reached the terminal as the agent's input; at a
-// secret prompt, only its length.
-func (s *session) recordInput(p []byte) {
+// recordInput numbers what reached the terminal as the agent's input;
+// written at a secret prompt, only its length. The terminal's mode is read
+// before the write: the program that reads a secret turns echo back on as
+// soon as it has it.
+func (s *session) recordInput(p []byte, secret bool) {
 	if len(p) > 0 {
-		s.stream.input(p, record.SourceAgent, s.secretMode())
+		s.stream.input(p, record.SourceAgent, secret)
 	}
 }
