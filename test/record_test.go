@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,7 +177,9 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // A sandboxed shell cannot see the records' folder, not even read-only:
 // every session's record is there.
 func TestRecordFolderHiddenFromTheSandbox(t *testing.T) {
-	requireProgram(t, "bwrap", "bubblewrap")
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap is not installed (Debian: bubblewrap; Linux only)")
+	}
 	// Inside the workspace, which the sandbox binds writable (and outside
 	// /tmp, which it replaces anyway).
 	ws := t.TempDir()
