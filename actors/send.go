@@ -211,9 +211,11 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		ctx.Respond(&CancelSendReply{Accepted: a.cancel()})
 	case *ReadSendOutput:
 		ctx.Respond(a.readOutput())
-	case *leftoversListed:
+	case *settleReady:
 		if a.holding {
-			a.result.Running = m.procs
+			if m.listed {
+				a.result.Running = m.procs
+			}
 			a.deliver()
 		}
 	case *AwaitSend:

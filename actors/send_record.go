@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"strings"
 
 	"github.com/ptyactor/ptyactor/backend"
@@ -25,11 +26,12 @@ func (a *sendActor) recordStart() {
 	r.Note(ev)
 }
 
-// recordSettle notes the settlement and gives the result its number.
-func (a *sendActor) recordSettle() {
+// recordSettle notes the settlement and gives the result its number. It
+// returns the wait for the settle to be on record (nil: none is written).
+func (a *sendActor) recordSettle() func(context.Context) error {
 	r, ok := a.bs.(backend.Recorder)
 	if !ok || a.startup {
-		return
+		return nil
 	}
 	res := a.result
 	st := &record.Settle{
@@ -40,4 +42,5 @@ func (a *sendActor) recordSettle() {
 		st.Unwritten = append(st.Unwritten, strings.TrimRight(string(l), "\r\n"))
 	}
 	a.result.Seq = r.Note(record.Event{Kind: record.KindSettle, Settle: st})
+	return r.Durable()
 }

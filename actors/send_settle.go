@@ -1,8 +1,10 @@
 package actors
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
@@ -28,14 +30,35 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
 	}
 	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
-	if await != nil {
+	durable := a.recordSettle()
+	if await != nil || durable != nil {
+		// The result waits, off the mailbox, for the receipt and for its
+		// settle to be on record.
 		a.holding = true
-		self, sys := a.self, a.sys
-		go func() { sys.Root.Send(self, &leftoversListed{procs: await.AwaitLeftovers()}) }()
+		self, sys, log, ticket := a.self, a.sys, a.log, a.ticket
+		go func() {
+			var m settleReady
+			if await != nil {
+				m.procs, m.listed = await.AwaitLeftovers(), true
+			}
+			if durable != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), recordFlushTimeout)
+				if err := durable(ctx); err != nil {
+					log.Warn().Err(err).Uint64("ticket", ticket).Msg("the send's settle is not on record")
+				}
+				cancel()
+			}
+			sys.Root.Send(self, &m)
+		}()
 		return
 	}
 	a.deliver()
 }
+
+// recordFlushTimeout bounds how long a send's result waits for its settle
+// to reach the record's file; past it the result goes out and the record
+// reports the failure at close.
+const recordFlushTimeout = 5 * time.Second
 
 // finalOutput ends the send's collection and returns its output: what the
 // backend still held, for a wait with a cursor the output since that
@@ -112,7 +135,6 @@ func (a *sendActor) listLeftovers() backend.LeftoverLister {
 // deliver reports the fixed result to the session and the waiters.
 func (a *sendActor) deliver() {
 	a.holding = false
-	a.recordSettle()
 	a.sys.Root.Send(a.parent, &sendFinished{
 		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
 	})
@@ -123,8 +145,12 @@ func (a *sendActor) deliver() {
 	a.subscribers = nil
 }
 
-// leftoversListed carries the receipt the settlement waited for.
-type leftoversListed struct{ procs []messages.Process }
+// settleReady ends the settlement's wait: the receipt it listed (when it
+// waited for one), and its settle on record.
+type settleReady struct {
+	procs  []messages.Process
+	listed bool
+}
 
 // cause names the condition that settled the send. A cancel wins over
 // whatever settled the interrupted command: the caller asked for it.

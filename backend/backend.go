@@ -241,6 +241,11 @@ type Session interface {
 // everything the stream already holds and returns its sequence.
 type Recorder interface {
 	Note(ev record.Event) uint64
+	// Durable returns a wait that ends once the events noted so far are
+	// in the session's record file (or the record failed, or ctx ended),
+	// or nil when no record is written: a send's result waits for its
+	// settle to be on record, and waits off its actor's mailbox.
+	Durable() func(ctx context.Context) error
 	// Events returns the kept events after seq, oldest first, and whether
 	// some after seq are no longer kept.
 	Events(seq uint64) ([]record.Event, bool)

@@ -20,6 +20,20 @@ import (
 // zero: a few seconds of a flood of output on a slow disk.
 const DefaultQueueBytes = 8 << 20
 
+// The writer commits in groups: what is appended waits in the queue until
+// a Flush asks for it, commitBytes are queued, or DefaultLinger has passed
+// since the first of them, and then goes out in one write. A session's
+// events come in bursts of small ones (a command's echo, its output, the
+// prompt, the send's start and settle); writing each as it came would cost
+// a wake-up of the writer and a system call apiece, on the cores the
+// session's programs run on. A crash loses at most the linger's events
+// after the last flush, and every settle is flushed (the send's result
+// waits for it).
+const (
+	DefaultLinger = 50 * time.Millisecond
+	commitBytes   = 256 << 10
+)
+
 // Options configure a Writer. The zero value writes a plain SHA-256 chain
 // to one file without a cap.
 type Options struct {
@@ -39,6 +53,9 @@ type Options struct {
 	// QueueBytes is the byte budget of the events appended and not yet
 	// written; DefaultQueueBytes when zero. Append blocks only beyond it.
 	QueueBytes int
+	// Linger is how long appended events may wait to be written with
+	// those that follow them; DefaultLinger when zero.
+	Linger time.Duration
 	// Screen gives the terminal's rows for a checkpoint (nil: none). It
 	// is called from the writer's goroutine when a segment begins, so
 	// the rows may already show events still queued.
@@ -89,7 +106,10 @@ type Writer struct {
 	written  uint64
 	started  bool
 	closing  bool
-	err      error
+	// urgent: a Flush waits, or the queue holds commitBytes; the writer
+	// stops lingering.
+	urgent bool
+	err    error
 	// progress is closed (and replaced) whenever written, queued or err
 	// change, waking Flush and a blocked Append.
 	progress chan struct{}
@@ -113,6 +133,7 @@ type Writer struct {
 	cols     int
 	term     string
 	buf      []byte
+	ebuf     []byte // one event's encoding
 }
 
 type keptSegment struct {
@@ -151,6 +172,9 @@ func newWriter(opts Options) *Writer {
 	}
 	if opts.QueueBytes <= 0 {
 		opts.QueueBytes = DefaultQueueBytes
+	}
+	if opts.Linger <= 0 {
+		opts.Linger = DefaultLinger
 	}
 	if opts.MaxBytes > 0 && opts.SegmentBytes <= 0 {
 		opts.SegmentBytes = max(opts.MaxBytes/4, 1)
@@ -196,11 +220,21 @@ func (w *Writer) Append(ev Event) error {
 	w.queue = append(w.queue, ev)
 	w.queued += size
 	w.appended++
+	// The first event starts the writer's linger; a full group ends it.
+	// Others need not wake it.
+	if len(w.queue) == 1 || (w.queued >= commitBytes && !w.urgent) {
+		w.urgent = w.urgent || w.queued >= commitBytes
+		w.poke()
+	}
+	return nil
+}
+
+// poke wakes the writing goroutine; a wake-up already pending is enough.
+func (w *Writer) poke() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // eventSize is what an event counts against the queue's budget: its text
@@ -223,6 +257,10 @@ func (w *Writer) Flush(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	target := w.appended
+	if w.written < target && !w.urgent {
+		w.urgent = true
+		w.poke()
+	}
 	for w.written < target && w.err == nil {
 		ch := w.progress
 		w.mu.Unlock()
@@ -246,10 +284,7 @@ func (w *Writer) Close() (Summary, error) {
 		w.closing = true
 		started := w.started
 		w.mu.Unlock()
-		select {
-		case w.wake <- struct{}{}:
-		default:
-		}
+		w.poke()
 		<-w.done
 		err := w.err
 		if err == nil && !started {
@@ -272,10 +307,13 @@ func (w *Writer) Close() (Summary, error) {
 }
 
 // run is the writing goroutine: it takes everything queued at once and
-// writes it as one batch.
+// writes it as one batch, after lingering for more unless asked not to.
 func (w *Writer) run() {
 	defer close(w.done)
 	var spare []Event
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	defer linger.Stop()
 	for {
 		w.mu.Lock()
 		for len(w.queue) == 0 && !w.closing {
@@ -283,6 +321,17 @@ func (w *Writer) run() {
 			<-w.wake
 			w.mu.Lock()
 		}
+		if !w.closing && !w.urgent && w.err == nil {
+			w.mu.Unlock()
+			linger.Reset(w.opts.Linger)
+			select {
+			case <-w.wake:
+			case <-linger.C:
+			}
+			linger.Stop()
+			w.mu.Lock()
+		}
+		w.urgent = false
 		batch := w.queue
 		w.queue = spare[:0]
 		closing, failed := w.closing, w.err != nil
@@ -347,10 +396,11 @@ func (w *Writer) appendRecord(ev Event) error {
 		s.Keyed = w.opts.Key != nil
 		ev.Start = &s
 	}
-	e, err := json.Marshal(ev)
+	e, err := appendEvent(w.ebuf[:0], &ev)
 	if err != nil {
 		return fmt.Errorf("record: encoding event %d: %w", ev.Seq, err)
 	}
+	w.ebuf = e
 	// The end record never starts a segment: its count is of the records
 	// before it, a checkpoint included.
 	if w.opts.MaxBytes > 0 && ev.Kind != KindEnd && w.segBytes+int64(len(w.buf)) > 0 &&

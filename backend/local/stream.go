@@ -147,31 +147,35 @@ func (st *stream) exited(status messages.SessionStatus) {
 	st.add(record.Event{Kind: record.KindExit, Exit: &record.Exit{Code: status.ExitCode, Signal: status.Signal}})
 }
 
-// note numbers an event the runtime adds. A settle reaches the record's
-// file before it returns: the send's result follows it.
+// note numbers an event the runtime adds.
 func (st *stream) note(ev record.Event) uint64 {
 	st.mu.Lock()
-	seq := st.add(ev)
+	defer st.mu.Unlock()
+	return st.add(ev)
+}
+
+// durable returns a wait for what the stream holds to reach the record's
+// file, or nil when nothing is recorded. A failed wait is the record's
+// failure, which the close reports; a wait cut by its context is not.
+func (st *stream) durable() func(ctx context.Context) error {
+	st.mu.Lock()
 	sink := st.sink
 	st.mu.Unlock()
-	if sink != nil && ev.Kind == record.KindSettle {
-		ctx, cancel := context.WithTimeout(context.Background(), settleFlushTimeout)
-		defer cancel()
-		if err := sink.w.Flush(ctx); err != nil {
+	if sink == nil {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		err := sink.w.Flush(ctx)
+		if err != nil && ctx.Err() == nil {
 			st.mu.Lock()
 			if st.sinkErr == nil {
 				st.sinkErr = err
 			}
 			st.mu.Unlock()
 		}
+		return err
 	}
-	return seq
 }
-
-// settleFlushTimeout bounds how long a send's result waits for its settle
-// to reach the record's file; past it the result goes out and the record
-// reports the failure at close.
-const settleFlushTimeout = 5 * time.Second
 
 // closeSink ends the record: its end record, synced. It reports where the
 // record is and the end of its chain; nil when nothing was recorded.
@@ -285,6 +289,9 @@ func (s *session) Note(ev record.Event) uint64 {
 	}
 	return s.stream.note(ev)
 }
+
+// Durable implements backend.Recorder.
+func (s *session) Durable() func(ctx context.Context) error { return s.stream.durable() }
 
 // Events returns the session's kept events after seq, oldest first, and
 // whether some after seq are no longer kept.

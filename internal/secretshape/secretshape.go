@@ -61,30 +61,48 @@ func Redact(text string) string {
 		return text // no shape starts without one of these
 	}
 	text = redactPEM(text)
-	var b strings.Builder
-	start, changed := 0, false
-	flush := func(end int) {
-		w := text[start:end]
-		if token(w) {
-			b.WriteString(redacted(len(w)))
-			changed = true
-		} else {
-			b.WriteString(w)
-		}
-	}
-	for i := 0; i < len(text); i++ {
-		if separator(text[i]) {
-			flush(i)
-			b.WriteByte(text[i])
-			start = i + 1
-		}
-	}
-	flush(len(text))
-	if !changed {
+	// Most text holds no token: find the first before copying anything.
+	start, end := nextToken(text, 0)
+	if start < 0 {
 		return text
 	}
+	var b strings.Builder
+	b.Grow(len(text))
+	done := 0
+	for start >= 0 {
+		b.WriteString(text[done:start])
+		b.WriteString(redacted(end - start))
+		done = end
+		start, end = nextToken(text, end)
+	}
+	b.WriteString(text[done:])
 	return b.String()
 }
+
+// nextToken returns the bounds of the first word at or after from that is
+// a token, or -1. A word starts after a separator; only words whose first
+// byte can start a token (tokenStart) are looked at whole.
+func nextToken(text string, from int) (start, end int) {
+	for i := from; i < len(text); {
+		if separator(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && !separator(text[j]) {
+			j++
+		}
+		if tokenStart(text[i]) && token(text[i:j]) {
+			return i, j
+		}
+		i = j
+	}
+	return -1, -1
+}
+
+// tokenStart reports the first bytes of the shapes token knows: gh*_,
+// github_pat_, sk-, sk_live_, rk_live_, AKIA, ASIA and xox*-.
+func tokenStart(c byte) bool { return c == 'g' || c == 's' || c == 'r' || c == 'A' || c == 'x' }
 
 func separator(c byte) bool {
 	switch c {
