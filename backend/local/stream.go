@@ -184,6 +184,9 @@ func (st *stream) closeSink() (*messages.Recording, error) {
 		return nil, nil
 	}
 	sum, err := sink.w.Close()
+	if sink.closed != nil {
+		sink.closed()
+	}
 	if err == nil {
 		err = failed
 	}
