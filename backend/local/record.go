@@ -27,7 +27,10 @@ type Record struct {
 	// MaxTotal caps the bytes of all the records in Dir, this backend's
 	// and others' (0: no cap). Whenever one of its records opens or
 	// closes, the backend removes the records written longest ago until
-	// the rest fit, never one still being written (record.Prune).
+	// the rest fit, never one still being written (record.Prune). Only
+	// this Backend's own records are known to be open: one another
+	// Backend (or process) writes in Dir is spared while it was written
+	// within record.UnclosedGrace.
 	MaxTotal int64
 	// MaxAge removes the records in Dir last written longer ago, at the
 	// same moments and with the same care (0: no cap).
