@@ -129,6 +129,7 @@ var becomeSubreaper = sync.OnceValue(teardown.BecomeSubreaper)
 type Backend struct {
 	opts    Options
 	orphans *orphanReaper // with Subreaper: reaps adopted members that exit
+	records openRecords   // the records being written, which no prune removes
 }
 
 var _ backend.Backend = (*Backend)(nil)

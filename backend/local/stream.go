@@ -188,6 +188,9 @@ func (st *stream) closeSink() (*messages.Recording, error) {
 		return nil, nil
 	}
 	sum, err := sink.w.Close()
+	if sink.closed != nil {
+		sink.closed()
+	}
 	if err == nil {
 		err = failed
 	}

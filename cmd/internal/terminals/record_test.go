@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyactor/ptyactor/record"
 )
@@ -61,5 +63,27 @@ func TestRecordFlags(t *testing.T) {
 	}
 	if _, err := parse(t, "-record-dir", "off", "-record-key", key); err == nil {
 		t.Fatal("a key without records accepted")
+	}
+}
+
+// The folder's caps default to 1 GiB and 30 days and reach the backend;
+// 0 turns one off, and a negative cap is refused.
+func TestRecordFolderCapFlags(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	f, err := parse(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := f.recording(); rc.MaxTotal != 1<<30 || rc.MaxAge != 720*time.Hour {
+		t.Fatalf("defaults: total %d, age %v", rc.MaxTotal, rc.MaxAge)
+	}
+	f, err = parse(t, "-record-max-total", "0", "-record-max-age", "36h")
+	if rc := f.recording(); err != nil || rc.MaxTotal != 0 || rc.MaxAge != 36*time.Hour {
+		t.Fatalf("set: %+v, %v", rc, err)
+	}
+	for _, args := range [][]string{{"-record-max-total", "-1"}, {"-record-max-age", "-1h"}} {
+		if _, err := parse(t, args...); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Fatalf("%v: %v, want an error naming the flag", args, err)
+		}
 	}
 }

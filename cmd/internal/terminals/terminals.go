@@ -29,10 +29,13 @@ type Flags struct {
 	Runtime      messages.Config
 	LogLevel     string
 	// Record: where every session's record goes ("off": nowhere), the
-	// key file that keys its chain, and one session's cap.
+	// key file that keys its chain, one session's cap, and the folder's
+	// caps (its total, and its records' age).
 	RecordDir      string
 	RecordKey      string
 	RecordMaxBytes int64
+	RecordMaxTotal int64
+	RecordMaxAge   time.Duration
 	recordKey      []byte
 }
 
@@ -50,8 +53,14 @@ func DefaultRecordDir() string {
 	return filepath.Join(state, "ptyactor", "recordings")
 }
 
-// defaultRecordMaxBytes caps one session's record.
-const defaultRecordMaxBytes = 64 << 20
+// The recording caps' defaults: one session's record, and the folder's
+// total and age, so that a machine that records by default does not fill
+// its disk.
+const (
+	defaultRecordMaxBytes = 64 << 20
+	defaultRecordMaxTotal = 1 << 30
+	defaultRecordMaxAge   = 30 * 24 * time.Hour
+)
 
 // Register defines the flags on fs, with their defaults.
 func (f *Flags) Register(fs *flag.FlagSet) {
@@ -69,6 +78,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.RecordDir, "record-dir", "", "folder of the sessions' records (0700; one others can read is refused), or off (default: ptyactor/recordings under $XDG_STATE_HOME or ~/.local/state)")
 	fs.StringVar(&f.RecordKey, "record-key", "", "file (0600) holding the key that keys the records' hash chain (HMAC-SHA-256)")
 	fs.Int64Var(&f.RecordMaxBytes, "record-max-bytes", defaultRecordMaxBytes, "cap of one session's record; the oldest segments are cut beyond it")
+	fs.Int64Var(&f.RecordMaxTotal, "record-max-total", defaultRecordMaxTotal, "cap of the recording folder's records; the oldest closed records are removed beyond it (0: no cap)")
+	fs.DurationVar(&f.RecordMaxAge, "record-max-age", defaultRecordMaxAge, "closed records last written longer ago are removed (0: kept whatever their age)")
 }
 
 // Check validates the parsed flags and settles the workspace (the
@@ -116,8 +127,13 @@ func (f *Flags) checkRecord() error {
 		}
 		return nil
 	}
-	if f.RecordMaxBytes < 0 {
+	switch {
+	case f.RecordMaxBytes < 0:
 		return errors.New("-record-max-bytes: must not be negative")
+	case f.RecordMaxTotal < 0:
+		return errors.New("-record-max-total: must not be negative")
+	case f.RecordMaxAge < 0:
+		return errors.New("-record-max-age: must not be negative")
 	}
 	dir, err := filepath.Abs(f.RecordDir)
 	if err != nil {
@@ -141,7 +157,8 @@ func (f *Flags) recording() local.Record {
 		return local.Record{}
 	}
 	host, _ := os.Hostname()
-	return local.Record{Dir: f.RecordDir, Key: f.recordKey, MaxBytes: f.RecordMaxBytes, Host: host}
+	return local.Record{Dir: f.RecordDir, Key: f.recordKey, MaxBytes: f.RecordMaxBytes,
+		MaxTotal: f.RecordMaxTotal, MaxAge: f.RecordMaxAge, Host: host}
 }
 
 // Start runs a service with the local backend, confined as the flags say.
