@@ -47,7 +47,7 @@ try {
   out.parser = await parse(text);
   out.player = await play(text);
 } catch (e) {
-  out.error = String(e?.stack ?? e);
+  out.error = String(e); // not the stack: its frames name the module by its whole data: URL
 }
 console.log(JSON.stringify(out));
 process.exitCode = out.error === null ? 0 : 1;
