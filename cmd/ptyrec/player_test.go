@@ -241,6 +241,35 @@ func TestAsciinemaPlayerParses(t *testing.T) {
 	}
 }
 
+// TestAsciinemaPlayerLoadsEmpty: the export of a record with nothing to
+// show (a start alone) loads in asciinema-player too, which refuses a file
+// without events.
+func TestAsciinemaPlayerLoadsEmpty(t *testing.T) {
+	node, script := playerScript(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "empty.rec")
+	w, err := record.NewWriter(path, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(record.Event{Seq: 1, Wall: time.Now(), Kind: record.KindStart, Rows: 24, Cols: 80, Start: &record.Start{Session: "empty"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	bin := build(t)
+	for _, format := range []string{"asciicast-v3", "asciicast-v2"} {
+		cast := filepath.Join(dir, format+".cast")
+		if r := runBin(t, bin, "export", "-format", format, "-o", cast, path); r.code != 0 {
+			t.Fatalf("export: %+v", r)
+		}
+		if got := runPlayer(t, node, script, cast); got.Player.Cols != 80 || got.Player.Rows != 24 || got.Player.Text != "" {
+			t.Fatalf("%s: %+v", format, got)
+		}
+	}
+}
+
 // runPlayer runs parse.mjs on cast and decodes what it printed.
 func runPlayer(t *testing.T, node, script, cast string) playerParse {
 	t.Helper()
