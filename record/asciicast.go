@@ -31,7 +31,9 @@ import (
 //     no status, a marker), a marker "exit CODE" in v2.
 //
 // Prompts, checkpoints after the first record and the end record are not
-// shown. A record that begins at a checkpoint starts with its screen.
+// shown. A record that begins at a checkpoint starts with its screen. A
+// record with nothing to show (a start and nothing else) gets one empty
+// output at 0: asciinema-player 3.x refuses a file without events.
 // Both read and write one event at a time: memory does not grow with
 // the record. The export stops at the first record that does not verify
 // and returns the Reader's error; an *IncompleteError comes after every
@@ -48,8 +50,10 @@ type castWriter struct {
 	// intervals are taken between rounded times, so that they add up.
 	prev int64
 	t0   time.Duration
-	enc  *json.Encoder
-	js   bytes.Buffer
+	// n counts the events written.
+	n   int
+	enc *json.Encoder
+	js  bytes.Buffer
 }
 
 func export(w io.Writer, r *Reader, version int) error {
@@ -102,6 +106,12 @@ func export(w io.Writer, r *Reader, version int) error {
 	}
 	if s := carry.rest(); s != "" {
 		c.event(c.t0+time.Duration(c.prev)*time.Microsecond, "o", s)
+	}
+	if c.n == 0 {
+		// asciinema-player 3.x fails to load a header alone ("recording
+		// is missing events"); an empty output plays as the empty
+		// session it was.
+		c.event(c.t0, "o", "")
 	}
 	if err := c.out.Flush(); err != nil {
 		return fmt.Errorf("record: export: %w", err)
@@ -171,6 +181,7 @@ func (c *castWriter) event(t time.Duration, code, data string) {
 		stamp = us - c.prev
 	}
 	c.prev = us
+	c.n++
 	c.js.Reset()
 	_ = c.enc.Encode(data) // a string always encodes
 	fmt.Fprintf(c.out, "[%d.%06d, %q, %s]\n", stamp/1e6, stamp%1e6, code, bytes.TrimSuffix(c.js.Bytes(), []byte("\n")))

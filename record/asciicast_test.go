@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cast exports the session's record in a version and returns its header
@@ -213,5 +215,29 @@ func TestExportIncomplete(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `"é\r\n"`) {
 		t.Fatalf("the verified output is missing:\n%s", b.String())
+	}
+}
+
+// TestExportEmpty: a record with nothing to show still exports an event,
+// an empty output at 0: asciinema-player 3.x refuses a header alone
+// (cmd/ptyrec's TestAsciinemaPlayerParses runs it on a real session).
+func TestExportEmpty(t *testing.T) {
+	start := Event{Seq: 1, Mono: 2 * time.Second, Wall: epoch, Kind: KindStart, Rows: 24, Cols: 80, Start: &Start{Term: "xterm"}}
+	prompt := Event{Seq: 2, Mono: 3 * time.Second, Wall: epoch.Add(time.Second), Kind: KindPrompt, ExitCode: intp(0)}
+	path, _ := writeRecord(t, t.TempDir(), Options{}, []Event{start, prompt})
+	for _, export := range []func(io.Writer, *Reader) error{ExportV3, ExportV2} {
+		r, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		err = export(&b, r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ls := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); len(ls) != 2 || ls[1] != `[0.000000, "o", ""]` {
+			t.Fatalf("export of an empty record:\n%s", b.String())
+		}
 	}
 }

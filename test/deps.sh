@@ -7,6 +7,7 @@ need=(
   "python3 python3"
   "setsid util-linux"
   "node nodejs"
+  "npm npm"
   "less less"
   "gdb gdb"
   "bc bc"
@@ -35,6 +36,16 @@ if ((${#missing[@]})); then
     echo "$(basename "$0"): missing ${missing[*]}; install them (apt-get install ${missing[*]}) and rerun" >&2
     exit 1
   fi
+fi
+# asciinema-player, from npm at the version test/player/package-lock.json
+# pins, for cmd/ptyrec's TestAsciinemaPlayerParses. npm writes
+# node_modules/.package-lock.json at each install: when it is missing or
+# older than the lockfile, install again; otherwise this costs one stat.
+player="$(dirname "${BASH_SOURCE[0]}")/player"
+if [ ! -f "$player/node_modules/.package-lock.json" ] || [ "$player/package-lock.json" -nt "$player/node_modules/.package-lock.json" ]; then
+  echo "$(basename "$0"): npm ci in $player" >&2
+  (cd "$player" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    { echo "$(basename "$0"): npm ci failed in $player (asciinema-player for TestAsciinemaPlayerParses)" >&2; exit 1; }
 fi
 command -v go >/dev/null 2>&1 || { echo "$(basename "$0"): Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }
 
