@@ -69,6 +69,9 @@ func export(w io.Writer, r *Reader, version int) error {
 	}
 	var carry utf8Carry
 	var rerr error
+	// v3's exit goes last: the session's last settle (its send ended by
+	// the exit) is numbered after the exit, and a player stops at "x".
+	var exit *Event
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -96,7 +99,7 @@ func export(w io.Writer, r *Reader, version int) error {
 			switch {
 			case ev.Exit == nil:
 			case version == 3 && ev.Exit.Code != nil:
-				c.event(ev.Mono, "x", strconv.Itoa(*ev.Exit.Code))
+				exit = &ev
 			case ev.Exit.Code != nil:
 				c.event(ev.Mono, "m", "exit "+strconv.Itoa(*ev.Exit.Code))
 			default:
@@ -106,6 +109,9 @@ func export(w io.Writer, r *Reader, version int) error {
 	}
 	if s := carry.rest(); s != "" {
 		c.event(c.t0+time.Duration(c.prev)*time.Microsecond, "o", s)
+	}
+	if exit != nil {
+		c.event(exit.Mono, "x", strconv.Itoa(*exit.Exit.Code))
 	}
 	if c.n == 0 {
 		// asciinema-player 3.x fails to load a header alone ("recording
