@@ -185,8 +185,7 @@ func TestExportFromCut(t *testing.T) {
 	for i := range 100 {
 		evs = append(evs, Event{Seq: uint64(i + 303), Kind: KindOutput, Data: "after the resize\r\n"})
 	}
-	path, _ := writeRecord(t, t.TempDir(), Options{MaxBytes: 8 << 10, SegmentBytes: 2 << 10,
-		Screen: func() []string { return []string{"screen row"} }}, evs)
+	path, _ := writeRecord(t, t.TempDir(), Options{MaxBytes: 8 << 10, SegmentBytes: 2 << 10, Screens: true}, evs)
 	r, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +196,7 @@ func TestExportFromCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls := strings.Split(b.String(), "\n")
-	if !strings.Contains(ls[0], `"term":{"cols":120,"rows":40,"type":"xterm"}`) || !strings.Contains(ls[1], `\u001b[2Jscreen row"`) {
+	if !strings.Contains(ls[0], `"term":{"cols":120,"rows":40,"type":"xterm"}`) || !strings.Contains(ls[1], `\u001b[2Jscreen after `) {
 		t.Fatalf("export from the cut begins\n%s\n%s", ls[0], ls[1])
 	}
 }

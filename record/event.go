@@ -156,7 +156,11 @@ type Checkpoint struct {
 	// Term repeats Start.Term (the event's Rows and Cols give the size
 	// then), so that an export from the cut has its header.
 	Term string `json:"term,omitempty"`
-	// Screen is what Options.Screen gave when the segment began.
+	// Screen is the terminal's rows after the record before the
+	// checkpoint (Options.Screens), the cursor's row and column, and
+	// whether a program had the alternate screen; none when the segment
+	// began without the caller's screen.
 	Screen []string `json:"screen,omitempty"`
 	Cursor [2]int   `json:"cursorPos"`
+	Alt    bool     `json:"alt,omitempty"`
 }

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,6 +58,14 @@ func writeRecord(t *testing.T, dir string, opts Options, evs []Event) (string, S
 	for _, ev := range evs {
 		if err := w.Append(ev); err != nil {
 			t.Fatal(err)
+		}
+		// With Options.Screens, a screen that says which event it follows
+		// (flushed first: the writer asks once it wrote a full segment).
+		if opts.Screens && w.Flush(context.Background()) == nil && w.WantsScreen() {
+			cp := &Checkpoint{Screen: []string{fmt.Sprintf("screen after %d", ev.Seq)}}
+			if err := w.Append(Event{Kind: KindCheckpoint, Checkpoint: cp}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	sum, err := w.Close()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -56,10 +57,14 @@ type Options struct {
 	// Linger is how long appended events may wait to be written with
 	// those that follow them; DefaultLinger when zero.
 	Linger time.Duration
-	// Screen gives the terminal's rows for a checkpoint (nil: none). It
-	// is called from the writer's goroutine when a segment begins, so
-	// the rows may already show events still queued.
-	Screen func() []string
+	// Screens says the caller gives the checkpoints their screens: once
+	// WantsScreen reports true, it appends a KindCheckpoint event holding
+	// the terminal's screen after everything it appended before, and the
+	// next segment begins there. Only the caller knows which screen
+	// follows which event: the writer runs behind it. A segment that
+	// reaches twice its size without one begins with a checkpoint that
+	// has no screen.
+	Screens bool
 	// Log receives what no caller can be told: a segment the cap could
 	// not remove. The zero Logger discards.
 	Log zerolog.Logger
@@ -110,6 +115,9 @@ type Writer struct {
 	// stops lingering.
 	urgent bool
 	err    error
+	// wantScreen: the segment is full and waits for the caller's screen
+	// (Options.Screens); WantsScreen claims it.
+	wantScreen atomic.Bool
 	// progress is closed (and replaced) whenever written, queued or err
 	// change, waking Flush and a blocked Append.
 	progress chan struct{}
@@ -205,7 +213,8 @@ func (w *Writer) Append(ev Event) error {
 			return w.err
 		case !w.started && ev.Kind != KindStart:
 			return ErrNoStart
-		case w.started && (ev.Kind == KindStart || ev.Kind == KindCheckpoint || ev.Kind == KindEnd):
+		case w.started && (ev.Kind == KindStart || ev.Kind == KindEnd ||
+			ev.Kind == KindCheckpoint && (!w.opts.Screens || ev.Checkpoint == nil)):
 			return fmt.Errorf("%w: %s", ErrReservedKind, ev.Kind)
 		}
 		if w.queued == 0 || w.queued+size <= w.opts.QueueBytes {
@@ -228,6 +237,10 @@ func (w *Writer) Append(ev Event) error {
 	}
 	return nil
 }
+
+// WantsScreen reports, once, that the current segment is full and the
+// next begins at the checkpoint the caller appends next (Options.Screens).
+func (w *Writer) WantsScreen() bool { return w.wantScreen.CompareAndSwap(true, false) }
 
 // poke wakes the writing goroutine; a wake-up already pending is enough.
 func (w *Writer) poke() {
@@ -364,6 +377,13 @@ func (w *Writer) run() {
 func (w *Writer) writeBatch(batch []Event) error {
 	w.buf = w.buf[:0]
 	for _, ev := range batch {
+		if ev.Kind == KindCheckpoint {
+			// The caller's screen: the next segment begins here.
+			if err := w.rotate(ev.Checkpoint); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := w.appendRecord(ev); err != nil {
 			return err
 		}
@@ -403,10 +423,14 @@ func (w *Writer) appendRecord(ev Event) error {
 	w.ebuf = e
 	// The end record never starts a segment: its count is of the records
 	// before it, a checkpoint included.
-	if w.opts.MaxBytes > 0 && ev.Kind != KindEnd && w.segBytes+int64(len(w.buf)) > 0 &&
-		w.segBytes+int64(len(w.buf)+frameLen+len(e)) > w.opts.SegmentBytes {
-		if err := w.rotate(); err != nil {
-			return err
+	if size := w.segBytes + int64(len(w.buf)+frameLen+len(e)); w.opts.MaxBytes > 0 && ev.Kind != KindEnd &&
+		w.segBytes+int64(len(w.buf)) > 0 && size > w.opts.SegmentBytes {
+		if !w.opts.Screens || size > 2*w.opts.SegmentBytes {
+			if err := w.rotate(nil); err != nil {
+				return err
+			}
+		} else {
+			w.wantScreen.Store(true)
 		}
 	}
 	w.records++
@@ -415,8 +439,13 @@ func (w *Writer) appendRecord(ev Event) error {
 }
 
 // rotate writes what is buffered, closes the segment, starts the next
-// with a checkpoint, and removes the oldest segments over the cap.
-func (w *Writer) rotate() error {
+// with a checkpoint (with the caller's screen, when screen is set), and
+// removes the oldest segments over the cap.
+func (w *Writer) rotate(screen *Checkpoint) error {
+	w.wantScreen.Store(false)
+	if w.opts.MaxBytes <= 0 {
+		return nil // no segments: a screen is not needed
+	}
 	if err := w.write(); err != nil {
 		return err
 	}
@@ -437,8 +466,8 @@ func (w *Writer) rotate() error {
 		Keyed:  w.opts.Key != nil,
 		Term:   w.term,
 	}
-	if w.opts.Screen != nil {
-		cp.Screen = w.opts.Screen()
+	if screen != nil {
+		cp.Screen, cp.Cursor, cp.Alt = screen.Screen, screen.Cursor, screen.Alt
 	}
 	e, err := json.Marshal(Event{Seq: w.lastSeq, Mono: w.lastMono, Wall: w.opts.Clock(), Kind: KindCheckpoint,
 		Rows: w.rows, Cols: w.cols, Checkpoint: cp})

@@ -225,13 +225,12 @@ func TestQueueFull(t *testing.T) {
 
 // TestSegments: a capped record is cut into segments, the oldest are
 // removed, the rest stay under the cap and verify from the checkpoint,
-// which holds the screen and the chain's place.
+// which holds the screen the caller gave after the event before it and
+// the chain's place.
 func TestSegments(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.rec")
-	screens := 0
-	opts := Options{Clock: fixedClock, MaxBytes: 8 << 10, SegmentBytes: 2 << 10,
-		Screen: func() []string { screens++; return []string{"$ row", fmt.Sprint(screens)} }}
+	opts := Options{Clock: fixedClock, MaxBytes: 8 << 10, SegmentBytes: 2 << 10, Screens: true}
 	w, err := NewWriter(path, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +242,15 @@ func TestSegments(t *testing.T) {
 	for i := range n {
 		if err := w.Append(Event{Seq: uint64(i + 2), Mono: time.Duration(i) * time.Millisecond, Kind: KindOutput, Data: fmt.Sprintf("line %d\r\n", i)}); err != nil {
 			t.Fatal(err)
+		}
+		if err := w.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if w.WantsScreen() {
+			cp := &Checkpoint{Screen: []string{"$ row", fmt.Sprint(i)}, Cursor: [2]int{1, 3}}
+			if err := w.Append(Event{Kind: KindCheckpoint, Rows: 24, Cols: 80, Checkpoint: cp}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	sum, err := w.Close()
@@ -284,8 +292,35 @@ func TestSegments(t *testing.T) {
 	defer r.Close()
 	cp, err := r.Next()
 	if err != nil || cp.Kind != KindCheckpoint || cp.Checkpoint.Record != rep.First || cp.Rows != 24 ||
-		cp.Checkpoint.Term != "xterm" || len(cp.Checkpoint.Screen) != 2 {
+		cp.Checkpoint.Term != "xterm" || len(cp.Checkpoint.Screen) != 2 ||
+		cp.Checkpoint.Screen[1] != fmt.Sprint(cp.Seq-2) || cp.Checkpoint.Cursor != [2]int{1, 3} {
 		t.Fatalf("first record %+v %+v, %v", cp, cp.Checkpoint, err)
+	}
+	if next, err := r.Next(); err != nil || next.Seq != cp.Seq+1 {
+		t.Fatalf("the record after the checkpoint: %+v, %v; want number %d", next, err, cp.Seq+1)
+	}
+
+	// A checkpoint the caller does not give: the segment begins without
+	// a screen at twice its size.
+	path2 := filepath.Join(dir, "quiet.rec")
+	w2, err := NewWriter(path2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Append(Event{Seq: 1, Kind: KindStart, Rows: 24, Cols: 80})
+	for i := range n {
+		w2.Append(Event{Seq: uint64(i + 2), Kind: KindOutput, Data: fmt.Sprintf("line %d\r\n", i)})
+	}
+	if _, err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Open(path2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if cp, err := r2.Next(); err != nil || cp.Kind != KindCheckpoint || cp.Checkpoint.Screen != nil {
+		t.Fatalf("first record without a screen given: %+v, %v", cp, err)
 	}
 
 	// One segment on its own (a later cut) verifies from its checkpoint too.
