@@ -363,6 +363,8 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_Resize:
 		id, rows, cols := wire.ResizeFrom(b.Resize)
 		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols}
+	case *wire.Request_Mark:
+		return &actors.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
 	case *wire.Request_List:
 		return &actors.List{Owner: o}
 	case *wire.Request_DisposeOwner:
@@ -461,6 +463,8 @@ func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Screen{Screen: wire.ScreenTo(m.Screen)} })
 	case *actors.ResizeReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Resize{Resize: &wire.ResizeReply{}} })
+	case *actors.MarkReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Mark{Mark: &wire.MarkReply{Seq: m.Seq}} })
 	}
 	return nil, false, nil
 }
