@@ -37,11 +37,41 @@ const fetchPiece = 256 << 10
 // client has no key) must end with the end record of that count and hash.
 // Otherwise the error matches ErrRecordingMismatch, and what was written
 // to w is not the record. Cancelling ctx stops the copy between pieces.
+//
+// host may be messages.AnyHost: each registered host is asked in turn
+// until one has the record (a client that placed its sessions on any
+// host need not remember where; only the host that closed the session
+// for this client answers).
 func (c *Client) FetchRecording(ctx context.Context, host string, session messages.SessionID, w io.Writer) (messages.Recording, error) {
-	e, err := c.hosts.named(host)
-	if err != nil {
-		return messages.Recording{}, err
+	if host != messages.AnyHost {
+		e, err := c.hosts.named(host)
+		if err != nil {
+			return messages.Recording{}, err
+		}
+		rec, _, err := c.fetchFrom(ctx, e, session, w)
+		return rec, err
 	}
+	var errs []error
+	for _, e := range c.hosts.entries() {
+		rec, n, err := c.fetchFrom(ctx, e, session, w)
+		if err == nil || n > 0 {
+			// Found here (a failure after the first bytes is this
+			// record's: no other host has it).
+			return rec, err
+		}
+		if !errors.Is(err, messages.ErrNoRecording) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return messages.Recording{}, messages.Errorf(messages.CodeNoRecording, "ptyactor: no PTY host has a recording of %s for this client", session)
+	}
+	return messages.Recording{}, errors.Join(errs...)
+}
+
+// fetchFrom is FetchRecording from host e; n is what was written to w.
+func (c *Client) fetchFrom(ctx context.Context, e *hostEntry, session messages.SessionID, w io.Writer) (rec messages.Recording, n int64, err error) {
+	host := e.name
 	v := newFetchCheck()
 	defer v.stop()
 	out := io.MultiWriter(w, v)
@@ -52,23 +82,25 @@ func (c *Client) FetchRecording(ctx context.Context, host string, session messag
 	for {
 		rep, err := c.fetchPiece(ctx, e, session, off)
 		if err != nil {
-			return messages.Recording{}, fmt.Errorf("ptyactor: fetch the record of %s from PTY host %q: %w", session, host, err)
+			return messages.Recording{}, n, fmt.Errorf("ptyactor: fetch the record of %s from PTY host %q: %w", session, host, err)
 		}
 		got := wire.RecordingFrom(rep.GetRecording())
 		switch {
 		case got == nil:
-			return messages.Recording{}, fmt.Errorf("%w: a record piece without its recording", messages.ErrTransport)
+			return messages.Recording{}, n, fmt.Errorf("%w: a record piece without its recording", messages.ErrTransport)
 		case want == nil:
 			want = got
 		case *got != *want:
-			return messages.Recording{}, fmt.Errorf("%w: the host's recording changed during the fetch", messages.ErrTransport)
+			return messages.Recording{}, n, fmt.Errorf("%w: the host's recording changed during the fetch", messages.ErrTransport)
 		}
 		data, size := rep.GetData(), rep.GetSize()
 		if off+uint64(len(data)) > size || len(data) == 0 && off < size {
-			return messages.Recording{}, fmt.Errorf("%w: a record piece of %d bytes at %d of %d", messages.ErrTransport, len(data), off, size)
+			return messages.Recording{}, n, fmt.Errorf("%w: a record piece of %d bytes at %d of %d", messages.ErrTransport, len(data), off, size)
 		}
-		if _, err := out.Write(data); err != nil {
-			return messages.Recording{}, fmt.Errorf("ptyactor: write the record of %s: %w", session, err)
+		m, err := out.Write(data)
+		n += int64(m)
+		if err != nil {
+			return messages.Recording{}, n, fmt.Errorf("ptyactor: write the record of %s: %w", session, err)
 		}
 		off += uint64(len(data))
 		if off == size {
@@ -76,9 +108,9 @@ func (c *Client) FetchRecording(ctx context.Context, host string, session messag
 		}
 	}
 	if err := v.check(*want); err != nil {
-		return messages.Recording{}, fmt.Errorf("ptyactor: the record of %s from PTY host %q: %w", session, host, err)
+		return messages.Recording{}, n, fmt.Errorf("ptyactor: the record of %s from PTY host %q: %w", session, host, err)
 	}
-	return *want, nil
+	return *want, n, nil
 }
 
 // fetchPiece asks the host for the record's bytes from off.
