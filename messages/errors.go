@@ -15,6 +15,7 @@ const (
 	CodeDuplicateName    Code = "DUPLICATE_NAME"
 	CodeNoBackend        Code = "NO_BACKEND"
 	CodeNoHost           Code = "NO_HOST"
+	CodeNoRecording      Code = "NO_RECORDING"
 	CodeSessionLimit     Code = "SESSION_LIMIT"
 	CodeNoSession        Code = "NO_SESSION"
 	CodeOwnerNotLive     Code = "OWNER_NOT_LIVE"
@@ -44,6 +45,11 @@ var (
 	ErrDuplicateName    = &Error{CodeDuplicateName, "session name already in use"}
 	ErrNoBackend        = &Error{CodeNoBackend, "no such backend"}
 	ErrNoHost           = &Error{CodeNoHost, "no such PTY host, or none live"}
+	// ErrNoRecording: a host has no record of that session to give this
+	// client: the session was not closed there for it (another client's,
+	// an unknown id), the host forgot it (it keeps a bounded few, for a
+	// while), or it wrote none.
+	ErrNoRecording = &Error{CodeNoRecording, "no recording of that session for this client"}
 	// ErrSessionLimit: a host refuses a spawn beyond its sessions per
 	// client (ptyhost -max-sessions-per-client); ptymcp's refusals beyond
 	// -max-terminals and -http-max-sessions wrap it too.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -53,6 +54,13 @@ type Options struct {
 	RefuseSecretInput bool
 	// Log receives one line per failed call; zero means none.
 	Log zerolog.Logger
+	// FetchRecording, when set, brings a closed session's record here
+	// before terminal_close answers (ptymcp -host with its record folder
+	// on: the file is on the host) and returns the copy's path, which
+	// the result's recording.path then names (hostPath keeps the host's).
+	// Its error is the result's recording.fetchError: the close itself
+	// succeeded. It bounds its own time.
+	FetchRecording func(ctx context.Context, session messages.SessionID, rec messages.Recording) (path string, err error)
 }
 
 // ErrConfig is messages.ErrConfig: New reports invalid Options as a

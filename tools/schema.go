@@ -289,8 +289,9 @@ func (t *Toolset) definitions() []Definition {
 					"outcome":   schema{"type": "string", "enum": []string{"closed", "already-closing"}},
 					"killed":    schema{"type": "array", "items": schema{"type": "integer"}},
 					"survivors": schema{"type": "array", "items": schema{"type": "integer"}},
-					"recording": schema{"type": "object", "description": "the session's record: the file, the machine it is on, and the end of its hash chain (ptyrec verify -expect sha256)", "properties": schema{
+					"recording": schema{"type": "object", "description": "the session's record: the file, the machine it is on, and the end of its hash chain (ptyrec verify -expect sha256). A record on a session host is fetched here when the server records: path is then the local copy, hostPath the file on the host; fetchError says why a fetch failed (path is then the host's)", "properties": schema{
 						"path": schema{"type": "string"}, "host": schema{"type": "string"}, "records": schema{"type": "integer"}, "sha256": schema{"type": "string"},
+						"hostPath": schema{"type": "string"}, "fetchError": schema{"type": "string"},
 					}},
 				},
 				"required": []string{"sessionId", "outcome"},

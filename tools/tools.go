@@ -522,6 +522,14 @@ func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Resu
 	}
 	if r := report.Recording; r != nil {
 		v.Recording = &RecordingValue{Path: r.Path, Host: r.Host, Records: r.Records, SHA256: r.SHA256}
+		if f := t.opts.FetchRecording; f != nil && !report.Joined {
+			v.Recording.HostPath = r.Path
+			if path, err := f(ctx, id, *r); err != nil {
+				v.Recording.FetchError = err.Error()
+			} else {
+				v.Recording.Path = path
+			}
+		}
 	}
 	return Result{Text: renderClose(id, !report.Joined, t.opts.MaxResultBytes), Structured: v}, nil
 }

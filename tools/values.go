@@ -135,6 +135,11 @@ type RecordingValue struct {
 	Host    string `json:"host"`
 	Records uint64 `json:"records"`
 	SHA256  string `json:"sha256"`
+	// HostPath is the record's path on its host when it was fetched
+	// (Options.FetchRecording): Path is then the local copy, or, when
+	// the fetch failed, the host's path again, and FetchError says why.
+	HostPath   string `json:"hostPath,omitempty"`
+	FetchError string `json:"fetchError,omitempty"`
 }
 
 // ListValue is terminal_list's value.

@@ -172,6 +172,9 @@ type (
 		session string
 		pid     *actor.PID
 	}
+	// linkFetch sends req, a call of this client's own (no owner's
+	// token: FetchRecording). Reply: *linkReply.
+	linkFetch struct{ req *wire.Request }
 	// linkLost tells a proxy its host is lost.
 	linkLost struct{ err error }
 	// linkExited tells a proxy its session's shell exited on the host.
@@ -230,6 +233,13 @@ func (l *hostLink) Receive(ctx actor.Context) {
 		l.onDetach(m, ctx.Sender())
 	case *linkResume:
 		l.onResume(m, ctx.Sender())
+	case *linkFetch:
+		if l.lost {
+			ctx.Respond(&linkReply{call: m.req.Call, err: l.lostErr})
+			return
+		}
+		l.calls[m.req.Call] = &linkPending{replyTo: ctx.Sender()}
+		l.send(m.req)
 	case *linkUnwatch:
 		if w, ok := l.watchers[m.session]; ok && w.pid.Equal(m.pid) {
 			delete(l.watchers, m.session)

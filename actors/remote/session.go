@@ -222,6 +222,16 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols)}}, false)
 		}
+	case *actors.Mark:
+		// The label is checked on the host, where the record is.
+		switch {
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			ctx.Respond(&actors.MarkReply{Err: messages.ErrSessionClosing})
+		case p.lostErr != nil:
+			ctx.Respond(&actors.MarkReply{Err: p.lostErr})
+		default:
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Mark{Mark: &wire.Mark{Session: p.hostID, Label: m.Label}}}, false)
+		}
 	case *actors.Kill:
 		reason := m.Reason
 		if reason == "" {
@@ -326,6 +336,8 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		reply = &actors.ScreenReply{Screen: wire.ScreenFrom(rep.GetScreen()), Err: err}
 	case *actors.Resize:
 		reply = &actors.ResizeReply{Err: err}
+	case *actors.Mark:
+		reply = &actors.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)

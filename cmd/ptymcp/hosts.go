@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
@@ -106,3 +109,46 @@ func (h hostFlags) register(ctx context.Context, svc *actors.Service) (string, e
 
 // hostName is the name the i-th -host is registered under.
 func hostName(i int) string { return fmt.Sprintf("h%d", i) }
+
+// fetchTimeout bounds terminal_close's fetch of a host's record: a slow
+// host delays the close's answer by at most this, then the answer names
+// the host's file and why the fetch failed.
+const fetchTimeout = 30 * time.Second
+
+// fetchRecording returns terminal_close's fetch of a record on a session
+// host into dir, this ptymcp's own record folder: the same file name as
+// on the host, mode 0600. The copy is written under a temporary name and
+// appears under its own only once it verified (remote.Client's
+// FetchRecording checks it against the close's hash and count), so the
+// folder never holds a partial record; an existing file is never
+// replaced.
+func fetchRecording(c *remote.Client, dir string) func(context.Context, messages.SessionID, messages.Recording) (string, error) {
+	return func(ctx context.Context, id messages.SessionID, rec messages.Recording) (path string, err error) {
+		ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		defer cancel()
+		// The host names the file: only its base name is used here.
+		name := filepath.Base(rec.Path)
+		if name == "." || name == ".." || name == string(filepath.Separator) || strings.HasPrefix(name, ".") {
+			return "", fmt.Errorf("the host's record path %q has no usable file name", rec.Path)
+		}
+		f, err := os.CreateTemp(dir, "."+name+".*.part") // 0600
+		if err != nil {
+			return "", err
+		}
+		defer func() {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}()
+		if _, err := c.FetchRecording(ctx, messages.AnyHost, id, f); err != nil {
+			return "", err
+		}
+		if err := f.Sync(); err != nil {
+			return "", err
+		}
+		path = filepath.Join(dir, name)
+		if err := os.Link(f.Name(), path); err != nil {
+			return "", err
+		}
+		return path, nil
+	}
+}

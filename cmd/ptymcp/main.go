@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/rs/zerolog"
@@ -168,6 +169,10 @@ func run(args []string, stderr io.Writer) error {
 	defer shutdown()
 	if c.tools.DefaultHost, err = c.hosts.register(ctx, svc); err != nil {
 		return err
+	}
+	if c.tools.DefaultHost != "" && c.local.RecordDir != "off" {
+		// Terminals on hosts, records here: a close fetches the host's.
+		c.tools.FetchRecording = fetchRecording(remote.Get(svc), c.local.RecordDir)
 	}
 	ts, err := tools.New(svc, c.tools)
 	if err != nil {

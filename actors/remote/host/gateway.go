@@ -36,8 +36,11 @@ type gateway struct {
 	sessions map[messages.SessionID]*ownerRec // published sessions, for the exit pushes
 	asm      map[string]*wire.Assembler       // by sender: chunked requests
 	relays   map[*relay]struct{}
-	sub      *eventstream.Subscription
-	timer    *time.Timer
+	// records: per client (clientKey), the records of the sessions
+	// closed for it, which it may fetch (fetch.go).
+	records map[string]*clientRecords
+	sub     *eventstream.Subscription
+	timer   *time.Timer
 }
 
 // digest is a token's SHA-256: the gateway keeps only digests.
@@ -76,6 +79,8 @@ type (
 	sessionEnd struct {
 		id     messages.SessionID
 		exited *messages.SessionStatus // nil: closed
+		// recording: a closed session's record, if it was recorded.
+		recording *messages.Recording
 	}
 )
 
@@ -84,7 +89,7 @@ func newGateway(svc *actors.Service, cfg Config) *gateway {
 		svc: svc, cfg: cfg, log: cfg.Log,
 		owners: map[digest]*ownerRec{}, resumes: map[digest]*ownerRec{}, clients: map[string]*clientRec{},
 		sessions: map[messages.SessionID]*ownerRec{}, asm: map[string]*wire.Assembler{},
-		relays: map[*relay]struct{}{},
+		relays: map[*relay]struct{}{}, records: map[string]*clientRecords{},
 	}
 }
 
@@ -99,7 +104,10 @@ func (g *gateway) Receive(ctx actor.Context) {
 				st := e.Status
 				sys.Root.Send(self, &sessionEnd{id: e.Session, exited: &st})
 			case *actors.EventSessionClosed:
-				sys.Root.Send(self, &sessionEnd{id: e.Session})
+				// Before the close's reply, which the session sends
+				// after publishing: a client that fetches the record
+				// on that reply finds it kept.
+				sys.Root.Send(self, &sessionEnd{id: e.Session, recording: e.Report.Recording})
 			}
 		}, func(ev any) bool {
 			switch ev.(type) {
@@ -131,6 +139,7 @@ func (g *gateway) Receive(ctx actor.Context) {
 		g.onSessionEnd(m)
 	case *tick:
 		g.checkClients()
+		g.expireRecords(time.Now())
 		g.arm()
 	}
 }
@@ -265,6 +274,10 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 	case *wire.Request_ResumeOwner:
 		g.onResume(ctx, req.Call, b.ResumeOwner.GetResumeToken(), id, c, from)
 		return
+	case *wire.Request_FetchRecording:
+		// The client's own, by its identity: no owner's token.
+		g.fetchRecording(ctx, req.Call, b.FetchRecording, id, req.Client, from)
+		return
 	}
 	// An unknown token, or one presented by a client with another TLS
 	// identity than the owner's, acts as the zero owner, which is live
@@ -363,6 +376,8 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_Resize:
 		id, rows, cols := wire.ResizeFrom(b.Resize)
 		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols}
+	case *wire.Request_Mark:
+		return &actors.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
 	case *wire.Request_List:
 		return &actors.List{Owner: o}
 	case *wire.Request_DisposeOwner:
@@ -461,6 +476,8 @@ func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Screen{Screen: wire.ScreenTo(m.Screen)} })
 	case *actors.ResizeReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Resize{Resize: &wire.ResizeReply{}} })
+	case *actors.MarkReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Mark{Mark: &wire.MarkReply{Seq: m.Seq}} })
 	}
 	return nil, false, nil
 }
@@ -557,6 +574,9 @@ func (g *gateway) onSessionEnd(m *sessionEnd) {
 		return
 	}
 	if m.exited == nil {
+		if m.recording != nil {
+			g.keepRecord(rec, rec.ids[m.id], *m.recording)
+		}
 		delete(g.sessions, m.id)
 		delete(rec.ids, m.id)
 		delete(rec.tickets, m.id)

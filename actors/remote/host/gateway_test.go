@@ -1,7 +1,11 @@
 package host
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +37,13 @@ func startGateway(t *testing.T, cfg Config) func(identity, client string, req *w
 // startGatewayOn is startGateway that also returns the actor system.
 func startGatewayOn(t *testing.T, cfg Config) (func(identity, client string, req *wire.Request) *wire.Reply, *actor.ActorSystem) {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
+	return startGatewayWith(t, cfg, local.Options{})
+}
+
+// startGatewayWith is startGatewayOn with the local backend's options.
+func startGatewayWith(t *testing.T, cfg Config, opts local.Options) (func(identity, client string, req *wire.Request) *wire.Reply, *actor.ActorSystem) {
+	t.Helper()
+	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(opts)}})
 	sys := svc.System()
 	cfg.MaxRequestBytes, cfg.Log = 1<<20, zerolog.Nop()
 	g := newGateway(svc, cfg)
@@ -194,5 +204,69 @@ func TestSessionLimitRefusalLeavesNoRelay(t *testing.T) {
 	}
 	if len(relays) != 0 {
 		t.Fatalf("relays left registered after the answered calls: %v", relays)
+	}
+}
+
+// A record is the client's that closed the session: the same client id
+// over the same TLS identity. Another identity presenting that client id,
+// or another client id, or an unknown session, is refused alike.
+func TestFetchRecordingIsTheClosingClients(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "recordings")
+	ask, _ := startGatewayWith(t, Config{ClientLoss: time.Minute, ClientGrace: time.Minute}, local.Options{Record: local.Record{Dir: dir}})
+	open := ask("A", "c1", &wire.Request{Body: &wire.Request_OpenOwner{OpenOwner: &wire.OpenOwner{Label: "a"}}})
+	token := open.GetOpenOwner().GetToken()
+	sp := ask("A", "c1", &wire.Request{Token: token, Body: &wire.Request_Spawn{Spawn: &wire.Spawn{ClientSession: "pty-client-1"}}})
+	if sp.Error != nil {
+		t.Fatalf("spawn: %v", wire.ErrorFrom(sp.Error))
+	}
+	kill := ask("A", "c1", &wire.Request{Token: token, Body: &wire.Request_Kill{Kill: &wire.Kill{Session: sp.GetSpawn().GetSnapshot().GetSession()}}})
+	rec := kill.GetKill().GetRecording()
+	if kill.Error != nil || rec == nil {
+		t.Fatalf("kill: %v, %v", wire.ErrorFrom(kill.Error), kill)
+	}
+	fetch := func(identity, client, session string) *wire.Reply {
+		return ask(identity, client, &wire.Request{Body: &wire.Request_FetchRecording{FetchRecording: &wire.FetchRecording{ClientSession: session}}})
+	}
+	r := fetch("A", "c1", "pty-client-1")
+	f := r.GetFetchRecording()
+	if r.Error != nil || f == nil || uint64(len(f.GetData())) != f.GetSize() || f.GetRecording().GetSha256() != rec.GetSha256() {
+		t.Fatalf("the closing client's fetch: %v, %v", wire.ErrorFrom(r.Error), f)
+	}
+	if b, err := os.ReadFile(rec.GetPath()); err != nil || !bytes.Equal(b, f.GetData()) {
+		t.Fatalf("fetched bytes are not the file's (%v)", err)
+	}
+	// From the end: nothing more, and the size.
+	end := ask("A", "c1", &wire.Request{Body: &wire.Request_FetchRecording{FetchRecording: &wire.FetchRecording{ClientSession: "pty-client-1", Offset: f.GetSize()}}})
+	if end.Error != nil || len(end.GetFetchRecording().GetData()) != 0 || end.GetFetchRecording().GetSize() != f.GetSize() {
+		t.Fatalf("a fetch at the end: %v, %v", wire.ErrorFrom(end.Error), end)
+	}
+	for _, c := range []struct{ identity, client, session string }{
+		{"B", "c1", "pty-client-1"}, // another certificate naming the same client id
+		{"", "c1", "pty-client-1"},  // no certificate
+		{"A", "c2", "pty-client-1"}, // another client of the same identity
+		{"A", "c1", "pty-client-2"}, // a session never closed here
+		{"A", "c1", rec.GetPath()},  // a path is no session id
+	} {
+		if r := fetch(c.identity, c.client, c.session); !errors.Is(wire.ErrorFrom(r.Error), messages.ErrNoRecording) {
+			t.Fatalf("fetch %+v: %v, want NO_RECORDING", c, r)
+		}
+	}
+}
+
+// The kept records are bounded per client, oldest dropped first, and
+// forgotten after keptRecordsFor.
+func TestKeptRecordsBounded(t *testing.T) {
+	g := newGateway(nil, Config{})
+	rec := &ownerRec{identity: "A", client: &clientRec{id: "c1"}}
+	for i := range keptRecords + 3 {
+		g.keepRecord(rec, fmt.Sprintf("s%d", i), messages.Recording{Path: fmt.Sprintf("/r/%d.rec", i)})
+	}
+	cr := g.records[clientKey("A", "c1")]
+	if len(cr.byID) != keptRecords || len(cr.order) != keptRecords || cr.byID["s0"] != nil || cr.byID["s3"] == nil {
+		t.Fatalf("kept %d (order %d); s0 %v, s3 %v", len(cr.byID), len(cr.order), cr.byID["s0"], cr.byID["s3"])
+	}
+	g.expireRecords(time.Now().Add(keptRecordsFor))
+	if len(g.records) != 0 {
+		t.Fatalf("after an hour: %d clients' records kept", len(g.records))
 	}
 }

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,5 +77,58 @@ func TestRecordSurvivesAHostKilledMidSession(t *testing.T) {
 	}
 	if st, err := os.Stat(files[0]); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("record mode: %v, %v", st, err)
+	}
+}
+
+// A mark through a host lands in the host's record, with the number the
+// mark got in the session's stream; the host checks its label, and its
+// refusal keeps its type across the wire.
+func TestMarkThroughAHost(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "recordings")
+	h := startHost(t, "-record-dir", dir)
+	svc, o := newClient(t, h)
+	ctx := testkit.Ctx(t)
+	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := sh.Mark(ctx, "tests start")
+	if err != nil || seq == 0 {
+		t.Fatalf("mark: %d, %v", seq, err)
+	}
+	if _, err := sh.Mark(ctx, "bad\x00label"); !errors.Is(err, messages.ErrInvalidArgument) {
+		t.Fatalf("mark with a NUL: %v, want ErrInvalidArgument", err)
+	}
+	rep, err := sh.Close(ctx, "test")
+	if err != nil || rep.Recording == nil {
+		t.Fatalf("close: %+v, %v", rep, err)
+	}
+	if _, err := sh.Mark(ctx, "after"); !errors.Is(err, messages.ErrNoSession) {
+		t.Fatalf("mark after close: %v, want ErrNoSession", err)
+	}
+
+	r, err := record.Open(rep.Recording.Path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var marks []record.Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("read the record: %v", err)
+			}
+			break
+		}
+		if ev.Kind == record.KindMark {
+			marks = append(marks, ev)
+		}
+	}
+	if len(marks) != 1 || marks[0].Data != "tests start" || marks[0].Seq != seq || marks[0].Source != record.SourceAgent {
+		t.Fatalf("marks in the record: %+v; want one \"tests start\" at seq %d", marks, seq)
 	}
 }

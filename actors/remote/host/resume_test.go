@@ -53,6 +53,19 @@ func helperClient(script string) {
 		if err := registerHelperHost(ctx, svc); err != nil {
 			return err
 		}
+		if script == "fetch" {
+			// Another client (its own id) asks for a record it did not close.
+			_, err := rc(svc).FetchRecording(ctx, "h0", messages.SessionID(os.Getenv(fetchSessionEnv)), io.Discard)
+			switch {
+			case errors.Is(err, messages.ErrNoRecording):
+				fmt.Println("fetch norecording")
+			case err != nil:
+				return err
+			default:
+				fmt.Println("fetch fetched")
+			}
+			return svc.Shutdown(ctx)
+		}
 		if script == "resume" {
 			_, sessions, err := rc(svc).ResumeOwner(ctx, "h0", os.Getenv(resumeTokenEnv))
 			switch {

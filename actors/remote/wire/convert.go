@@ -191,10 +191,24 @@ func SignalResultFrom(w *SignalReply) messages.SignalResult {
 // KillTo encodes a close's outcome.
 func KillTo(closed bool, r messages.CloseReport) *KillReply {
 	w := &KillReply{Closed: closed, Killed: ints64(r.Killed), Survivors: ints64(r.Survivors), Status: StatusTo(r.Status)}
-	if rec := r.Recording; rec != nil {
-		w.Recording = &Recording{Path: rec.Path, Host: rec.Host, Records: rec.Records, Sha256: rec.SHA256}
-	}
+	w.Recording = RecordingTo(r.Recording)
 	return w
+}
+
+// RecordingTo encodes a closed record's name and chain end; nil stays nil.
+func RecordingTo(rec *messages.Recording) *Recording {
+	if rec == nil {
+		return nil
+	}
+	return &Recording{Path: rec.Path, Host: rec.Host, Records: rec.Records, Sha256: rec.SHA256}
+}
+
+// RecordingFrom decodes a closed record's name and chain end; nil stays nil.
+func RecordingFrom(w *Recording) *messages.Recording {
+	if w == nil {
+		return nil
+	}
+	return &messages.Recording{Path: w.Path, Host: w.Host, Records: w.Records, SHA256: w.Sha256}
 }
 
 // KillFrom decodes a close's outcome.
@@ -203,9 +217,7 @@ func KillFrom(w *KillReply) (closed bool, r messages.CloseReport) {
 		return false, messages.CloseReport{}
 	}
 	r = messages.CloseReport{Killed: ints(w.Killed), Survivors: ints(w.Survivors), Status: StatusFrom(w.Status)}
-	if rec := w.Recording; rec != nil {
-		r.Recording = &messages.Recording{Path: rec.Path, Host: rec.Host, Records: rec.Records, SHA256: rec.Sha256}
-	}
+	r.Recording = RecordingFrom(w.Recording)
 	return w.Closed, r
 }
 

@@ -25,6 +25,7 @@ var codes = []struct {
 	{Code_DUPLICATE_BACKEND, messages.ErrDuplicateBackend},
 	{Code_NO_HOST, messages.ErrNoHost},
 	{Code_SESSION_LIMIT, messages.ErrSessionLimit},
+	{Code_NO_RECORDING, messages.ErrNoRecording},
 	{Code_SESSION_CLOSING, messages.ErrSessionClosing},
 	{Code_SESSION_EXITED, messages.ErrSessionExited},
 	{Code_ABORTED_BEFORE_WRITE, messages.ErrAbortedBeforeWrite},

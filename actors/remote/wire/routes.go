@@ -5,7 +5,8 @@ import "google.golang.org/protobuf/reflect/protoreflect"
 // The wire's route table is its schema: a request names a session exactly
 // when its body has a `session` field (StartSend, AwaitSend,
 // ReadSendOutput, CancelSend, Read, Signal, Kill, Describe, GetScreen,
-// Resize). A new session request routes by declaring that field in
+// Resize, Mark). FetchRecording names its closed session client_session
+// instead: it is no request to a live session, and carries no owner. A new session request routes by declaring that field in
 // wire.proto; nothing here changes.
 
 // bodyField is the name of the field every session request body carries.

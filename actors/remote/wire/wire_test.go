@@ -236,6 +236,8 @@ func TestRequestSessionRoutes(t *testing.T) {
 		{&Request{Body: &Request_Describe{Describe: &Describe{Session: s}}}, s},
 		{&Request{Body: &Request_GetScreen{GetScreen: &GetScreen{Session: s}}}, s},
 		{&Request{Body: &Request_Resize{Resize: ResizeTo(s, 24, 80)}}, s},
+		{&Request{Body: &Request_Mark{Mark: &Mark{Session: s, Label: "x"}}}, s},
+		{&Request{Body: &Request_FetchRecording{FetchRecording: &FetchRecording{ClientSession: s}}}, ""},
 		{&Request{Body: &Request_Spawn{Spawn: &Spawn{ClientSession: s}}}, ""},
 		{&Request{Body: &Request_List{List: &List{}}}, ""},
 		{&Request{Body: &Request_Heartbeat{Heartbeat: &Heartbeat{}}}, ""},
