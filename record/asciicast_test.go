@@ -148,32 +148,6 @@ func TestCarry(t *testing.T) {
 	}
 }
 
-func TestTranscript(t *testing.T) {
-	evs := session()
-	evs = append(evs[:len(evs)-1],
-		Event{Kind: KindOutput, Data: "progress 10%\rprogress 100%\r\n"},
-		Event{Kind: KindOutput, Data: "\x1b]133;D;0\x07\x1b]0;title\x1b\\ab\bX\tend\r\n"},
-		Event{Kind: KindOutput, Data: "no newline"},
-		evs[len(evs)-1])
-	for i := range evs {
-		evs[i].Seq = uint64(i + 1)
-	}
-	path, _ := writeRecord(t, t.TempDir(), Options{}, evs)
-	r, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b strings.Builder
-	if err := Transcript(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	want := "$ echo café\ncafé\nred bye\nprogress 100%\naX      end\nno newline\n"
-	if b.String() != want {
-		t.Fatalf("transcript\n%q\nwant\n%q", b.String(), want)
-	}
-}
-
 // TestExportFromCut: a record whose oldest segments were cut exports from
 // its checkpoint: the header from it, the screen first.
 func TestExportFromCut(t *testing.T) {

@@ -70,7 +70,7 @@ func (b *Backend) openStream(spec messages.SpawnSpec) (*stream, error) {
 	// what the cap removes.
 	b.prune()
 	b.records.add(name)
-	w, err := record.NewWriter(filepath.Join(rc.Dir, name), record.Options{Key: rc.Key, MaxBytes: rc.MaxBytes, Log: b.opts.Log})
+	w, err := record.NewWriter(filepath.Join(rc.Dir, name), record.Options{Key: rc.Key, MaxBytes: rc.MaxBytes, Screens: true, Log: b.opts.Log})
 	if err != nil {
 		b.records.remove(name)
 		return nil, fmt.Errorf("ptyactor: open the session's record: %w", err)

@@ -225,6 +225,9 @@ func (s *session) attach(opts Options, tag string) (err error) {
 	if s.screen, err = newScreen(int(opts.Rows), int(opts.Cols), s.cfg, s.queueReply, s.prompt); err != nil {
 		return err
 	}
+	// The record's checkpoints take the screen where output and resizes
+	// are numbered, under mu (stream.checkpoint).
+	s.stream.screen = s.screen.Screen
 	if tag != "" && !s.wrapped {
 		// A wrapped shell is pid 1 of its pid namespace: nothing of its
 		// tree can re-parent to the host. And the wrapper is the host's

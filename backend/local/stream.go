@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/internal/secretshape"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
@@ -36,9 +37,12 @@ type stream struct {
 	// record ends there, and the close reports it.
 	sinkErr error
 	marker  markerFilter
-	// lastOutput is the sequence of the newest output event: what a screen
-	// read shows.
-	lastOutput uint64
+	// shownSeq is the sequence of the newest event that changed the
+	// screen (output, a resize): what a screen read shows.
+	shownSeq uint64
+	// screen gives the emulator's screen for a record's checkpoint; it is
+	// called where the caller holds the session's lock (output, resize).
+	screen func() vt.Screen
 }
 
 // ringBytes bounds the text of the events kept in memory per session:
@@ -108,8 +112,21 @@ func (st *stream) output(p []byte) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if text := st.marker.strip(p); len(text) > 0 {
-		st.lastOutput = st.add(record.Event{Kind: record.KindOutput, Data: string(text)})
+		st.shownSeq = st.add(record.Event{Kind: record.KindOutput, Data: string(text)})
+		st.checkpoint()
 	}
+}
+
+// checkpoint gives the record the screen after the newest event when its
+// writer asks for one (a segment is full); the caller holds the session's
+// lock, so the emulator shows exactly the events numbered so far.
+func (st *stream) checkpoint() {
+	if st.sink == nil || st.sinkErr != nil || st.screen == nil || !st.sink.w.WantsScreen() {
+		return
+	}
+	sc := st.screen()
+	cp := &record.Checkpoint{Screen: sc.Rows, Cursor: [2]int{sc.CursorRow, sc.CursorCol}, Alt: sc.AltScreen}
+	st.sinkErr = st.sink.w.Append(record.Event{Kind: record.KindCheckpoint, Rows: sc.Size.Rows, Cols: sc.Size.Cols, Checkpoint: cp})
 }
 
 // prompt numbers a verified prompt marker: its exit code, never its nonce.
@@ -138,7 +155,8 @@ func (st *stream) input(p []byte, source string, secret bool) {
 func (st *stream) resize(rows, cols int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.add(record.Event{Kind: record.KindResize, Rows: rows, Cols: cols})
+	st.shownSeq = st.add(record.Event{Kind: record.KindResize, Rows: rows, Cols: cols})
+	st.checkpoint()
 }
 
 func (st *stream) exited(status messages.SessionStatus) {
@@ -220,11 +238,11 @@ func (st *stream) since(seq uint64) ([]record.Event, bool) {
 	return append([]record.Event(nil), st.ring[i:]...), lost
 }
 
-// shown is the sequence of the newest output the emulator was fed.
+// shown is the sequence of the newest event the screen shows.
 func (st *stream) shown() uint64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.lastOutput
+	return st.shownSeq
 }
 
 // markerFilter takes the prompt marker (OSC 133;D, with its nonce) out of

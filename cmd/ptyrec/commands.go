@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ptyactor/ptyactor/record"
+	"github.com/ptyactor/ptyactor/record/replay"
 )
 
 func keyFlag(fs *flag.FlagSet) *string {
@@ -95,7 +97,7 @@ func catCmd(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	return read("cat", file, *keyFile, "", stdout, stderr, record.Transcript)
+	return read("cat", file, *keyFile, "", stdout, stderr, replay.Transcript)
 }
 
 // read runs an export or the transcript of file into out (stdout when
@@ -143,4 +145,45 @@ func read(cmd, file, keyFile, out string, stdout, stderr io.Writer, f func(io.Wr
 		fmt.Fprintf(stderr, "ptyrec %s: %s\n", cmd, reason(file, err))
 		return exitFail
 	}
+}
+
+func screenCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("screen", flag.ContinueOnError)
+	keyFile := keyFlag(fs)
+	at := fs.Uint64("at", 0, "the event `SEQ` after which to show the screen (0: the last)")
+	asJSON := fs.Bool("json", false, "print the screen as JSON: seq, rows, cols, cursor, alt, hash, lines")
+	file, code := parse(fs, args, stderr)
+	if code >= 0 {
+		return code
+	}
+	return read("screen", file, *keyFile, "", stdout, stderr, func(w io.Writer, r *record.Reader) error {
+		sc, seq, err := replay.Screen(r, *at)
+		var ie *record.IncompleteError
+		if err != nil && !errors.As(err, &ie) {
+			return err
+		}
+		if *asJSON {
+			type screen struct {
+				Seq       uint64   `json:"seq"`
+				Rows      int      `json:"rows"`
+				Cols      int      `json:"cols"`
+				CursorRow int      `json:"cursorRow"`
+				CursorCol int      `json:"cursorCol"`
+				Alt       bool     `json:"altScreen"`
+				Hash      string   `json:"hash"`
+				Lines     []string `json:"lines"`
+			}
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			if jerr := enc.Encode(screen{seq, sc.Size.Rows, sc.Size.Cols, sc.CursorRow, sc.CursorCol, sc.AltScreen, sc.Hash, sc.Rows}); jerr != nil {
+				return jerr
+			}
+			return err
+		}
+		for _, row := range sc.Rows {
+			fmt.Fprintln(w, row)
+		}
+		fmt.Fprintf(w, "[screen after event %d: %dx%d, cursor %d,%d, hash %s]\n", seq, sc.Size.Cols, sc.Size.Rows, sc.CursorRow, sc.CursorCol, sc.Hash)
+		return err
+	})
 }

@@ -4,6 +4,7 @@
 //	ptyrec verify [-key FILE] [-expect HASH] FILE
 //	ptyrec export [-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE
 //	ptyrec cat [-key FILE] FILE
+//	ptyrec screen [-at SEQ] [-json] [-key FILE] FILE
 //
 // verify exits 0 only for an intact chain closed by its end record (and,
 // with -expect, ending at HASH, the hash terminal_close returned, which
@@ -15,9 +16,12 @@
 // record (exit 1), and for an incomplete one write what verified, warn
 // and exit 0. A keyed record needs its key file (-key), mode 0600.
 //
+// screen replays the record's output through the terminal emulator the
+// live session used (package replay) and prints the screen after event
+// SEQ, with its hash: the hash terminal_screen gave when its seq was SEQ.
+//
 // FILE is the record's first segment's name; its later segments
-// (FILE.1, FILE.2, ...) are read after it. Replaying the screen (ptyrec
-// screen) needs the terminal emulator and is not here yet.
+// (FILE.1, FILE.2, ...) are read after it.
 package main
 
 import (
@@ -48,6 +52,7 @@ func commands() []command {
 		{"verify", "[-key FILE] [-expect HASH] FILE", "check the record's hash chain", verifyCmd},
 		{"export", "[-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE", "write the record as an asciicast", exportCmd},
 		{"cat", "[-key FILE] FILE", "print the transcript, escape sequences removed", catCmd},
+		{"screen", "[-at SEQ] [-json] [-key FILE] FILE", "print the screen after an event (default: the last), replayed", screenCmd},
 	}
 }
 
