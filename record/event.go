@@ -137,6 +137,13 @@ type Signal struct {
 	Source string `json:"src,omitempty"`
 }
 
+// Hidden is the main screen behind the alternate one: its rows and the
+// cursor that leaving the alternate screen brings back.
+type Hidden struct {
+	Rows   []string `json:"rows"`
+	Cursor [2]int   `json:"cursorPos"`
+}
+
 // Exit is the shell's exit status.
 type Exit struct {
 	Code   *int   `json:"code,omitempty"`
@@ -163,4 +170,10 @@ type Checkpoint struct {
 	Screen []string `json:"screen,omitempty"`
 	Cursor [2]int   `json:"cursorPos"`
 	Alt    bool     `json:"alt,omitempty"`
+	// Hidden is the main screen behind a program's alternate screen,
+	// which the shell shows again when the program ends.
+	Hidden *Hidden `json:"hidden,omitempty"`
+	// Margins is the scroll region (top and bottom rows, from 0) when a
+	// program set one smaller than the screen.
+	Margins *[2]int `json:"margins,omitempty"`
 }

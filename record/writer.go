@@ -467,7 +467,7 @@ func (w *Writer) rotate(screen *Checkpoint) error {
 		Term:   w.term,
 	}
 	if screen != nil {
-		cp.Screen, cp.Cursor, cp.Alt = screen.Screen, screen.Cursor, screen.Alt
+		cp.Screen, cp.Cursor, cp.Alt, cp.Hidden, cp.Margins = screen.Screen, screen.Cursor, screen.Alt, screen.Hidden, screen.Margins
 	}
 	e, err := json.Marshal(Event{Seq: w.lastSeq, Mono: w.lastMono, Wall: w.opts.Clock(), Kind: KindCheckpoint,
 		Rows: w.rows, Cols: w.cols, Checkpoint: cp})

@@ -15,6 +15,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
+	"github.com/ptyactor/ptyactor/record"
 	"github.com/ptyactor/ptyactor/sandbox"
 	"github.com/ptyactor/ptyactor/teardown"
 	"github.com/rs/zerolog"
@@ -227,7 +228,7 @@ func (s *session) attach(opts Options, tag string) (err error) {
 	}
 	// The record's checkpoints take the screen where output and resizes
 	// are numbered, under mu (stream.checkpoint).
-	s.stream.screen = s.screen.Screen
+	s.stream.screen = func() record.Event { return checkpoint(s.screen) }
 	if tag != "" && !s.wrapped {
 		// A wrapped shell is pid 1 of its pid namespace: nothing of its
 		// tree can re-parent to the host. And the wrapper is the host's

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/internal/secretshape"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
@@ -40,9 +39,9 @@ type stream struct {
 	// shownSeq is the sequence of the newest event that changed the
 	// screen (output, a resize): what a screen read shows.
 	shownSeq uint64
-	// screen gives the emulator's screen for a record's checkpoint; it is
+	// screen gives the record's checkpoint the emulator's screen; it is
 	// called where the caller holds the session's lock (output, resize).
-	screen func() vt.Screen
+	screen func() record.Event
 }
 
 // ringBytes bounds the text of the events kept in memory per session:
@@ -124,9 +123,7 @@ func (st *stream) checkpoint() {
 	if st.sink == nil || st.sinkErr != nil || st.screen == nil || !st.sink.w.WantsScreen() {
 		return
 	}
-	sc := st.screen()
-	cp := &record.Checkpoint{Screen: sc.Rows, Cursor: [2]int{sc.CursorRow, sc.CursorCol}, Alt: sc.AltScreen}
-	st.sinkErr = st.sink.w.Append(record.Event{Kind: record.KindCheckpoint, Rows: sc.Size.Rows, Cols: sc.Size.Cols, Checkpoint: cp})
+	st.sinkErr = st.sink.w.Append(st.screen())
 }
 
 // prompt numbers a verified prompt marker: its exit code, never its nonce.

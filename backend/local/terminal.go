@@ -7,6 +7,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local/vt"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,6 +38,21 @@ func (s *session) Screen() messages.Screen {
 		Rows: sc.Rows, CursorRow: sc.CursorRow, CursorCol: sc.CursorCol,
 		Height: sc.Size.Rows, Width: sc.Size.Cols, AltScreen: sc.AltScreen, Hash: sc.Hash, Seq: seq,
 	}
+}
+
+// checkpoint is the screen a record's segment begins with: what is shown,
+// what a full-screen program hides, and the scroll region a program set,
+// so that a replay from it draws what followed as the terminal did.
+func checkpoint(emu *vt.Emulator) record.Event {
+	sc := emu.Screen()
+	cp := &record.Checkpoint{Screen: sc.Rows, Cursor: [2]int{sc.CursorRow, sc.CursorCol}, Alt: sc.AltScreen}
+	if h, ok := emu.Hidden(); ok {
+		cp.Hidden = &record.Hidden{Rows: h.Rows, Cursor: [2]int{h.CursorRow, h.CursorCol}}
+	}
+	if top, bottom := emu.Margins(); top != 0 || bottom != sc.Size.Rows-1 {
+		cp.Margins = &[2]int{top, bottom}
+	}
+	return record.Event{Kind: record.KindCheckpoint, Rows: sc.Size.Rows, Cols: sc.Size.Cols, Checkpoint: cp}
 }
 
 // Resize implements backend.Terminal: the PTY first (the kernel sends the

@@ -100,20 +100,40 @@ func begin(first record.Event) (*vt.Emulator, error) {
 	return emu, nil
 }
 
-// paint draws a checkpoint's screen: each row at its place, then the
-// cursor, on the alternate screen when a program had it.
+// paint draws a checkpoint's screen: the main screen a full-screen
+// program hides and the cursor leaving it brings back, then (on the
+// alternate screen, when a program had it) the rows shown, the scroll
+// region a program set, and the cursor.
 func paint(cp *record.Checkpoint) string {
 	var b strings.Builder
-	if cp.Alt {
-		b.WriteString("\x1b[?1049h")
+	if cp.Hidden != nil {
+		rows(&b, cp.Hidden.Rows)
+		cup(&b, cp.Hidden.Cursor)
 	}
-	for y, row := range cp.Screen {
+	if cp.Alt {
+		b.WriteString("\x1b[?1049h") // saves the cursor it leaves
+	}
+	rows(&b, cp.Screen)
+	if m := cp.Margins; m != nil {
+		fmt.Fprintf(&b, "\x1b[%d;%dr", m[0]+1, m[1]+1)
+	}
+	cup(&b, cp.Cursor)
+	return b.String()
+}
+
+// rows draws each row at its place.
+func rows(b *strings.Builder, rows []string) {
+	for y, row := range rows {
 		if row != "" {
-			b.WriteString("\x1b[" + strconv.Itoa(y+1) + ";1H" + row)
+			cup(b, [2]int{y, 0})
+			b.WriteString(row)
 		}
 	}
-	b.WriteString("\x1b[" + strconv.Itoa(cp.Cursor[0]+1) + ";" + strconv.Itoa(cp.Cursor[1]+1) + "H")
-	return b.String()
+}
+
+// cup moves the cursor to a row and column, from 0.
+func cup(b *strings.Builder, at [2]int) {
+	b.WriteString("\x1b[" + strconv.Itoa(at[0]+1) + ";" + strconv.Itoa(at[1]+1) + "H")
 }
 
 // apply feeds one event to the emulator: output is drawn, a resize

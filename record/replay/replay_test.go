@@ -59,8 +59,15 @@ func (rw *writer) add(ev record.Event) {
 		rw.t.Fatal(err)
 	}
 	if rw.w.WantsScreen() {
+		// As a session takes it (backend/local checkpoint).
 		sc := rw.emu.Screen()
 		cp := &record.Checkpoint{Screen: sc.Rows, Cursor: [2]int{sc.CursorRow, sc.CursorCol}, Alt: sc.AltScreen}
+		if h, ok := rw.emu.Hidden(); ok {
+			cp.Hidden = &record.Hidden{Rows: h.Rows, Cursor: [2]int{h.CursorRow, h.CursorCol}}
+		}
+		if top, bottom := rw.emu.Margins(); top != 0 || bottom != sc.Size.Rows-1 {
+			cp.Margins = &[2]int{top, bottom}
+		}
 		if err := rw.w.Append(record.Event{Kind: record.KindCheckpoint, Rows: sc.Size.Rows, Cols: sc.Size.Cols, Checkpoint: cp}); err != nil {
 			rw.t.Fatal(err)
 		}
@@ -84,10 +91,15 @@ func session(rw *writer, rounds int) {
 		rw.add(record.Event{Kind: record.KindInput, Source: record.SourceAgent, Data: "ls\r"})
 		rw.out("progress 10%\rprogress 100%\r\n\x1b[1;31mred\x1b[0m caf\xc3")
 		rw.out("\xa9 \x1b]0;title\x07tab\tend\r\n$ ")
-		if i%7 == 3 {
-			rw.out("\x1b[?1049h\x1b[H\x1b[2Jvim-ish\x1b[5;10Hcursor here")
+		if i%5 == 2 {
+			// A full-screen program: it scrolls within a region, is
+			// resized, and leaves (checkpoints fall inside it too).
+			rw.out("\x1b[?1049h\x1b[H\x1b[2Jvim-ish\x1b[5;10Hcursor here\x1b[3;20r")
+			for k := range 12 {
+				rw.out(fmt.Sprintf("\x1b[20;1H\nscrolled %d in the region", k))
+			}
 			rw.add(record.Event{Kind: record.KindResize, Rows: 30, Cols: 100})
-			rw.out("\x1b[2J\x1b[Hredrawn at 100x30")
+			rw.out("\x1b[r\x1b[2J\x1b[Hredrawn at 100x30")
 			rw.out("\x1b[?1049l")
 			rw.add(record.Event{Kind: record.KindResize, Rows: 24, Cols: 80})
 		}
@@ -146,7 +158,61 @@ func TestScreenAtEveryEvent(t *testing.T) {
 			if checked < 50 {
 				t.Fatalf("%d screens checked", checked)
 			}
+			if c.opts.MaxBytes > 0 {
+				everySegment(t, path, rw.live)
+			}
 		})
+	}
+}
+
+// everySegment replays each segment of a cut record on its own, from its
+// checkpoint: screens behind a program's alternate screen and scroll
+// regions included.
+func everySegment(t *testing.T, path string, live map[uint64]string) {
+	segs, err := record.Segments(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alt, margins int
+	for _, seg := range segs {
+		r, err := record.Open(seg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seqs []uint64
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				break
+			}
+			if ev.Kind == record.KindCheckpoint && len(seqs) == 0 {
+				if ev.Checkpoint.Hidden != nil {
+					alt++
+				}
+				if ev.Checkpoint.Margins != nil {
+					margins++
+				}
+			}
+			seqs = append(seqs, ev.Seq)
+		}
+		r.Close()
+		for _, seq := range seqs {
+			r, err := record.Open(seg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, _, err := Screen(r, seq)
+			r.Close()
+			if err != nil {
+				t.Fatalf("%s at %d: %v", filepath.Base(seg), seq, err)
+			}
+			if sc.Hash != live[seq] {
+				t.Fatalf("%s at %d: hash %s, live %s\n%s", filepath.Base(seg), seq, sc.Hash, live[seq], strings.Join(sc.Rows, "\n"))
+			}
+		}
+	}
+	if alt == 0 || margins == 0 {
+		t.Fatalf("%d segments: %d begin behind an alternate screen, %d in a scroll region; want some of each", len(segs), alt, margins)
 	}
 }
 

@@ -159,3 +159,33 @@ func appendRow(b []byte, l *line) []byte {
 	}
 	return b
 }
+
+// Hidden is what the alternate screen hides: the main screen's rows, as
+// Screen gives them, and the cursor that leaving the alternate screen
+// brings back. A record's checkpoint keeps it, so that a replay from the
+// checkpoint shows the shell again when the full-screen program ends.
+type Hidden struct {
+	Rows                 []string
+	CursorRow, CursorCol int
+}
+
+// Hidden returns the main screen behind the alternate one, and false
+// while the main screen is shown.
+func (e *Emulator) Hidden() (Hidden, bool) {
+	if e.alt == nil {
+		return Hidden{}, false
+	}
+	h := Hidden{Rows: make([]string, e.rows), CursorRow: e.y, CursorCol: e.x}
+	if e.altSaved.set {
+		h.CursorRow, h.CursorCol = e.altSaved.y, e.altSaved.x
+	}
+	h.CursorRow, h.CursorCol = min(h.CursorRow, e.rows-1), min(h.CursorCol, e.cols-1)
+	for y := range h.Rows {
+		e.tbuf = trimRight(appendRow(e.tbuf[:0], e.main.line(y)))
+		h.Rows[y] = string(e.tbuf)
+	}
+	return h, true
+}
+
+// Margins returns the scroll region: its top and bottom rows, from 0.
+func (e *Emulator) Margins() (top, bottom int) { return e.top, e.bot }
