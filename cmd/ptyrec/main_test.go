@@ -142,6 +142,28 @@ func TestCommand(t *testing.T) {
 	r = runBin(t, bin, "cat", path)
 	check(r, 0, r.stdout, "echo hello\nhello from the record\n")
 
+	// The screen after event 4 (the output), and at the end; its hash is
+	// the emulator's of the same text and cursor.
+	r = runBin(t, bin, "screen", "-at", "4", "-json", path)
+	var sc struct {
+		Seq                  uint64
+		Rows, Cols           int
+		CursorRow, CursorCol int
+		Hash                 string
+		Lines                []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sc); err != nil || r.code != 0 {
+		t.Fatalf("screen -json: %+v, %v", r, err)
+	}
+	if sc.Seq != 4 || sc.Rows != 24 || sc.Cols != 80 || sc.Lines[1] != "hello from the record" || sc.CursorRow != 2 || len(sc.Hash) != 16 {
+		t.Fatalf("screen at 4: %+v", sc)
+	}
+	r = runBin(t, bin, "screen", path)
+	check(r, 0, r.stdout, "hello from the record\n")
+	check(r, 0, r.stdout, "[screen after event 6: 80x24, cursor 2,0, hash "+sc.Hash+"]")
+	r = runBin(t, bin, "screen", "-at", "99", path)
+	check(r, 1, r.stderr, "event 99 is not in the record (it holds 1 to 6)")
+
 	r = runBin(t, bin, "-h")
 	check(r, 0, r.stderr, "ptyrec export")
 	r = runBin(t, bin, "nope")
