@@ -124,8 +124,10 @@ type sendActor struct {
 	look   looks
 	timers timerSet
 
-	result      messages.SendResult
-	holding     bool // settled, but the receipt is still being listed
+	result  messages.SendResult
+	holding bool // settled, but the receipt is still being listed or the settle written
+	// overdue bounds the wait for the settle's record (settleOverdue).
+	overdue     Timer
 	err         error
 	draining    bool         // it settled with a write or SIGINT in flight
 	subscribers []*actor.PID // told the settlement straight from here
@@ -211,6 +213,11 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		ctx.Respond(&CancelSendReply{Accepted: a.cancel()})
 	case *ReadSendOutput:
 		ctx.Respond(a.readOutput())
+	case *settleOverdue:
+		if a.holding {
+			a.log.Warn().Uint64("ticket", a.ticket).Msg("the record's disk does not answer: the send's result goes out without its settle on record")
+			a.deliver()
+		}
 	case *settleReady:
 		if a.holding {
 			if m.listed {
@@ -226,6 +233,9 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		}
 	case *actor.Stopping:
 		a.stopTimers()
+		if a.overdue != nil {
+			a.overdue.Stop()
+		}
 		if a.cancelW != nil {
 			a.cancelW()
 		}

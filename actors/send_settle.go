@@ -50,6 +50,12 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 			}
 			sys.Root.Send(self, &m)
 		}()
+		if durable != nil {
+			// The flush writes the record itself, and a write to a disk
+			// that does not answer cannot be cut: past the bound the
+			// result goes out without waiting for it.
+			a.overdue = a.clock.AfterFunc(recordOverdue, func() { sys.Root.Send(self, &settleOverdue{}) })
+		}
 		return
 	}
 	a.deliver()
@@ -57,8 +63,12 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 
 // recordFlushTimeout bounds how long a send's result waits for its settle
 // to reach the record's file; past it the result goes out and the record
-// reports the failure at close.
-const recordFlushTimeout = 5 * time.Second
+// reports the failure at close. recordOverdue is the actor's own bound,
+// for a flush stuck in a write.
+const (
+	recordFlushTimeout = 5 * time.Second
+	recordOverdue      = recordFlushTimeout + time.Second
+)
 
 // finalOutput ends the send's collection and returns its output: what the
 // backend still held, for a wait with a cursor the output since that
@@ -135,6 +145,10 @@ func (a *sendActor) listLeftovers() backend.LeftoverLister {
 // deliver reports the fixed result to the session and the waiters.
 func (a *sendActor) deliver() {
 	a.holding = false
+	if a.overdue != nil {
+		a.overdue.Stop()
+		a.overdue = nil
+	}
 	a.sys.Root.Send(a.parent, &sendFinished{
 		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
 	})
@@ -144,6 +158,10 @@ func (a *sendActor) deliver() {
 	}
 	a.subscribers = nil
 }
+
+// settleOverdue ends a settlement's wait for the record that took too
+// long (settleReady never came).
+type settleOverdue struct{}
 
 // settleReady ends the settlement's wait: the receipt it listed (when it
 // waited for one), and its settle on record.

@@ -27,9 +27,10 @@ const DefaultQueueBytes = 8 << 20
 // events come in bursts of small ones (a command's echo, its output, the
 // prompt, the send's start and settle); writing each as it came would cost
 // a wake-up of the writer and a system call apiece, on the cores the
-// session's programs run on. A crash loses at most the linger's events
-// after the last flush, and every settle is flushed (the send's result
-// waits for it).
+// session's programs run on. A Flush writes the group itself, so a send's
+// settle costs no wake-up of the writer at all. A crash loses at most the
+// linger's events after the last flush, and every settle is flushed (the
+// send's result waits for it).
 const (
 	DefaultLinger = 50 * time.Millisecond
 	commitBytes   = 256 << 10
@@ -111,10 +112,10 @@ type Writer struct {
 	written  uint64
 	started  bool
 	closing  bool
-	// urgent: a Flush waits, or the queue holds commitBytes; the writer
-	// stops lingering.
-	urgent bool
-	err    error
+	// due: the queued group is to be written now (its linger ended, or it
+	// holds commitBytes); the writing goroutine waits for it.
+	due bool
+	err error
 	// wantScreen: the segment is full and waits for the caller's screen
 	// (Options.Screens); WantsScreen claims it.
 	wantScreen atomic.Bool
@@ -123,12 +124,20 @@ type Writer struct {
 	progress chan struct{}
 	wake     chan struct{}
 	done     chan struct{}
+	// linger is armed when the queue gets its first event; it makes the
+	// group due.
+	linger *time.Timer
+
+	// wmu is held to write a group: by the writing goroutine, by a Flush
+	// that writes it itself, and by Close. The fields below are its.
+	wmu   sync.Mutex
+	spare []Event
 
 	closeOnce sync.Once
 	summary   Summary
 	closeErr  error
 
-	// Owned by the writing goroutine (and by Close once it has ended).
+	// Written under wmu.
 	ch       *chain
 	records  uint64
 	file     *os.File
@@ -187,13 +196,24 @@ func newWriter(opts Options) *Writer {
 	if opts.MaxBytes > 0 && opts.SegmentBytes <= 0 {
 		opts.SegmentBytes = max(opts.MaxBytes/4, 1)
 	}
-	return &Writer{
+	w := &Writer{
 		opts:     opts,
 		ch:       newChain(opts.Key, [HashSize]byte{}),
 		progress: make(chan struct{}),
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
+	w.linger = time.AfterFunc(time.Hour, w.lingered)
+	w.linger.Stop()
+	return w
+}
+
+// lingered makes the queued group due when its linger ends.
+func (w *Writer) lingered() {
+	w.mu.Lock()
+	w.due = len(w.queue) > 0
+	w.mu.Unlock()
+	w.poke()
 }
 
 // Append queues ev for the record. It never waits for the disk unless
@@ -229,11 +249,14 @@ func (w *Writer) Append(ev Event) error {
 	w.queue = append(w.queue, ev)
 	w.queued += size
 	w.appended++
-	// The first event starts the writer's linger; a full group ends it.
-	// Others need not wake it.
-	if len(w.queue) == 1 || (w.queued >= commitBytes && !w.urgent) {
-		w.urgent = w.urgent || w.queued >= commitBytes
+	// The first event starts the group's linger; a full group is due at
+	// once. Others wake nobody.
+	switch {
+	case w.queued >= commitBytes && !w.due:
+		w.due = true
 		w.poke()
+	case len(w.queue) == 1:
+		w.linger.Reset(w.opts.Linger)
 	}
 	return nil
 }
@@ -268,12 +291,15 @@ func eventSize(ev Event) int {
 // always holds what a caller was told.
 func (w *Writer) Flush(ctx context.Context) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	target := w.appended
-	if w.written < target && !w.urgent {
-		w.urgent = true
-		w.poke()
+	pending := w.written < target && w.err == nil
+	w.mu.Unlock()
+	if pending && ctx.Err() == nil {
+		// Written here, not by waking the writer: a send's result waits.
+		w.commit()
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for w.written < target && w.err == nil {
 		ch := w.progress
 		w.mu.Unlock()
@@ -299,7 +325,12 @@ func (w *Writer) Close() (Summary, error) {
 		w.mu.Unlock()
 		w.poke()
 		<-w.done
+		w.linger.Stop()
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		w.mu.Lock()
 		err := w.err
+		w.mu.Unlock()
 		if err == nil && !started {
 			err = ErrNoStart
 		}
@@ -319,59 +350,62 @@ func (w *Writer) Close() (Summary, error) {
 	return w.summary, w.closeErr
 }
 
-// run is the writing goroutine: it takes everything queued at once and
-// writes it as one batch, after lingering for more unless asked not to.
+// run is the writing goroutine: it writes each group when it is due,
+// and what is left when the writer closes.
 func (w *Writer) run() {
 	defer close(w.done)
-	var spare []Event
-	linger := time.NewTimer(time.Hour)
-	linger.Stop()
-	defer linger.Stop()
 	for {
 		w.mu.Lock()
-		for len(w.queue) == 0 && !w.closing {
+		for !w.closing && (!w.due || len(w.queue) == 0) {
 			w.mu.Unlock()
 			<-w.wake
 			w.mu.Lock()
 		}
-		if !w.closing && !w.urgent && w.err == nil {
-			w.mu.Unlock()
-			linger.Reset(w.opts.Linger)
-			select {
-			case <-w.wake:
-			case <-linger.C:
-			}
-			linger.Stop()
-			w.mu.Lock()
-		}
-		w.urgent = false
-		batch := w.queue
-		w.queue = spare[:0]
-		closing, failed := w.closing, w.err != nil
+		closing, n := w.closing, len(w.queue)
 		w.mu.Unlock()
-		if len(batch) == 0 && closing {
+		if n == 0 && closing {
 			return
 		}
-		var err error
-		if !failed {
-			err = w.writeBatch(batch)
-		}
-		size := 0
-		for _, ev := range batch {
-			size += eventSize(ev)
-		}
-		w.mu.Lock()
-		w.written += uint64(len(batch))
-		w.queued -= size
-		if err != nil && w.err == nil {
-			w.err = err
-		}
-		close(w.progress)
-		w.progress = make(chan struct{})
-		w.mu.Unlock()
-		clear(batch)
-		spare = batch
+		w.commit()
 	}
+}
+
+// commit writes everything queued as one group (nothing once the writer
+// failed), under wmu: the group is taken after any group being written
+// before it, so records keep the order they were appended in.
+func (w *Writer) commit() {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	w.mu.Lock()
+	batch := w.queue
+	w.queue = w.spare[:0]
+	w.due = false
+	w.linger.Stop()
+	failed := w.err != nil
+	w.mu.Unlock()
+	if len(batch) == 0 {
+		w.spare = batch
+		return
+	}
+	var err error
+	if !failed {
+		err = w.writeBatch(batch)
+	}
+	size := 0
+	for _, ev := range batch {
+		size += eventSize(ev)
+	}
+	w.mu.Lock()
+	w.written += uint64(len(batch))
+	w.queued -= size
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	close(w.progress)
+	w.progress = make(chan struct{})
+	w.mu.Unlock()
+	clear(batch)
+	w.spare = batch
 }
 
 func (w *Writer) writeBatch(batch []Event) error {

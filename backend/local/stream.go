@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/internal/secretshape"
@@ -39,6 +40,7 @@ type stream struct {
 	// shownSeq is the sequence of the newest event that changed the
 	// screen (output, a resize): what a screen read shows.
 	shownSeq uint64
+	slab textSlab // the output events' text
 	// screen gives the record's checkpoint the emulator's screen; it is
 	// called where the caller holds the session's lock (output, resize).
 	screen func() record.Event
@@ -111,7 +113,7 @@ func (st *stream) output(p []byte) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if text := st.marker.strip(p); len(text) > 0 {
-		st.shownSeq = st.add(record.Event{Kind: record.KindOutput, Data: string(text)})
+		st.shownSeq = st.add(record.Event{Kind: record.KindOutput, Data: st.slab.text(text)})
 		st.checkpoint()
 	}
 }
@@ -240,6 +242,28 @@ func (st *stream) shown() uint64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.shownSeq
+}
+
+// textSlab holds the text of output events: each read is copied into a
+// shared slab and handed out as a string over its bytes, one allocation
+// per slabBytes instead of one per read of the pump (a flood reads
+// thousands a second). The bytes under a string are never written again:
+// the slab is only appended to, and replaced when full; the garbage
+// collector frees it with the last event that points into it.
+type textSlab struct{ buf []byte }
+
+const slabBytes = 64 << 10
+
+func (t *textSlab) text(p []byte) string {
+	if len(p) > slabBytes/4 {
+		return string(p)
+	}
+	if cap(t.buf)-len(t.buf) < len(p) {
+		t.buf = make([]byte, 0, slabBytes)
+	}
+	start := len(t.buf)
+	t.buf = append(t.buf, p...)
+	return unsafe.String(&t.buf[start], len(p))
 }
 
 // markerFilter takes the prompt marker (OSC 133;D, with its nonce) out of
