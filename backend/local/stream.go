@@ -41,6 +41,11 @@ type stream struct {
 	// screen (output, a resize): what a screen read shows.
 	shownSeq uint64
 	slab textSlab // the output events' text
+	// changed is closed at the next event, for the viewers waiting for
+	// one (Changed); nil while none waits. ended: the session closed, no
+	// event follows.
+	changed chan struct{}
+	ended   bool
 	// screen gives the record's checkpoint the emulator's screen; it is
 	// called where the caller holds the session's lock (output, resize).
 	screen func() record.Event
@@ -82,7 +87,45 @@ func (st *stream) add(ev record.Event) uint64 {
 		// Append queues; it blocks only when the disk is far behind.
 		st.sinkErr = st.sink.w.Append(ev)
 	}
+	if st.changed != nil {
+		close(st.changed) // the viewers wake and read on their own
+		st.changed = nil
+	}
 	return ev.Seq
+}
+
+// changedAfter returns a channel closed once the stream holds an event
+// after seq, or has ended.
+func (st *stream) changedAfter(seq uint64) <-chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.seq > seq || st.ended {
+		now := make(chan struct{})
+		close(now)
+		return now
+	}
+	if st.changed == nil {
+		st.changed = make(chan struct{})
+	}
+	return st.changed
+}
+
+// end says no event follows: the session closed.
+func (st *stream) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.ended = true
+	if st.changed != nil {
+		close(st.changed)
+		st.changed = nil
+	}
+}
+
+// done reports whether the stream ended and holds nothing after seq.
+func (st *stream) done(seq uint64) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.ended && st.seq <= seq
 }
 
 // redact takes credential shapes out of every text an event carries.
@@ -197,6 +240,7 @@ func (st *stream) durable() func(ctx context.Context) error {
 // closeSink ends the record: its end record, synced. It reports where the
 // record is and the end of its chain; nil when nothing was recorded.
 func (st *stream) closeSink() (*messages.Recording, error) {
+	st.end()
 	st.mu.Lock()
 	sink, failed := st.sink, st.sinkErr
 	st.sink = nil
@@ -246,20 +290,26 @@ func (st *stream) shown() uint64 {
 
 // textSlab holds the text of output events: each read is copied into a
 // shared slab and handed out as a string over its bytes, one allocation
-// per slabBytes instead of one per read of the pump (a flood reads
-// thousands a second). The bytes under a string are never written again:
-// the slab is only appended to, and replaced when full; the garbage
-// collector frees it with the last event that points into it.
+// per slab instead of one per read of the pump (a flood reads thousands a
+// second). The bytes under a string are never written again: the slab is
+// only appended to, and replaced when full; the garbage collector frees it
+// with the last event that points into it. Slabs start small and double
+// up to maxSlab, so an idle session holds a few KiB, a flood few
+// allocations.
 type textSlab struct{ buf []byte }
 
-const slabBytes = 64 << 10
+const (
+	minSlab = 2 << 10
+	maxSlab = 64 << 10
+)
 
 func (t *textSlab) text(p []byte) string {
-	if len(p) > slabBytes/4 {
+	if len(p) > maxSlab/4 {
 		return string(p)
 	}
 	if cap(t.buf)-len(t.buf) < len(p) {
-		t.buf = make([]byte, 0, slabBytes)
+		size := min(max(2*cap(t.buf), minSlab), maxSlab)
+		t.buf = make([]byte, 0, max(size, len(p)))
 	}
 	start := len(t.buf)
 	t.buf = append(t.buf, p...)
