@@ -40,7 +40,7 @@ type stream struct {
 	// shownSeq is the sequence of the newest event that changed the
 	// screen (output, a resize): what a screen read shows.
 	shownSeq uint64
-	slab textSlab // the output events' text
+	slab     textSlab // the output events' text
 	// changed is closed at the next event, for the viewers waiting for
 	// one (Changed); nil while none waits. ended: the session closed, no
 	// event follows.
