@@ -226,6 +226,27 @@ type MarkReply struct {
 	Err error
 }
 
+// ListOwners asks for the service's live owners. Reply: *ListOwnersReply.
+type ListOwners struct{}
+
+// ListOwnersReply answers ListOwners, sorted.
+type ListOwnersReply struct{ Owners []messages.Owner }
+
+// WatchSession asks for what a person watching the session reads: its
+// event stream and its picture. Reply: *WatchReply. Session.Watch is
+// its handle.
+type WatchSession struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+}
+
+// WatchReply answers WatchSession: the session's stream, read by the
+// viewer itself (never through the session's mailbox).
+type WatchReply struct {
+	source backend.Watchable
+	Err    error
+}
+
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.
 type List struct{ Owner messages.Owner }

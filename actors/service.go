@@ -214,6 +214,16 @@ func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Sn
 	return r.Sessions, nil
 }
 
+// Owners lists the service's live owners, for a console that shows every
+// session of a server (List each one's sessions).
+func (s *Service) Owners(ctx context.Context) ([]messages.Owner, error) {
+	r, err := ask[*ListOwnersReply](ctx, s.sys, s.pid, &ListOwners{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Owners, nil
+}
+
 // DisposeOwner ends the owner: new spawns and sends are refused, pending
 // spawns are cancelled, every session is closed concurrently, and it returns
 // when all of it is quiet, with every cleanup failure (including retained

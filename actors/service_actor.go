@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -53,6 +54,13 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 			}
 		}
 		ctx.Respond(&UnregisterBackendReply{Removed: removed})
+	case *ListOwners:
+		owners := make([]messages.Owner, 0, len(s.owners))
+		for o := range s.owners {
+			owners = append(owners, o)
+		}
+		slices.SortFunc(owners, func(a, b messages.Owner) int { return strings.Compare(a.Label(), b.Label()) })
+		ctx.Respond(&ListOwnersReply{Owners: owners})
 	case *ListBackends:
 		types := make([]string, len(s.backends))
 		for i, b := range s.backends {

@@ -166,7 +166,18 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	case *Read:
 		s.onRead(ctx, m)
 	case *Describe:
-		ctx.Respond(&DescribeReply{Snapshot: s.snapshot()})
+		snap := s.snapshot()
+		if w, ok := s.bs.(backend.Watchable); ok {
+			a := w.Activity()
+			snap.Activity = &a
+		}
+		ctx.Respond(&DescribeReply{Snapshot: snap})
+	case *WatchSession:
+		if w, ok := s.bs.(backend.Watchable); ok {
+			ctx.Respond(&WatchReply{source: w})
+		} else {
+			ctx.Respond(&WatchReply{Err: errNoStream})
+		}
 	case *GetScreen:
 		if t, ok := s.bs.(backend.Terminal); ok {
 			ctx.Respond(&ScreenReply{Screen: t.Screen()})

@@ -234,6 +234,25 @@ type Session interface {
 	Close(ctx context.Context, reason string) (messages.CloseReport, error)
 }
 
+// Watchable is a session a person can watch live: its stream's events
+// (Recorder.Events), a wake-up when new ones come, what the terminal
+// shows, and what it is doing.
+type Watchable interface {
+	Recorder
+	// Changed returns a channel closed once the stream holds an event
+	// after seq, or the session closed. A viewer waits on it and reads
+	// the events itself: the output pump never waits for a viewer.
+	Changed(seq uint64) <-chan struct{}
+	// Ended reports that the session closed and no event after seq is
+	// left.
+	Ended(seq uint64) bool
+	// Picture returns what the terminal shows now, with up to history
+	// lines of its scrollback.
+	Picture(history int) messages.Picture
+	// Activity returns what the session is doing now (kernel facts).
+	Activity() messages.Activity
+}
+
 // Recorder is a session that keeps the session's numbered event stream
 // (record.Event): the backend numbers what crosses the terminal where the
 // bytes arrive; the runtime adds what only it knows (a send's start and

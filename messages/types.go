@@ -391,6 +391,9 @@ type Snapshot struct {
 	// SecretPrompt: the newest send settled at a secret prompt (see
 	// SendResult.Secret) and no send has started since.
 	SecretPrompt bool
+	// Activity is the session's state now, from the kernel: set by
+	// Describe where the backend can tell, nil elsewhere.
+	Activity *Activity
 }
 
 // SpawnResult is a snapshot plus the startup output.

@@ -46,6 +46,8 @@ type stream struct {
 	// event follows.
 	changed chan struct{}
 	ended   bool
+	// lastOutput is when the newest output came.
+	lastOutput time.Time
 	// screen gives the record's checkpoint the emulator's screen; it is
 	// called where the caller holds the session's lock (output, resize).
 	screen func() record.Event
@@ -54,7 +56,7 @@ type stream struct {
 // ringBytes bounds the text of the events kept in memory per session:
 // enough for a viewer that reconnects to catch up; one that was gone
 // longer starts again from the screen.
-const ringBytes = 256 << 10
+const ringBytes = 512 << 10
 
 // newStream starts a stream with its start event (number 1), and a record
 // when sink is set.
@@ -110,6 +112,14 @@ func (st *stream) changedAfter(seq uint64) <-chan struct{} {
 	return st.changed
 }
 
+// latest returns the newest event's number and when the newest output
+// came.
+func (st *stream) latest() (uint64, time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.seq, st.lastOutput
+}
+
 // end says no event follows: the session closed.
 func (st *stream) end() {
 	st.mu.Lock()
@@ -157,6 +167,7 @@ func (st *stream) output(p []byte) {
 	defer st.mu.Unlock()
 	if text := st.marker.strip(p); len(text) > 0 {
 		st.shownSeq = st.add(record.Event{Kind: record.KindOutput, Data: st.slab.text(text)})
+		st.lastOutput = st.ring[len(st.ring)-1].Wall
 		st.checkpoint()
 	}
 }

@@ -1,0 +1,120 @@
+package view
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/ptyactor/ptyactor/messages"
+)
+
+// DefaultLinkTTL is how long a share link lives unless its maker says.
+const DefaultLinkTTL = time.Hour
+
+// MaxLinkTTL bounds a share link's life.
+const MaxLinkTTL = 7 * 24 * time.Hour
+
+// ErrLinkRefused: the token names no live link for this session (wrong,
+// expired, revoked, or another session's). One error for all: a caller
+// learns nothing about other links.
+var ErrLinkRefused = errors.New("view: the share link is not valid for this session")
+
+// Link is a share link as its maker sees it. The token is the secret: it
+// goes in the URL's fragment, which a browser never sends to a server.
+type Link struct {
+	Session messages.SessionID
+	Owner   messages.Owner
+	Label   string
+	Token   string
+	Expires time.Time
+}
+
+// Links holds the share links: each lets its holder watch one session
+// of one owner, read-only, until it expires or is revoked. Only a hash
+// of each token is kept, so a token is never held, logged or compared
+// as text; lookups compare hashes in constant time.
+type Links struct {
+	now func() time.Time
+	mu  sync.Mutex
+	by  map[[sha256.Size]byte]*Link // by the token's hash; Token empty
+}
+
+// NewLinks makes an empty set; now is the clock (time.Now when nil).
+func NewLinks(now func() time.Time) *Links {
+	if now == nil {
+		now = time.Now
+	}
+	return &Links{now: now, by: map[[sha256.Size]byte]*Link{}}
+}
+
+// Share makes a link to watch session (of owner), labelled for the page,
+// living ttl (DefaultLinkTTL when zero; at most MaxLinkTTL). The label
+// follows the label rule (messages.CheckLabel).
+func (l *Links) Share(owner messages.Owner, session messages.SessionID, label string, ttl time.Duration) (Link, error) {
+	if err := messages.CheckLabel("share label", label); err != nil {
+		return Link{}, err
+	}
+	switch {
+	case ttl == 0:
+		ttl = DefaultLinkTTL
+	case ttl < 0 || ttl > MaxLinkTTL:
+		return Link{}, messages.InvalidArgument("ttl must be between 1 ms and %s", MaxLinkTTL)
+	}
+	var raw [16]byte // 128 random bits
+	if _, err := rand.Read(raw[:]); err != nil {
+		return Link{}, err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw[:])
+	link := Link{Session: session, Owner: owner, Label: label, Expires: l.now().Add(ttl)}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweep()
+	kept := link
+	l.by[sha256.Sum256([]byte(token))] = &kept
+	link.Token = token
+	return link, nil
+}
+
+// Unshare revokes every link to session and returns how many there were.
+// Closing a session should call it.
+func (l *Links) Unshare(session messages.SessionID) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for h, link := range l.by {
+		if link.Session == session {
+			delete(l.by, h)
+			n++
+		}
+	}
+	return n
+}
+
+// Check returns the link token opens for session, or ErrLinkRefused.
+func (l *Links) Check(token string, session messages.SessionID) (Link, error) {
+	h := sha256.Sum256([]byte(token))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	link, ok := l.by[h]
+	if !ok || l.now().After(link.Expires) {
+		return Link{}, ErrLinkRefused
+	}
+	if subtle.ConstantTimeCompare([]byte(link.Session), []byte(session)) != 1 {
+		return Link{}, ErrLinkRefused
+	}
+	return *link, nil
+}
+
+// sweep drops expired links; the caller holds mu.
+func (l *Links) sweep() {
+	now := l.now()
+	for h, link := range l.by {
+		if now.After(link.Expires) {
+			delete(l.by, h)
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package view
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
+)
+
+// Source is what the pages show: the sessions a console lists, and a
+// session to follow. ServiceSource serves a Service's sessions; a Go user
+// may give their own (a subset, or sessions of several services).
+type Source interface {
+	// Sessions lists the sessions, with what each is doing.
+	Sessions(ctx context.Context) ([]Entry, error)
+	// Describe is one session's entry. An unknown session is
+	// messages.ErrNoSession.
+	Describe(ctx context.Context, id messages.SessionID) (Entry, error)
+	// Watch follows session id from after event since (0: a picture
+	// first). An unknown session is messages.ErrNoSession.
+	Watch(ctx context.Context, id messages.SessionID, since uint64) (Watcher, error)
+}
+
+// Watcher is a followed session: actors.Watch is one.
+type Watcher interface {
+	Next(ctx context.Context) (actors.Frame, error)
+}
+
+// Entry is one session in the console's list.
+type Entry struct {
+	ID       messages.SessionID
+	Name     string
+	Owner    messages.Owner
+	Host     string
+	Activity messages.Activity
+}
+
+// Options configure a Server.
+type Options struct {
+	// Source is the sessions shown; required.
+	Source Source
+	// OperatorToken logs an operator in (the console's URL carries it in
+	// its fragment; a bearer token works too). It never reaches the model.
+	OperatorToken string
+	// Operator, when set, decides instead of the token whether a request
+	// is an operator's (a Go user's own login).
+	Operator func(r *http.Request) bool
+	// Links are the share links the view accepts; nil: none.
+	Links *Links
+	// Assets holds the pages and xterm.js (package view/assets).
+	Assets fs.FS
+	// Origins are origins allowed besides the server's own host.
+	Origins []string
+	// Log receives a line per refused request (never a token).
+	Log zerolog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Server serves the console, the live view and their WebSocket.
+type Server struct {
+	opts Options
+	ops  *operators
+	mux  *http.ServeMux
+}
+
+// New builds a Server.
+func New(opts Options) (*Server, error) {
+	if opts.Source == nil {
+		return nil, errors.New("view: Options.Source is required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts, ops: newOperators(opts.OperatorToken, opts.Now), mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.page("console.html", true))
+	s.mux.HandleFunc("GET /s/{id}", s.page("view.html", true))
+	s.mux.HandleFunc("GET /v/{id}", s.page("view.html", false))
+	if opts.Assets != nil {
+		s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(opts.Assets)))
+	}
+	s.mux.HandleFunc("POST /api/login", s.login)
+	s.mux.HandleFunc("GET /api/sessions", s.sessions)
+	s.mux.HandleFunc("GET /api/watch/{id}", s.watch)
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler: every request's Origin is checked
+// first, and the pages are never framed or cached.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
+	if !sameOrigin(r, s.opts.Origins) {
+		s.refuse(w, r, http.StatusForbidden, "origin not allowed")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// operator reports whether r is an operator's.
+func (s *Server) operator(r *http.Request) bool {
+	if s.opts.Operator != nil {
+		return s.opts.Operator(r)
+	}
+	return s.ops.request(r)
+}
+
+// page serves a page from the assets. The pages hold no secret and no
+// data: they load what they show with the person's cookie or token.
+func (s *Server) page(name string, _ bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Assets == nil {
+			http.Error(w, "view: no pages (Options.Assets)", http.StatusNotFound)
+			return
+		}
+		b, err := fs.ReadFile(s.opts.Assets, name)
+		if err != nil {
+			http.Error(w, "view: "+name+" missing", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(b)
+	}
+}
+
+// login exchanges the operator token (in the body, never in a URL) for
+// a cookie.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Token string `json:"token"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil || !s.ops.tokenOK(body.Token) {
+		s.refuse(w, r, http.StatusUnauthorized, "bad operator token")
+		return
+	}
+	v, err := s.ops.login()
+	if err != nil {
+		http.Error(w, "view: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil, MaxAge: int(loginTTL / time.Second),
+	})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// sessionJSON is one row of GET /api/sessions.
+type sessionJSON struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Owner        string `json:"owner"`
+	Host         string `json:"host"`
+	Cwd          string `json:"cwd"`
+	Program      string `json:"program"`
+	Badge        string `json:"badge"`
+	Reader       string `json:"reader,omitempty"`
+	ExitCode     *int   `json:"exitCode,omitempty"`
+	LastOutputMs *int64 `json:"lastOutputMs"`
+	Rows         int    `json:"rows"`
+	Cols         int    `json:"cols"`
+	Seq          uint64 `json:"seq"`
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	if !s.operator(r) {
+		s.refuse(w, r, http.StatusUnauthorized, "not logged in")
+		return
+	}
+	entries, err := s.opts.Source.Sessions(r.Context())
+	if err != nil {
+		http.Error(w, "view: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	now := s.opts.Now()
+	out := make([]sessionJSON, 0, len(entries))
+	for _, e := range entries {
+		a := e.Activity
+		j := sessionJSON{
+			ID: string(e.ID), Name: e.Name, Owner: e.Owner.Label(), Host: e.Host, Cwd: a.Cwd, Program: a.Program,
+			Badge: string(a.Badge), Reader: a.Reader, ExitCode: a.ExitCode, Rows: a.Rows, Cols: a.Cols, Seq: a.Seq,
+		}
+		if !a.LastOutput.IsZero() {
+			ms := now.Sub(a.LastOutput).Milliseconds()
+			j.LastOutputMs = &ms
+		}
+		out = append(out, j)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// refuse answers a refused request and logs why (never a token).
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, code int, why string) {
+	s.opts.Log.Info().Str("path", r.URL.Path).Str("origin", r.Header.Get("Origin")).Int("status", code).Msg("view: refused: " + why)
+	http.Error(w, "view: "+why, code)
+}

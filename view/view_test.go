@@ -1,0 +1,372 @@
+package view
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
+)
+
+const opToken = "operator-token-for-tests-0123456789"
+
+// served is a view server over a real service with one shell.
+type served struct {
+	t     *testing.T
+	srv   *httptest.Server
+	svc   *actors.Service
+	sh    *actors.Session
+	owner messages.Owner
+	links *Links
+	now   time.Time
+}
+
+func serve(t *testing.T) *served {
+	t.Helper()
+	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
+	o := fixture.Owner(t, svc, "agent")
+	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Name: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &served{t: t, svc: svc, sh: sh, owner: o, now: time.Now()}
+	s.links = NewLinks(func() time.Time { return s.now })
+	v, err := New(Options{
+		Source: ServiceSource(svc), OperatorToken: opToken, Links: s.links,
+		Assets: fstest.MapFS{"console.html": {Data: []byte("console")}, "view.html": {Data: []byte("view")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv = httptest.NewServer(v)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// dial opens the live view's socket as a page of the server's origin
+// (or origin) with the operator's bearer (or none) and says hello.
+func (s *served) dial(origin string, bearer bool, h hello) (*websocket.Conn, error) {
+	hdr := http.Header{"Origin": {origin}}
+	if bearer {
+		hdr.Set("Authorization", "Bearer "+opToken)
+	}
+	url := "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/api/watch/" + string(s.sh.ID())
+	c, _, err := websocket.Dial(testkit.Ctx(s.t), url, &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		return nil, err
+	}
+	s.t.Cleanup(func() { c.CloseNow() })
+	h.T = "hello"
+	b, _ := json.Marshal(h)
+	if err := c.Write(testkit.Ctx(s.t), websocket.MessageText, b); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// reader collects what a view's socket delivers.
+type reader struct {
+	t      *testing.T
+	c      *websocket.Conn
+	msgs   []map[string]any
+	screen bytes.Buffer // the picture's drawing, then the output
+	seq    uint64
+}
+
+// next reads one message; output is appended to screen.
+func (r *reader) next(ctx context.Context) (map[string]any, error) {
+	typ, b, err := r.c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if typ == websocket.MessageBinary {
+		r.seq = binary.BigEndian.Uint64(b[:8])
+		r.screen.Write(b[8:])
+		return map[string]any{"t": "out"}, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		r.t.Fatal(err)
+	}
+	r.msgs = append(r.msgs, m)
+	if m["t"] == "picture" {
+		r.screen.Reset()
+		r.screen.WriteString(m["data"].(string))
+		r.seq = uint64(m["seq"].(float64))
+	}
+	return m, nil
+}
+
+// until reads until the output holds want.
+func (r *reader) until(want string) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(testkit.Ctx(r.t), 10*time.Second)
+	defer cancel()
+	for !strings.Contains(r.screen.String(), want) {
+		if _, err := r.next(ctx); err != nil {
+			r.t.Fatalf("waiting for %q: %v; have %q", want, err, r.screen.String())
+		}
+	}
+}
+
+// An operator's view: a picture of what the terminal shows, then what it
+// prints next, byte for byte; an input frame is refused; the state badge
+// comes; a reconnect from the last number resumes with nothing lost or
+// doubled.
+func TestOperatorWatches(t *testing.T) {
+	s := serve(t)
+	ctx := testkit.Ctx(t)
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo before-watch", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.dial(s.srv.URL, true, hello{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{t: t, c: c}
+	hi, err := r.next(ctx)
+	if err != nil || hi["t"] != "hello" || hi["readOnly"] != true || hi["name"] != "build" {
+		t.Fatalf("hello %v, %v", hi, err)
+	}
+	r.until("before-watch")
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo after-$((6*7))", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.until("after-42")
+	c.Write(ctx, websocket.MessageText, []byte(`{"t":"input","data":"rm -rf /\r"}`))
+	for !hasError(r.msgs, "read_only") {
+		if _, err := r.next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+
+	// Output while away, then a resume from the last number: exactly
+	// what the stream holds after it.
+	since := r.seq
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo while-away", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := s.dial(s.srv.URL, true, hello{Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := &reader{t: t, c: c2}
+	r2.until("while-away")
+	w, err := s.sh.Watch(ctx, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	for want.Len() < r2.screen.Len() {
+		f, err := w.Next(ctx)
+		if err != nil || f.Picture != nil {
+			t.Fatalf("stream after %d: %+v, %v", since, f, err)
+		}
+		for _, ev := range f.Events {
+			if ev.Kind == "o" && ev.Seq <= r2.seq {
+				want.WriteString(ev.Data)
+			}
+		}
+	}
+	if got := r2.screen.String(); got != want.String() {
+		t.Fatalf("resumed output differs from the stream:\n got %q\nwant %q", got, want.String())
+	}
+	for _, m := range r2.msgs {
+		if m["t"] == "picture" {
+			t.Fatalf("a resume inside the window sent a picture: %v", m)
+		}
+	}
+}
+
+func hasError(msgs []map[string]any, code string) bool {
+	for _, m := range msgs {
+		if m["t"] == "error" && m["code"] == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Share links: one opens its session's view; an expired, a revoked, a
+// wrong or a missing token, and another session's, are refused alike.
+func TestShareLinks(t *testing.T) {
+	s := serve(t)
+	ctx := testkit.Ctx(t)
+	link, err := s.links.Share(s.owner, s.sh.ID(), "build for ana", 0)
+	if err != nil || len(link.Token) < 22 || !link.Expires.After(s.now) {
+		t.Fatalf("share: %+v, %v", link, err)
+	}
+	c, err := s.dial(s.srv.URL, false, hello{Token: link.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{t: t, c: c}
+	hi, err := r.next(ctx)
+	if err != nil || hi["t"] != "hello" || hi["label"] != "build for ana" {
+		t.Fatalf("hello over a link: %v, %v", hi, err)
+	}
+	other, err := s.links.Share(s.owner, "another-session", "x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(why, token string) {
+		t.Helper()
+		c, err := s.dial(s.srv.URL, false, hello{Token: token})
+		if err != nil {
+			t.Fatalf("%s: dial: %v", why, err)
+		}
+		r := &reader{t: t, c: c}
+		m, err := r.next(ctx)
+		if err != nil || m["t"] != "error" || m["code"] != "forbidden" {
+			t.Fatalf("%s: %v, %v; want forbidden", why, m, err)
+		}
+		if _, err := r.next(ctx); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+			t.Fatalf("%s: then %v, want the socket closed", why, err)
+		}
+	}
+	refused("no token", "")
+	refused("a wrong token", strings.Repeat("A", 22))
+	refused("another session's token", other.Token)
+	s.now = s.now.Add(2 * time.Hour)
+	refused("an expired token", link.Token)
+	s.now = s.now.Add(-2 * time.Hour)
+	if n := s.links.Unshare(s.sh.ID()); n != 1 {
+		t.Fatalf("unshare revoked %d links, want 1", n)
+	}
+	refused("a revoked token", link.Token)
+	if _, err := s.links.Share(s.owner, s.sh.ID(), "", 0); !errors.Is(err, messages.ErrInvalidArgument) {
+		t.Fatalf("an empty label: %v", err)
+	}
+}
+
+// A page of another origin can neither call the API nor open the socket,
+// and nothing is served without a login.
+func TestOriginAndLogin(t *testing.T) {
+	s := serve(t)
+	if _, err := s.dial("https://evil.example", true, hello{}); err == nil {
+		t.Fatal("a WebSocket from another origin was accepted")
+	}
+	get := func(path, origin string, cookie *http.Cookie) int {
+		req, _ := http.NewRequest("GET", s.srv.URL+path, nil)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if cookie != nil {
+			req.AddCookie(cookie)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := get("/api/sessions", "", nil); code != http.StatusUnauthorized {
+		t.Fatalf("sessions without a login: %d", code)
+	}
+	login := func(token, origin string) *http.Response {
+		req, _ := http.NewRequest("POST", s.srv.URL+"/api/login", strings.NewReader(`{"token":"`+token+`"}`))
+		req.Header.Set("Origin", origin)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := login(opToken, "https://evil.example"); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a login from another origin: %d", res.StatusCode)
+	}
+	if res := login("wrong", s.srv.URL); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a wrong token: %d", res.StatusCode)
+	}
+	res := login(opToken, s.srv.URL)
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == cookieName {
+			cookie = c
+		}
+	}
+	if res.StatusCode != http.StatusNoContent || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("login: %d, cookie %+v", res.StatusCode, cookie)
+	}
+	if code := get("/api/sessions", s.srv.URL, cookie); code != http.StatusOK {
+		t.Fatalf("sessions with the cookie: %d", code)
+	}
+	if code := get("/api/sessions", "https://evil.example", cookie); code != http.StatusForbidden {
+		t.Fatalf("sessions from another origin with the cookie: %d", code)
+	}
+}
+
+// The console lists the session with the kernel's badge: waiting for
+// input while a program reads the terminal, secret while getpass reads,
+// running while a command runs.
+func TestConsoleBadges(t *testing.T) {
+	s := serve(t)
+	ctx := testkit.Ctx(t)
+	badge := func() (string, string) {
+		req, _ := http.NewRequest("GET", s.srv.URL+"/api/sessions", nil)
+		req.Header.Set("Authorization", "Bearer "+opToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var list []sessionJSON
+		if err := json.NewDecoder(res.Body).Decode(&list); err != nil || len(list) != 1 {
+			t.Fatalf("sessions: %v, %v", list, err)
+		}
+		return list[0].Badge, list[0].Reader
+	}
+	waitBadge := func(want, reader string) {
+		t.Helper()
+		var b, r string
+		testkit.WaitFor(t, 10*time.Second, "badge "+want, func() bool {
+			b, r = badge()
+			return b == want && (reader == "" || r == reader)
+		})
+		_ = b
+	}
+	waitBadge("waiting", "bash")
+	op, err := s.sh.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitBadge("running", "")
+	op.Cancel()
+	if _, err := op.Result(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "cat", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitBadge("waiting", "cat")
+	// ^C as a person types it: the send settles at the shell's prompt.
+	if res, err := s.sh.Send(ctx, messages.SendRequest{Keys: []string{"Ctrl-C"}}); err != nil || res.Cause != messages.CausePrompt {
+		t.Fatalf("^C: %+v, %v", res, err)
+	}
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: `python3 -c "import getpass; getpass.getpass('pw: ')"`, Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitBadge("secret", "")
+	if _, r := badge(); r != "python3" {
+		t.Fatalf("secret prompt read by %q, want python3", r)
+	}
+}

@@ -1,0 +1,263 @@
+package view
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
+)
+
+// The live view's socket. The page speaks first:
+//
+//	{"t":"hello","since":N,"token":"<share token, or none for an operator>"}
+//
+// and the server answers with a hello, then frames: a picture (the
+// terminal drawn on a fresh one), output, resizes, the session's state,
+// and its end. Frames are batched: at most one per frameEvery, each at
+// most frameBytes of output. The viewer pulls (actors.Watch): a slow one
+// falls behind and takes bigger batches, and one the socket cannot take
+// a frame from within writeTimeout is dropped (it may reconnect and
+// resume); neither slows the session or the other viewers.
+const (
+	frameEvery   = 16 * time.Millisecond
+	frameBytes   = 32 << 10
+	writeTimeout = 5 * time.Second
+	helloTimeout = 10 * time.Second
+	stateEvery   = time.Second
+)
+
+// hello is the page's first message.
+type hello struct {
+	T     string `json:"t"`
+	Since uint64 `json:"since"`
+	Token string `json:"token"`
+}
+
+func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Origin") == "" {
+		s.refuse(w, r, http.StatusForbidden, "a WebSocket without Origin")
+		return
+	}
+	id := messages.SessionID(r.PathValue("id"))
+	operator := s.operator(r)
+	// The Origin was checked in ServeHTTP, against the server's own host
+	// and Options.Origins.
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(16 << 10)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	v := &viewer{c: c, srv: s, id: id}
+	h, err := v.readHello(ctx)
+	if err != nil {
+		c.Close(websocket.StatusPolicyViolation, "hello expected")
+		return
+	}
+	label := ""
+	if !operator {
+		link, err := s.linkFor(h.Token, id)
+		if err != nil {
+			s.opts.Log.Info().Str("session", string(id)).Msg("view: refused: share link not valid")
+			v.send(ctx, map[string]any{"t": "error", "code": "forbidden", "message": "this link is not valid (expired, revoked, or for another session)"})
+			c.Close(websocket.StatusPolicyViolation, "forbidden")
+			return
+		}
+		label = link.Label
+	}
+	entry, err := s.opts.Source.Describe(ctx, id)
+	if err != nil {
+		v.send(ctx, map[string]any{"t": "error", "code": "not_found", "message": "no such session"})
+		c.Close(websocket.StatusPolicyViolation, "not found")
+		return
+	}
+	watcher, err := s.opts.Source.Watch(ctx, id, h.Since)
+	if err != nil {
+		v.send(ctx, map[string]any{"t": "error", "code": "not_found", "message": err.Error()})
+		c.Close(websocket.StatusPolicyViolation, "not found")
+		return
+	}
+	if v.send(ctx, map[string]any{"t": "hello", "id": id, "name": entry.Name, "label": label, "readOnly": true}) != nil {
+		return
+	}
+	go v.refuseInput(ctx, cancel)
+	go v.states(ctx, entry)
+	err = v.follow(ctx, watcher)
+	switch {
+	case errors.Is(err, io.EOF):
+		c.Close(websocket.StatusNormalClosure, "session closed")
+	case ctx.Err() == nil && err != nil:
+		c.Close(websocket.StatusGoingAway, "dropped")
+	}
+}
+
+// linkFor checks a share token for session id.
+func (s *Server) linkFor(token string, id messages.SessionID) (Link, error) {
+	if s.opts.Links == nil || token == "" {
+		return Link{}, ErrLinkRefused
+	}
+	return s.opts.Links.Check(token, id)
+}
+
+// viewer is one live view's socket.
+type viewer struct {
+	c   *websocket.Conn
+	srv *Server
+	id  messages.SessionID
+}
+
+func (v *viewer) readHello(ctx context.Context) (hello, error) {
+	ctx, cancel := context.WithTimeout(ctx, helloTimeout)
+	defer cancel()
+	var h hello
+	_, b, err := v.c.Read(ctx)
+	if err != nil {
+		return h, err
+	}
+	if err := json.Unmarshal(b, &h); err != nil || h.T != "hello" {
+		return h, errors.New("view: hello expected")
+	}
+	return h, nil
+}
+
+// send writes one message, within writeTimeout: a viewer that cannot
+// take it is dropped.
+func (v *viewer) send(ctx context.Context, m any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	return v.c.Write(ctx, websocket.MessageText, b)
+}
+
+// refuseInput reads what the page sends after its hello: a view never
+// types, so every message is answered read_only. It ends the view when
+// the socket closes.
+func (v *viewer) refuseInput(ctx context.Context, cancel context.CancelFunc) {
+	defer cancel()
+	for {
+		if _, _, err := v.c.Read(ctx); err != nil {
+			return
+		}
+		if v.send(ctx, map[string]any{"t": "error", "code": "read_only", "message": "this view cannot type into the terminal"}) != nil {
+			return
+		}
+	}
+}
+
+// states sends the session's badge when it changes.
+func (v *viewer) states(ctx context.Context, first Entry) {
+	t := time.NewTicker(stateEvery)
+	defer t.Stop()
+	var last messages.Activity
+	e := first
+	for {
+		a := e.Activity
+		if a.Badge != last.Badge || a.Reader != last.Reader || !sameCode(a.ExitCode, last.ExitCode) {
+			if v.send(ctx, map[string]any{"t": "state", "badge": a.Badge, "reader": a.Reader, "exitCode": a.ExitCode}) != nil {
+				return
+			}
+			last = a
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		next, err := v.srv.opts.Source.Describe(ctx, v.id)
+		if err != nil {
+			return
+		}
+		e = next
+	}
+}
+
+func sameCode(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// follow sends the session's frames until it ends (io.EOF), the socket
+// fails, or ctx ends.
+func (v *viewer) follow(ctx context.Context, w Watcher) error {
+	var last time.Time
+	for {
+		if wait := frameEvery - time.Since(last); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		f, err := w.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			if serr := v.send(ctx, map[string]any{"t": "end"}); serr != nil {
+				return serr
+			}
+			return io.EOF
+		}
+		if err != nil {
+			return err
+		}
+		last = time.Now()
+		if err := v.frame(ctx, f); err != nil {
+			return err
+		}
+	}
+}
+
+// frame sends one watch frame: the picture, then the events: output as
+// binary messages (8 bytes of the newest event's number, big-endian, then
+// the bytes as the terminal printed them; the page's terminal joins a
+// character split between two), consecutive output joined up to
+// frameBytes and never split within an event, so that a viewer resuming
+// after a message's number misses and repeats nothing; resizes as JSON.
+func (v *viewer) frame(ctx context.Context, f actors.Frame) error {
+	if p := f.Picture; p != nil {
+		if err := v.send(ctx, map[string]any{"t": "picture", "seq": p.Seq, "rows": p.Rows, "cols": p.Cols, "data": string(p.Draw), "gap": f.Gap}); err != nil {
+			return err
+		}
+	}
+	out := make([]byte, 8, 8+frameBytes)
+	flush := func(seq uint64) error {
+		if len(out) == 8 {
+			return nil
+		}
+		binary.BigEndian.PutUint64(out[:8], seq)
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		err := v.c.Write(wctx, websocket.MessageBinary, out)
+		out = out[:8]
+		return err
+	}
+	var seq uint64
+	for _, ev := range f.Events {
+		switch ev.Kind {
+		case record.KindOutput:
+			if len(out) > 8 && len(out)+len(ev.Data) > 8+frameBytes {
+				if err := flush(seq); err != nil {
+					return err
+				}
+			}
+			out = append(out, ev.Data...)
+		case record.KindResize:
+			if err := flush(seq); err != nil {
+				return err
+			}
+			if err := v.send(ctx, map[string]any{"t": "resize", "seq": ev.Seq, "rows": ev.Rows, "cols": ev.Cols}); err != nil {
+				return err
+			}
+		}
+		seq = ev.Seq
+	}
+	return flush(seq)
+}
