@@ -61,15 +61,20 @@ function render(sessions) {
   rows.replaceChildren(...sessions.map(row));
 }
 
+// polling is true while a refresh is due: one loop at a time.
+let polling = false;
+
 // refresh loads the list once, then again a second after it answered
 // (never two requests at once). It stops on 401: nothing changes until
 // the operator logs in.
 async function refresh() {
+  polling = true;
   try {
     const r = await fetch("/api/sessions", { credentials: "same-origin" });
     if (r.status === 401) {
       show(loggedOut);
       status.textContent = "";
+      polling = false;
       return;
     }
     if (!r.ok) throw new Error(`${r.status} ${r.statusText}`);
@@ -85,7 +90,10 @@ async function refresh() {
 async function start() {
   const token = fragmentToken();
   if (token) await login(token);
-  refresh();
+  if (!polling) refresh();
 }
 
+// The console URL pasted into a tab already on the console changes only
+// the fragment: no new page loads, so log in from here.
+window.addEventListener("hashchange", start);
 start();
