@@ -30,7 +30,7 @@ const wait = 10 * time.Second
 // fake is the server side of the pages, as little as they need: the
 // assets, the pages at their paths, a login, a session list, and a watch
 // socket whose every message the test sends by hand. It records every
-// request URL it saw.
+// request URL it saw, and sends csp with every answer.
 type fake struct {
 	*httptest.Server
 	t     *testing.T
@@ -55,6 +55,12 @@ type watch struct {
 	c   *websocket.Conn
 	ctx context.Context // done when the page closed the socket
 }
+
+// csp is the strictest policy the pages work under, which the view
+// server can send: scripts only from the server (the pages have no inline
+// script), and inline styles, which xterm's DOM renderer needs for its
+// theme and cell sizes.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 const sessionsJSON = `[
  {"id":"s1","name":"build","owner":"agent-a","host":"local","cwd":"/work/app","program":"make","badge":"running","idleMs":3000},
@@ -104,6 +110,7 @@ func newFake(t *testing.T) *fake {
 		f.mu.Lock()
 		f.urls = append(f.urls, r.RequestURI)
 		f.mu.Unlock()
+		w.Header().Set("Content-Security-Policy", csp)
 		mux.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() {
@@ -304,6 +311,7 @@ func TestViewPage(t *testing.T) {
 	c2.send(t, `{"t":"end","seq":10}`)
 	b.WaitJS(`ptyView.ended && !ptyView.connected && document.getElementById("conn").textContent === "session closed"`, wait)
 	f.none(time.Second)
+	withinCSP(t, b)
 }
 
 func TestSharePage(t *testing.T) {
@@ -332,6 +340,7 @@ func TestSharePage(t *testing.T) {
 			t.Errorf("the share token was sent in a URL: %s", u)
 		}
 	}
+	withinCSP(t, b)
 }
 
 func TestConsolePage(t *testing.T) {
@@ -396,6 +405,17 @@ func TestConsolePage(t *testing.T) {
 	for _, u := range f.requested() {
 		if strings.Contains(u, "console-secret-42") || strings.Contains(u, "token") {
 			t.Errorf("a token was sent in a URL: %s", u)
+		}
+	}
+	withinCSP(t, b)
+}
+
+// withinCSP fails t if the page broke the fake's Content-Security-Policy.
+func withinCSP(t *testing.T, b *browser.Browser) {
+	t.Helper()
+	for _, m := range b.Console() {
+		if strings.Contains(m.Text, "Content Security Policy") {
+			t.Errorf("the page broke the policy %q: %s", csp, m.Text)
 		}
 	}
 }
