@@ -2,6 +2,8 @@
 # Installs the programs the tests drive when they are missing (sourced by
 # test/run.sh and test/stress.sh, so both run against the same machine).
 # Programs the tests drive for real. Each entry: command, Debian package.
+# chromium is for the browser tests of the live view's pages (test/browser,
+# which adds --no-sandbox when it runs as root, as CI does).
 need=(
   "bash bash"
   "python3 python3"
@@ -20,6 +22,7 @@ need=(
   "man man-db"
   "bwrap bubblewrap"
   "asciinema asciinema"
+  "chromium chromium"
 )
 missing=()
 for entry in "${need[@]}"; do

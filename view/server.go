@@ -99,7 +99,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	if !sameOrigin(r, s.opts.Origins) {
 		s.refuse(w, r, http.StatusForbidden, "origin not allowed")
 		return
@@ -166,7 +166,7 @@ type sessionJSON struct {
 	Badge        string `json:"badge"`
 	Reader       string `json:"reader,omitempty"`
 	ExitCode     *int   `json:"exitCode,omitempty"`
-	LastOutputMs *int64 `json:"lastOutputMs"`
+	IdleMs       *int64 `json:"idleMs,omitempty"`
 	Rows         int    `json:"rows"`
 	Cols         int    `json:"cols"`
 	Seq          uint64 `json:"seq"`
@@ -192,7 +192,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		}
 		if !a.LastOutput.IsZero() {
 			ms := now.Sub(a.LastOutput).Milliseconds()
-			j.LastOutputMs = &ms
+			j.IdleMs = &ms
 		}
 		out = append(out, j)
 	}
