@@ -157,19 +157,19 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 
 // sessionJSON is one row of GET /api/sessions.
 type sessionJSON struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Owner        string `json:"owner"`
-	Host         string `json:"host"`
-	Cwd          string `json:"cwd"`
-	Program      string `json:"program"`
-	Badge        string `json:"badge"`
-	Reader       string `json:"reader,omitempty"`
-	ExitCode     *int   `json:"exitCode,omitempty"`
-	IdleMs       *int64 `json:"idleMs,omitempty"`
-	Rows         int    `json:"rows"`
-	Cols         int    `json:"cols"`
-	Seq          uint64 `json:"seq"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Owner    string `json:"owner"`
+	Host     string `json:"host"`
+	Cwd      string `json:"cwd"`
+	Program  string `json:"program"`
+	Badge    string `json:"badge"`
+	Reader   string `json:"reader,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	IdleMs   *int64 `json:"idleMs,omitempty"`
+	Rows     int    `json:"rows"`
+	Cols     int    `json:"cols"`
+	Seq      uint64 `json:"seq"`
 }
 
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
