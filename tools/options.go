@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/view"
 	"github.com/rs/zerolog"
 )
 
@@ -61,6 +62,17 @@ type Options struct {
 	// Its error is the result's recording.fetchError: the close itself
 	// succeeded. It bounds its own time.
 	FetchRecording func(ctx context.Context, session messages.SessionID, rec messages.Recording) (path string, err error)
+	// Sharing, when set, defines terminal_share and terminal_unshare:
+	// view-only links to a session's live view (package view).
+	Sharing *Sharing
+}
+
+// Sharing is where share links are kept and served.
+type Sharing struct {
+	Links *view.Links
+	// BaseURL is the console's address (scheme://host:port), which the
+	// links start with.
+	BaseURL string
 }
 
 // ErrConfig is messages.ErrConfig: New reports invalid Options as a
@@ -77,6 +89,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.WaitTimeout == 0 {
 		o.WaitTimeout = DefaultWaitTimeout
+	}
+	if o.Sharing != nil && (o.Sharing.Links == nil || o.Sharing.BaseURL == "") {
+		return o, &messages.ConfigError{Field: "sharing", Msg: "needs Links and BaseURL"}
 	}
 	if o.MaxWaitTimeout == 0 {
 		o.MaxWaitTimeout = DefaultMaxWaitTimeout

@@ -23,12 +23,15 @@ const (
 	TerminalScreen = "terminal_screen"
 	TerminalResize = "terminal_resize"
 	TerminalMark   = "terminal_mark"
-	TerminalRead   = "terminal_read"
-	TerminalSignal = "terminal_signal"
-	TerminalClose  = "terminal_close"
-	TerminalList   = "terminal_list"
-	TaskOutput     = "task_output"
-	TaskKill       = "task_kill"
+	// TerminalShare and TerminalUnshare exist with Options.Sharing.
+	TerminalShare   = "terminal_share"
+	TerminalUnshare = "terminal_unshare"
+	TerminalRead    = "terminal_read"
+	TerminalSignal  = "terminal_signal"
+	TerminalClose   = "terminal_close"
+	TerminalList    = "terminal_list"
+	TaskOutput      = "task_output"
+	TaskKill        = "task_kill"
 )
 
 type schema = map[string]any
@@ -309,6 +312,9 @@ func (t *Toolset) definitions() []Definition {
 				"required": []string{"sessions"},
 			}),
 		},
+	}
+	if t.opts.Sharing != nil {
+		defs = append(defs, t.shareDefinitions()...)
 	}
 	if bg {
 		defs = append(defs,

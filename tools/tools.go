@@ -151,6 +151,10 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 		r, err = t.resize(ctx, owner, a)
 	case TerminalMark:
 		r, err = t.mark(ctx, owner, a)
+	case TerminalShare:
+		r, err = t.share(ctx, owner, a)
+	case TerminalUnshare:
+		r, err = t.unshare(ctx, owner, a)
 	case TerminalRead:
 		r, err = t.read(ctx, owner, a)
 	case TerminalSignal:
@@ -515,6 +519,9 @@ func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Resu
 	report, err := t.svc.Session(owner, id).Close(ctx, "model request")
 	if err != nil {
 		return Result{}, err
+	}
+	if t.opts.Sharing != nil {
+		t.opts.Sharing.Links.Unshare(id) // a closed session's links die with it
 	}
 	v := CloseValue{SessionID: string(id), Outcome: "closed", Killed: nonNil(report.Killed), Survivors: nonNil(report.Survivors)}
 	if report.Joined {

@@ -64,8 +64,10 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		c.Close(websocket.StatusPolicyViolation, "hello expected")
 		return
 	}
+	// A share link's page (/v/) says so with its token, which must hold
+	// whoever opens it; an operator's page (/s/) brings none.
 	label := ""
-	if !operator {
+	if !operator || h.Token != "" {
 		link, err := s.linkFor(h.Token, id)
 		if err != nil {
 			s.opts.Log.Info().Str("session", string(id)).Msg("view: refused: share link not valid")

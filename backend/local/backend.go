@@ -87,6 +87,10 @@ type Options struct {
 	// Record writes every session's event stream to a record file
 	// (record.go); its zero value records nothing.
 	Record Record
+	// Hide lists folders no sandboxed shell may see, even read-only
+	// (bubblewrap binds / read-only): the console's URL file, say. Set it
+	// before Confine.
+	Hide []string
 }
 
 // Confine gives the options one deployment-wide sandbox, as the commands
@@ -109,7 +113,7 @@ func (o *Options) Confine(mode, root string, network bool) error {
 	if m.Restricted() {
 		// The records' folder holds every session's record: no sandboxed
 		// shell sees it, even read-only.
-		var hide []string
+		hide := append([]string(nil), o.Hide...)
 		if o.Record.Dir != "" {
 			hide = append(hide, o.Record.Dir)
 		}

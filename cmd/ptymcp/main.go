@@ -31,6 +31,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/ptyactor/ptyactor/tools"
+	"github.com/ptyactor/ptyactor/view"
 	"github.com/rs/zerolog"
 )
 
@@ -55,6 +56,7 @@ type config struct {
 	local          terminals.Flags
 	tools          tools.Options
 	hosts          hostFlags
+	console        consoleFlags
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -70,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.maxConns, "http-max-conns", defaultMaxConns, "with -http: at most this many connections open at once; one beyond is closed when accepted")
 	fs.IntVar(&c.maxSessions, "http-max-sessions", defaultMaxHTTPSessions, "with -http: at most this many MCP sessions at once; an initialize beyond is refused (HTTP 503) until one ends or expires")
 	fs.IntVar(&c.maxTerminals, "max-terminals", defaultMaxTerminals, "at most this many terminals per MCP session (connection); a terminal_open beyond is refused until one is closed")
+	c.console.register(fs)
 	c.local.Register(fs)
 	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
 	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
@@ -102,6 +105,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if err := c.hosts.check(); err != nil {
 		return c, err
+	}
+	if err := c.console.check(c.httpAddr != ""); err != nil {
+		return c, err
+	}
+	if c.console.addr != "off" {
+		// The console URL file holds its login token.
+		if d := consoleDir(); d != "" {
+			c.local.Hide = append(c.local.Hide, d)
+		}
 	}
 	if c.hosts.resumeFile != "" && c.httpAddr != "" {
 		return c, errors.New("-resume-file keeps the stdio connection's terminals: not with -http")
@@ -174,6 +186,26 @@ func run(args []string, stderr io.Writer) error {
 		// Terminals on hosts, records here: a close fetches the host's.
 		c.tools.FetchRecording = fetchRecording(remote.Get(svc), c.local.RecordDir)
 	}
+	links := view.NewLinks(nil)
+	var cons *console
+	var ln net.Listener
+	switch {
+	case c.httpAddr != "":
+		// Listening before the tools exist: share links name the address.
+		if ln, err = listenHTTP(c, hc, log); err != nil {
+			return err
+		}
+		defer ln.Close()
+		if c.console.addr != "off" {
+			c.tools.Sharing = sharing(links, httpBase(ln, hc))
+		}
+	case c.console.addr != "off":
+		if cons, err = startConsole(c.console, svc, links, stderr, log); err != nil {
+			return err
+		}
+		defer cons.close()
+		c.tools.Sharing = sharing(links, cons.base)
+	}
 	ts, err := tools.New(svc, c.tools)
 	if err != nil {
 		return err
@@ -193,7 +225,15 @@ func run(args []string, stderr io.Writer) error {
 	if c.httpAddr == "" {
 		return serveStdio(ctx, s, &stdioTransport{in: os.Stdin, out: os.Stdout, log: log}, log)
 	}
-	return serveHTTP(ctx, c, hc, s, log)
+	var console http.Handler
+	if c.console.addr != "off" {
+		v, err := viewServer(svc, hc.token, links, c.allowOrigins, log)
+		if err != nil {
+			return err
+		}
+		console = v
+	}
+	return serveHTTP(ctx, c, hc, s, ln, console, log)
 }
 
 // httpCreds is what the HTTP server proves itself and its callers with.
@@ -226,17 +266,31 @@ func loadHTTPCreds(c config, log zerolog.Logger) (*httpCreds, error) {
 	return hc, nil
 }
 
-func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, log zerolog.Logger) error {
+// listenHTTP binds -http; a name given as loopback (localhost) must have
+// bound loopback too.
+func listenHTTP(c config, hc *httpCreds, log zerolog.Logger) (net.Listener, error) {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// A name given as loopback (localhost) must have bound loopback too.
 	if ta, ok := ln.Addr().(*net.TCPAddr); hc.tls == nil && (!ok || !ta.IP.IsLoopback()) {
 		_ = ln.Close()
-		return fmt.Errorf("-http %s bound %s, which is not loopback: serving off loopback needs TLS (-http-tls-cert and -http-tls-key)", c.httpAddr, ln.Addr())
+		return nil, fmt.Errorf("-http %s bound %s, which is not loopback: serving off loopback needs TLS (-http-tls-cert and -http-tls-key)", c.httpAddr, ln.Addr())
 	}
-	ln = newConnLimit(ln, c.maxConns, log)
+	return newConnLimit(ln, c.maxConns, log), nil
+}
+
+// httpBase is the -http listener's scheme://host:port.
+func httpBase(ln net.Listener, hc *httpCreds) string {
+	if hc.tls != nil {
+		return "https://" + ln.Addr().String()
+	}
+	return "http://" + ln.Addr().String()
+}
+
+// serveHTTP serves MCP on /mcp, and the console (when not nil) on the
+// rest of the listener.
+func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, ln net.Listener, console http.Handler, log zerolog.Logger) error {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: c.sessionTimeout})
 	mux := http.NewServeMux()
@@ -244,6 +298,10 @@ func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, log zero
 	// check (DNS rebinding) and body limit.
 	capped := &sessionCap{next: sdk, max: c.maxSessions, live: s.liveSessions, log: log}
 	mux.Handle("/mcp", newGuard(capped, hc.token, ln.Addr(), hc.tls != nil, c.allowOrigins, log))
+	if console != nil {
+		mux.Handle("/", console)
+		log.Info().Str("console", httpBase(ln, hc)+"/").Msg("console on the HTTP listener: log in with the bearer token")
+	}
 	scheme := "http"
 	if hc.tls != nil {
 		scheme = "https"

@@ -37,20 +37,33 @@ type Flags struct {
 	RecordMaxTotal int64
 	RecordMaxAge   time.Duration
 	recordKey      []byte
+	// Hide lists folders no sandboxed shell may see, even read-only (the
+	// console's URL file, with its operator token).
+	Hide []string
 }
 
 // DefaultRecordDir is where records go unless -record-dir says otherwise:
 // ptyactor/recordings under XDG_STATE_HOME, or ~/.local/state.
 func DefaultRecordDir() string {
+	state := StateDir()
+	if state == "" {
+		return "off"
+	}
+	return filepath.Join(state, "recordings")
+}
+
+// StateDir is ptyactor's folder under XDG_STATE_HOME, or ~/.local/state;
+// empty when neither is known.
+func StateDir() string {
 	state := os.Getenv("XDG_STATE_HOME")
 	if state == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "off"
+			return ""
 		}
 		state = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(state, "ptyactor", "recordings")
+	return filepath.Join(state, "ptyactor")
 }
 
 // The recording caps' defaults: one session's record, and the folder's
@@ -168,7 +181,7 @@ func (f *Flags) Start(ctx context.Context, log zerolog.Logger) (svc *actors.Serv
 	// The subreaper closes teardown's one escape (a daemon orphaned out of
 	// the shell's session); it exists on Linux only, and elsewhere the
 	// backend would refuse every spawn with it on.
-	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log, Record: f.recording()}
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log, Record: f.recording(), Hide: f.Hide}
 	if err := bopts.Confine(f.Sandbox, f.Workspace, f.AllowNetwork); err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
+	"github.com/ptyactor/ptyactor/tools"
+	"github.com/ptyactor/ptyactor/view"
+	"github.com/ptyactor/ptyactor/view/assets"
+	"github.com/rs/zerolog"
+)
+
+// The console (package view): a person watches the server's terminals in
+// a browser. Over stdio it listens on a loopback port of its own (-console
+// ADDR; off loopback with -console-tls-cert/-key) and logs its operator in
+// with a token made at start, which never reaches the model: the console
+// URL carries it in its fragment and is printed once on stderr and written
+// to a 0600 file (consoleFile), since MCP clients often hide stderr. Over
+// HTTP the console is on the -http listener, and the bearer token logs in.
+
+// consoleFlags are the console's command-line settings.
+type consoleFlags struct {
+	addr    string // -console: "" auto, "off", or ADDR (stdio only)
+	tlsCert string
+	tlsKey  string
+}
+
+func (f *consoleFlags) register(fs interface {
+	StringVar(p *string, name, value, usage string)
+}) {
+	fs.StringVar(&f.addr, "console", "", "serve the console (people watch the terminals in a browser) on ADDR, or off; default: a loopback port of its own over stdio, the -http listener over HTTP")
+	fs.StringVar(&f.tlsCert, "console-tls-cert", "", "over stdio: serve the console over HTTPS with this PEM certificate (chain); required off loopback")
+	fs.StringVar(&f.tlsKey, "console-tls-key", "", "the PEM private key of -console-tls-cert")
+}
+
+// check refuses, before anything listens, a console that would send its
+// token in the clear over a network.
+func (f *consoleFlags) check(http bool) error {
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return errors.New("-console-tls-cert and -console-tls-key go together: give both or neither")
+	}
+	switch {
+	case f.addr == "" || f.addr == "off":
+		return nil
+	case http:
+		return errors.New("-console over HTTP: the console is served on the -http listener; give off or nothing")
+	}
+	host, _, err := net.SplitHostPort(f.addr)
+	if err != nil {
+		return fmt.Errorf("-console %q: %w", f.addr, err)
+	}
+	if f.tlsCert == "" && !loopbackHost(host) {
+		return fmt.Errorf("-console %s is not a loopback address: off loopback the console needs TLS (-console-tls-cert and -console-tls-key)", f.addr)
+	}
+	return nil
+}
+
+// consoleDir holds the console URL files, hidden from sandboxed shells.
+func consoleDir() string {
+	if d := terminals.StateDir(); d != "" {
+		return filepath.Join(d, "console")
+	}
+	return ""
+}
+
+// console is a running console over stdio.
+type console struct {
+	base   string // scheme://host:port
+	url    string // base with the operator token in the fragment
+	file   string // the URL file; removed at close
+	server *http.Server
+	errc   chan error
+}
+
+// newToken is 256 random bits, base64url.
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// viewServer is the console's handler over svc.
+func viewServer(svc *actors.Service, token string, links *view.Links, origins []string, log zerolog.Logger) (*view.Server, error) {
+	return view.New(view.Options{
+		Source: view.ServiceSource(svc), OperatorToken: token, Links: links, Assets: assets.FS(),
+		Origins: origins, Log: log.With().Str("component", "console").Logger(),
+	})
+}
+
+// startConsole serves the console over stdio: its own listener, its
+// token, its URL printed and written to a file.
+func startConsole(f consoleFlags, svc *actors.Service, links *view.Links, stderr io.Writer, log zerolog.Logger) (*console, error) {
+	addr := f.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	var tc *tls.Config
+	if f.tlsCert != "" {
+		var err error
+		if tc, err = terminals.LoadTLS("-console-tls", f.tlsCert, f.tlsKey, ""); err != nil {
+			return nil, err
+		}
+	}
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	h, err := viewServer(svc, token, links, nil, log)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-console: %w", err)
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); tc == nil && (!ok || !ta.IP.IsLoopback()) {
+		_ = ln.Close()
+		return nil, fmt.Errorf("-console %s bound %s, which is not loopback: off loopback the console needs TLS", addr, ln.Addr())
+	}
+	scheme := "http"
+	if tc != nil {
+		scheme = "https"
+	}
+	c := &console{base: scheme + "://" + ln.Addr().String(), errc: make(chan error, 1)}
+	c.url = c.base + "/#token=" + token
+	c.server = &http.Server{Handler: h, ReadHeaderTimeout: httpHeaderTimeout, IdleTimeout: httpIdleTimeout, TLSConfig: tc}
+	go func() {
+		if tc != nil {
+			c.errc <- c.server.ServeTLS(ln, "", "")
+			return
+		}
+		c.errc <- c.server.Serve(ln)
+	}()
+	if c.file, err = writeConsoleFile(c.url); err != nil {
+		log.Warn().Err(err).Msg("console: cannot write the console URL file")
+	}
+	// Once, on stderr (never through the logger, which may be kept): the
+	// URL with its token, for the person at this machine.
+	fmt.Fprintf(stderr, "ptymcp: console (watch the terminals in a browser): %s\n", c.url)
+	log.Info().Str("console", c.base).Str("url_file", c.file).Msg("console listening; its URL with the login token is in the file")
+	return c, nil
+}
+
+// writeConsoleFile writes the URL to ptymcp-<pid>.url in the console
+// folder (0700; a folder others can use is refused), mode 0600.
+func writeConsoleFile(url string) (string, error) {
+	dir := consoleDir()
+	if dir == "" {
+		return "", errors.New("no state folder (XDG_STATE_HOME, HOME)")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("console folder %s: group or others have access", dir)
+	}
+	path := filepath.Join(dir, "ptymcp-"+strconv.Itoa(os.Getpid())+".url")
+	if err := os.WriteFile(path+".tmp", []byte(url+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return path, os.Rename(path+".tmp", path)
+}
+
+// close stops the console and removes its URL file.
+func (c *console) close() {
+	if c == nil {
+		return
+	}
+	if c.file != "" {
+		_ = os.Remove(c.file)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.server.Shutdown(ctx); err != nil {
+		_ = c.server.Close()
+	}
+	<-c.errc
+}
+
+// sharing is the tools' share links over the console at base.
+func sharing(links *view.Links, base string) *tools.Sharing {
+	return &tools.Sharing{Links: links, BaseURL: base}
+}
