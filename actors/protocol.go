@@ -238,6 +238,10 @@ type ListOwnersReply struct{ Owners []messages.Owner }
 type WatchSession struct {
 	Owner   messages.Owner
 	Session messages.SessionID
+	// Since is where the viewer starts (0: from a picture). A local
+	// session's stream keeps every viewer's place; a session on a host
+	// uses it to start the events it mirrors there.
+	Since uint64
 }
 
 // WatchReply answers WatchSession: the session's stream, read by the

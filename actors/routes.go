@@ -43,6 +43,7 @@ func (m *lookupSession) target() (messages.Owner, messages.SessionID)  { return 
 func (m *GetScreen) target() (messages.Owner, messages.SessionID)      { return m.Owner, m.Session }
 func (m *Resize) target() (messages.Owner, messages.SessionID)         { return m.Owner, m.Session }
 func (m *Mark) target() (messages.Owner, messages.SessionID)           { return m.Owner, m.Session }
+func (m *WatchSession) target() (messages.Owner, messages.SessionID)   { return m.Owner, m.Session }
 
 func (m *StartSend) refuse(err error) any { return &StartSendReply{Err: err} }
 func (m *AwaitSend) refuse(err error) any {
@@ -58,6 +59,7 @@ func (m *lookupSession) refuse(error) any      { return &lookupReply{} }
 func (m *GetScreen) refuse(err error) any      { return &ScreenReply{Err: err} }
 func (m *Resize) refuse(err error) any         { return &ResizeReply{Err: err} }
 func (m *Mark) refuse(err error) any           { return &MarkReply{Err: err} }
+func (m *WatchSession) refuse(err error) any   { return &WatchReply{Err: err} }
 
 func (m *Spawn) refuse(err error) any        { return &SpawnReply{Err: err} }
 func (m *List) refuse(error) any             { return &ListReply{} }

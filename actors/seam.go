@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -32,6 +33,7 @@ func init() {
 	seam.IsWait = isWaitRequest
 	seam.UnknownSend = errUnknownSend
 	seam.Props = props
+	seam.Watching = func(src backend.Watchable) any { return &WatchReply{source: src} }
 	seam.Ask = ask[any]
 	seam.CoreOf = func(svc any) *seam.Core { return svc.(*Service).core() }
 }

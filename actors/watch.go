@@ -44,7 +44,7 @@ const WatchHistory = 1000
 // picture of what it shows now). It fails with a typed error if the
 // session keeps no event stream.
 func (h *Session) Watch(ctx context.Context, since uint64) (*Watch, error) {
-	r, err := askSession[*WatchReply](ctx, h, &WatchSession{Owner: h.owner, Session: h.ID()})
+	r, err := askSession[*WatchReply](ctx, h, &WatchSession{Owner: h.owner, Session: h.ID(), Since: since})
 	if err != nil {
 		return nil, err
 	}

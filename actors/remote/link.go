@@ -680,7 +680,7 @@ func (l *hostLink) answer(call uint64, rep *wire.Reply) {
 		l.onLate(call, rep)
 		return
 	}
-	final := !p.multi || rep.GetSendSettled() != nil || rep.Body == nil
+	final := !p.multi || rep.GetSendSettled() != nil || rep.Body == nil || rep.GetWatchBatch().GetLast()
 	if final {
 		delete(l.calls, call)
 	}

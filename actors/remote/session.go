@@ -3,6 +3,7 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
 
@@ -60,6 +61,13 @@ type remoteSession struct {
 	detached bool
 	// The adopted send's followers (follow.go).
 	follows
+
+	// Viewers (watch.go): the mirror they read, the host's stream that
+	// fills it (its WatchStart's call; 0: none runs), its renewal.
+	mirror     *mirror
+	activity   messages.Activity // the host's latest (Describe)
+	watchCall  uint64
+	watchTimer *time.Timer
 }
 
 // The proxy's phases, as the session actor's (actors/session.go).
@@ -133,6 +141,12 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.lose(ctx, m.err)
 	case *linkDetached:
 		p.detach(ctx)
+	case *actors.WatchSession:
+		p.onWatch(ctx, m)
+	case *watchPicture:
+		p.onPicture()
+	case *watchTick:
+		p.onWatchTick()
 
 	case *actors.StartSend:
 		switch {
@@ -202,7 +216,12 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 	case *actors.Describe:
 		if p.lostErr != nil || p.detached || p.phase == phaseClosed {
 			// The host has nothing newer to say.
-			ctx.Respond(&actors.DescribeReply{Snapshot: p.snap})
+			snap := p.snap
+			if p.lostErr != nil {
+				a := p.lostActivity()
+				snap.Activity = &a
+			}
+			ctx.Respond(&actors.DescribeReply{Snapshot: snap})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
@@ -296,6 +315,12 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 	if m.err != nil {
 		p.lose(ctx, m.err)
 		return
+	}
+	if m.rep.GetWatchBatch() != nil || m.call == p.watchCall && p.watchCall != 0 {
+		if m.call == p.watchCall && p.watchCall != 0 {
+			p.onWatchBatch(m.rep)
+		}
+		return // else a stream that was replaced or stopped
 	}
 	switch m.call {
 	case p.spawnCall:
@@ -494,6 +519,12 @@ func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error)
 		p.setStatus(ctx, snap.Status)
 	}
 	p.snap.SecretPrompt = snap.SecretPrompt
+	if a := snap.Activity; a != nil {
+		p.activity = *a
+		if p.mirror != nil {
+			p.mirror.setActivity(*a)
+		}
+	}
 	if p.snap.Status.Exited {
 		// An exit the client knows of first (host_lost, a pushed exit)
 		// stands.
@@ -524,6 +555,10 @@ func (p *remoteSession) lose(ctx actor.Context, err error) {
 		return
 	}
 	p.lostErr = err
+	p.watchCall = 0
+	if p.mirror != nil {
+		p.mirror.setLost()
+	}
 	if p.phase == phaseStarting {
 		p.startFailed(ctx, err)
 		return
@@ -637,6 +672,7 @@ func (p *remoteSession) end() {
 		return
 	}
 	p.ended = true
+	p.endWatch()
 	p.host.sessions.Add(-1)
 	if p.hostID != "" {
 		p.sys.Root.Send(p.host.link, &linkUnwatch{session: p.hostID, pid: p.self})

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -33,6 +34,9 @@ var (
 	Ask func(ctx context.Context, sys *actor.ActorSystem, pid *actor.PID, msg any) (any, error)
 	// CoreOf is what a room needs of a service (an *actors.Service).
 	CoreOf func(svc any) *Core
+	// Watching is a WatchSession's reply handing out src, the session
+	// a viewer reads (an *actors.WatchReply).
+	Watching func(src backend.Watchable) any
 )
 
 // ErrGone: the addressed actor stopped before answering.

@@ -39,6 +39,9 @@ type gateway struct {
 	// records: per client (clientKey), the records of the sessions
 	// closed for it, which it may fetch (fetch.go).
 	records map[string]*clientRecords
+	// watches: the streams of sessions to the clients watching them
+	// (watch.go).
+	watches map[watchKey]*pusher
 	sub     *eventstream.Subscription
 	timer   *time.Timer
 }
@@ -89,7 +92,7 @@ func newGateway(svc *actors.Service, cfg Config) *gateway {
 		svc: svc, cfg: cfg, log: cfg.Log,
 		owners: map[digest]*ownerRec{}, resumes: map[digest]*ownerRec{}, clients: map[string]*clientRec{},
 		sessions: map[messages.SessionID]*ownerRec{}, asm: map[string]*wire.Assembler{},
-		relays: map[*relay]struct{}{}, records: map[string]*clientRecords{},
+		relays: map[*relay]struct{}{}, records: map[string]*clientRecords{}, watches: map[watchKey]*pusher{},
 	}
 }
 
@@ -123,6 +126,9 @@ func (g *gateway) Receive(ctx actor.Context) {
 		for r := range g.relays {
 			g.drop(r)
 		}
+		for _, p := range g.watches {
+			p.cancel()
+		}
 	case *wire.Request:
 		if ctx.Sender() != nil {
 			g.onRequest(ctx, m, ctx.Sender(), identity(ctx))
@@ -134,6 +140,10 @@ func (g *gateway) Receive(ctx actor.Context) {
 	case *relayed:
 		if !m.r.done {
 			g.onReply(m.r, m.msg)
+		}
+	case *watchDone:
+		if g.watches[m.p.key] == m.p {
+			delete(g.watches, m.p.key)
 		}
 	case *sessionEnd:
 		g.onSessionEnd(m)
@@ -303,6 +313,11 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 				ctx.Send(g.svc.PID(), &actors.CancelSpawn{Owner: o, Ref: ref, Cause: context.Canceled})
 			}
 		}
+		return
+	}
+	switch req.Body.(type) {
+	case *wire.Request_WatchStart, *wire.Request_WatchAck, *wire.Request_WatchStop:
+		g.onWatch(rec, id+"/"+req.Client, req.Call, from, req)
 		return
 	}
 	msg := protocol(o, req)

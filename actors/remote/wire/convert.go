@@ -36,7 +36,7 @@ func StatusFrom(w *Status) messages.SessionStatus {
 func SnapshotTo(s messages.Snapshot) *Snapshot {
 	return &Snapshot{
 		Session: string(s.SessionID), Name: s.Name, Type: s.Type, Pid: int64(s.PID),
-		Status: StatusTo(s.Status), SecretPrompt: s.SecretPrompt,
+		Status: StatusTo(s.Status), SecretPrompt: s.SecretPrompt, Activity: ActivityTo(s.Activity),
 	}
 }
 
@@ -47,7 +47,7 @@ func SnapshotFrom(w *Snapshot) messages.Snapshot {
 	}
 	return messages.Snapshot{
 		SessionID: messages.SessionID(w.Session), Name: w.Name, Type: w.Type, PID: int(w.Pid),
-		Status: StatusFrom(w.Status), SecretPrompt: w.SecretPrompt,
+		Status: StatusFrom(w.Status), SecretPrompt: w.SecretPrompt, Activity: ActivityFrom(w.Activity),
 	}
 }
 

@@ -8,8 +8,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -237,6 +239,9 @@ func TestRequestSessionRoutes(t *testing.T) {
 		{&Request{Body: &Request_GetScreen{GetScreen: &GetScreen{Session: s}}}, s},
 		{&Request{Body: &Request_Resize{Resize: ResizeTo(s, 24, 80)}}, s},
 		{&Request{Body: &Request_Mark{Mark: &Mark{Session: s, Label: "x"}}}, s},
+		{&Request{Body: &Request_WatchStart{WatchStart: &WatchStart{Session: s, Since: 7}}}, s},
+		{&Request{Body: &Request_WatchAck{WatchAck: &WatchAck{Session: s, Stream: 9, Batch: 1}}}, s},
+		{&Request{Body: &Request_WatchStop{WatchStop: &WatchStop{Session: s, Stream: 9}}}, s},
 		{&Request{Body: &Request_FetchRecording{FetchRecording: &FetchRecording{ClientSession: s}}}, ""},
 		{&Request{Body: &Request_Spawn{Spawn: &Spawn{ClientSession: s}}}, ""},
 		{&Request{Body: &Request_List{List: &List{}}}, ""},
@@ -281,5 +286,38 @@ func TestKillRoundTripCarriesTheRecording(t *testing.T) {
 	}
 	if _, got := KillFrom(KillTo(true, messages.CloseReport{})); got.Recording != nil {
 		t.Fatalf("no record became %+v", got.Recording)
+	}
+}
+
+// The watch stream's conversions keep what a viewer needs: an output's
+// bytes exactly (not always valid UTF-8), a resize's size, every event's
+// number and kind; and the picture and the activity whole.
+func TestWatchConversionsRoundTrip(t *testing.T) {
+	wall := time.Unix(1700000000, 123)
+	for _, ev := range []record.Event{
+		{Seq: 3, Kind: record.KindOutput, Data: "a\xe2\x82", Wall: wall},
+		{Seq: 4, Kind: record.KindResize, Rows: 30, Cols: 100, Wall: wall},
+		{Seq: 5, Kind: record.KindSettle, Wall: wall},
+	} {
+		var w Event
+		b, _ := proto.Marshal(EventTo(ev))
+		if err := proto.Unmarshal(b, &w); err != nil {
+			t.Fatal(err)
+		}
+		if got := EventFrom(&w); !reflect.DeepEqual(got, ev) {
+			t.Errorf("event %+v came back %+v", ev, got)
+		}
+	}
+	p := &messages.Picture{Draw: []byte("\x1b[1;1Hhi\xff"), Rows: 24, Cols: 80, Seq: 9}
+	if got := PictureFrom(PictureTo(p)); !reflect.DeepEqual(got, p) {
+		t.Errorf("picture %+v came back %+v", p, got)
+	}
+	code := 2
+	a := &messages.Activity{Badge: messages.BadgeExited, Reader: "cat", Program: "vim", Cwd: "/tmp", ExitCode: &code, LastOutput: wall, Rows: 24, Cols: 80, Seq: 12}
+	if got := ActivityFrom(ActivityTo(a)); !reflect.DeepEqual(got, a) {
+		t.Errorf("activity %+v came back %+v", a, got)
+	}
+	if ActivityTo(nil) != nil || PictureTo(nil) != nil {
+		t.Error("nil must stay nil")
 	}
 }
