@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,10 +27,27 @@ const bufferText = `(() => { const b = window.ptyView && window.ptyView.term.buf
 // link the model made shows the session live, in colour, and what it
 // prints next; the link cannot type; unshare revokes it; the URL file is
 // removed when the server exits.
-func TestConsoleInBrowser(t *testing.T) {
+func TestConsoleInBrowser(t *testing.T) { consoleRoad(t, nil) }
+
+// The same road for terminals on a real ptyhost: the console lists the
+// host's session with the host's badge, and the share link shows it live
+// (its events cross the host link).
+func TestConsoleRemoteInBrowser(t *testing.T) {
+	host := startPtyhost(t, "-idle-silence-ms", "30000")
+	lose := func() {
+		if err := syscall.Kill(host.Pid(), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	consoleRoad(t, lose, "-host", host.Addr(), "-host-insecure")
+}
+
+// consoleRoad runs the console's road; with lose, it then loses the
+// session's host and the console shows it.
+func consoleRoad(t *testing.T, lose func(), extra ...string) {
 	b := browser.New(t)
 	state := t.TempDir()
-	cmd := exec.Command(binary(t), fastFlags...)
+	cmd := exec.Command(binary(t), append(append([]string{}, fastFlags...), extra...)...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 	stderr := &syncBuf{}
@@ -111,6 +129,12 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.Open("about:blank") // the same URL again would not load the page again
 	b.Open(link)
 	b.WaitJS(`window.ptyView && window.ptyView.error && window.ptyView.error.includes("forbidden")`, 10*time.Second)
+
+	if lose != nil {
+		lose()
+		b.Open(consoleURL)
+		b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("host lost")`, 20*time.Second)
+	}
 
 	_ = cs.Close()
 	closed = true
