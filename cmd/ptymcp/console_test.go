@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,4 +143,32 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 		_, err := os.Stat(file)
 		return os.IsNotExist(err)
 	})
+}
+
+// Over HTTP the console is on the -http listener, and the bearer token
+// logs the person in (from the URL's fragment); share links name that
+// listener.
+func TestHTTPConsoleInBrowser(t *testing.T) {
+	b := browser.New(t)
+	s := httpServer(t)
+	c := httpClient(t, s)
+	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
+	c.send(id, "echo over-http")
+	b.Open("http://" + s.addr + "/#token=" + s.token)
+	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("waiting for input")`, 15*time.Second)
+	link := c.ok(tools.TerminalShare, obj{"sessionId": id, "label": "http share"}).str("url")
+	if !strings.HasPrefix(link, "http://"+s.addr+"/v/"+id+"#token=") {
+		t.Fatalf("share link %q", link)
+	}
+	b.Open(link)
+	b.WaitJS(bufferText+`.includes("over-http")`, 15*time.Second)
+	// MCP still answers on /mcp, and still wants its token.
+	res, err := http.Get(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("/mcp without the token: %d", res.StatusCode)
+	}
 }
