@@ -2,8 +2,8 @@ package vt
 
 // The control sequences (CSI) the emulator acts on, one line each, found
 // by final byte, private marker and intermediate, as tmux's
-// input_csi_table is. SGR (m) and the rest change no text and are not
-// listed. n is the first parameter, 1 when absent or zero.
+// input_csi_table is. The rest change nothing the emulator keeps and are
+// not listed. n is the first parameter, 1 when absent or zero.
 var csiTable = [...]csiEntry{
 	{'@', 0, 0, func(e *Emulator, n int) { e.insertBlanks(n) }},                     // ICH
 	{'A', 0, 0, func(e *Emulator, n int) { e.cursorUp(n) }},                         // CUU
@@ -37,12 +37,14 @@ var csiTable = [...]csiEntry{
 	{'h', '?', 0, func(e *Emulator, _ int) { e.setModes(e.setPrivateMode, true) }},  // DECSET
 	{'l', 0, 0, func(e *Emulator, _ int) { e.setModes(e.setANSIMode, false) }},      // RM
 	{'l', '?', 0, func(e *Emulator, _ int) { e.setModes(e.setPrivateMode, false) }}, // DECRST
+	{'m', 0, 0, (*Emulator).sgr},                                                    // SGR
 	{'n', 0, 0, (*Emulator).statusReport},                                           // DSR
 	{'n', '?', 0, (*Emulator).privateStatusReport},                                  // DECXCPR
 	{'p', 0, '!', func(e *Emulator, _ int) { e.softReset() }},                       // DECSTR
 	{'p', 0, '$', func(e *Emulator, _ int) { e.reportMode(false, e.param(0, 0)) }},  // DECRQM
 	{'p', '?', '$', func(e *Emulator, _ int) { e.reportMode(true, e.param(0, 0)) }}, // DECRQM, DEC modes
 	{'p', '>', '$', func(e *Emulator, _ int) { e.reportMode(false, e.param(0, 0)) }},
+	{'q', 0, ' ', (*Emulator).cursorStyle},                                                       // DECSCUSR
 	{'r', 0, 0, func(e *Emulator, _ int) { e.setRegion(e.param(0, 1)-1, e.param(1, e.rows)-1) }}, // DECSTBM
 	{'s', 0, 0, func(e *Emulator, _ int) { e.saveCursor() }},                                     // SCOSC
 	{'t', 0, 0, (*Emulator).windowReport},                                                        // XTWINOPS
@@ -152,5 +154,13 @@ func (e *Emulator) privateStatusReport(int) {
 func (e *Emulator) windowReport(int) {
 	if e.param(0, 0) == 18 {
 		e.reportSize()
+	}
+}
+
+// cursorStyle is DECSCUSR: 0 or 1 a blinking block, 2 a steady one, 3 and
+// 4 underline, 5 and 6 bar; other values are ignored, as in xterm.
+func (e *Emulator) cursorStyle(int) {
+	if n := e.param(0, 0); n <= 6 {
+		e.shape = uint8(n)
 	}
 }

@@ -106,6 +106,12 @@ type Emulator struct {
 
 	modes mode
 	tabs  []bool // nil: a stop every 8 columns
+	shape uint8  // the cursor style DECSCUSR set (0: the terminal's default)
+
+	pens  penTable
+	pen   Pen    // the current pen
+	penIx uint16 // its index in pens
+	bgIx  uint16 // the index of the pen erased cells get (pen.go)
 
 	hist  history
 	reply func([]byte)
@@ -159,8 +165,9 @@ func (e *Emulator) Feed(p []byte) {
 	}
 }
 
-// Modes reports the input modes a program set, which decide how keys and
-// pasted text must be encoded for it.
+// Modes reports the modes a program set: those that decide how keys,
+// pasted text and the mouse must be encoded for it, and those that decide
+// how what it prints next is drawn. The zero Modes is a new terminal's.
 type Modes struct {
 	// AppCursor is DECCKM: arrow keys send ESC O A rather than ESC [ A.
 	AppCursor bool
@@ -169,15 +176,67 @@ type Modes struct {
 	// BracketedPaste is mode 2004: pasted text goes between ESC [ 200 ~
 	// and ESC [ 201 ~.
 	BracketedPaste bool
+	// Mouse is the mouse tracking mode: 0 (none), 9 (X10), 1000 (button
+	// presses), 1002 (and drags) or 1003 (all motion).
+	Mouse int
+	// MouseEncoding is how mouse reports are encoded: 0 (X10 bytes), 1005
+	// (UTF-8), 1006 (SGR) or 1015 (urxvt).
+	MouseEncoding int
+	// FocusEvents is mode 1004: focus changes send ESC [ I and ESC [ O.
+	FocusEvents bool
+	// CursorHidden is DECTCEM (mode 25) reset.
+	CursorHidden bool
+	// CursorBlink is mode 12.
+	CursorBlink bool
+	// CursorStyle is the last DECSCUSR (CSI n SP q): 0 the terminal's
+	// default, 1–2 block, 3–4 underline, 5–6 bar (odd ones blink).
+	CursorStyle int
+	// Origin is DECOM (mode 6): cursor positions count from the scroll
+	// region's top.
+	Origin bool
+	// NoAutowrap is DECAWM (mode 7) reset: a character printed in the
+	// last column stays there instead of wrapping.
+	NoAutowrap bool
+	// Insert is IRM (mode 4): printed characters push the rest right.
+	Insert bool
+	// NewLine is LNM (mode 20): a line feed also returns the carriage.
+	NewLine bool
+	// ReverseVideo is DECSCNM (mode 5).
+	ReverseVideo bool
+	// AltScroll is mode 1007: the wheel sends arrow keys on the alternate
+	// screen.
+	AltScroll bool
 }
 
-// Modes returns the current input modes.
+// Modes returns the current modes.
 func (e *Emulator) Modes() Modes {
 	return Modes{
 		AppCursor:      e.modes&modeAppCursor != 0,
 		AppKeypad:      e.modes&modeAppKeypad != 0,
 		BracketedPaste: e.modes&modeBracketedPaste != 0,
+		Mouse:          modeNumber(e.modes & mouseTracking),
+		MouseEncoding:  modeNumber(e.modes & mouseEncoding),
+		FocusEvents:    e.modes&modeFocus != 0,
+		CursorHidden:   e.modes&modeCursorVisible == 0,
+		CursorBlink:    e.modes&modeBlink != 0,
+		CursorStyle:    int(e.shape),
+		Origin:         e.modes&modeOrigin != 0,
+		NoAutowrap:     e.modes&modeAutowrap == 0,
+		Insert:         e.modes&modeInsert != 0,
+		NewLine:        e.modes&modeLNM != 0,
+		ReverseVideo:   e.modes&modeReverse != 0,
+		AltScroll:      e.modes&modeAltScroll != 0,
 	}
+}
+
+// modeNumber returns the DEC private mode number of m, one mode; 0 for none.
+func modeNumber(m mode) int {
+	for n, pm := range privateModes {
+		if pm == m && m != 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 // AltScreen reports whether a program uses the alternate screen now (a

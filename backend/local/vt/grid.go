@@ -4,8 +4,8 @@ package vt
 // (line) and the ring of rows (screen). What a program's output does to
 // them is in screen.go.
 
-// A cell holds a character, blank, or the right half of a wide character.
-// Attributes are not kept: nothing ptyactor reports shows them.
+// A cell holds a character, blank, or the right half of a wide character,
+// and the index of its pen (pen.go) in the row's attrs.
 const (
 	blank rune = 0  // never written, or erased
 	tail  rune = -1 // the second column of a wide character
@@ -20,6 +20,10 @@ const maxMarks = 16
 // was last cleared whole decides what EL 2 does to the row above.
 type line struct {
 	cells []rune
+	// attrs holds the pen index of cells[:len(attrs)]; the cells after it
+	// have the default pen. It stays empty on a row that never had
+	// another, so plain text costs nothing here.
+	attrs []uint16
 	// marks holds combining characters (U+0301, ZWJ, variation selectors)
 	// that follow the character of a cell; nil on almost every row.
 	marks map[int]string
@@ -30,6 +34,7 @@ type line struct {
 
 func (l *line) reset() {
 	l.cells = l.cells[:0]
+	l.attrs = l.attrs[:0]
 	l.marks = nil
 	l.wrapped = false
 }
@@ -48,6 +53,53 @@ func (l *line) grow(n, cols int) {
 	l.cells = l.cells[:n]
 }
 
+// setPen gives cells [x0, x1) pen index p; x1 <= len(cells).
+func (l *line) setPen(x0, x1 int, p uint16) {
+	if p == 0 {
+		if x0 < len(l.attrs) {
+			clear(l.attrs[x0:min(x1, len(l.attrs))])
+		}
+		return
+	}
+	l.growAttrs(x1)
+	a := l.attrs[x0:x1]
+	for i := range a {
+		a[i] = p
+	}
+}
+
+// growAttrs makes attrs at least n long, the new cells with the default
+// pen.
+func (l *line) growAttrs(n int) {
+	k := len(l.attrs)
+	if n <= k {
+		return
+	}
+	if n > cap(l.attrs) {
+		a := make([]uint16, k, max(n, 2*cap(l.attrs), 16))
+		copy(a, l.attrs)
+		l.attrs = a
+	}
+	l.attrs = l.attrs[:n]
+	clear(l.attrs[k:])
+}
+
+// penAt returns the pen index of cell x.
+func (l *line) penAt(x int) uint16 {
+	if x < len(l.attrs) {
+		return l.attrs[x]
+	}
+	return 0
+}
+
+// blankCell blanks cell x with the default pen.
+func (l *line) blankCell(x int) {
+	l.cells[x] = blank
+	if x < len(l.attrs) {
+		l.attrs[x] = 0
+	}
+}
+
 // A write over part of a wide character leaves what tmux leaves, which
 // depends on its path: plain ASCII with autowrap goes through its
 // collector (fixRun), everything else through screen_write_overwrite
@@ -61,10 +113,10 @@ func (l *line) fixRun(x0, x1 int) {
 	if x0 > 0 && x0 < len(l.cells) {
 		k := x0
 		for ; k > 0 && l.cells[k] == tail; k-- {
-			l.cells[k] = blank
+			l.blankCell(k)
 		}
 		if k > 0 && runeWidth(l.cells[k]) == 2 {
-			l.cells[k] = blank
+			l.blankCell(k)
 			l.unmark(k)
 		}
 	}
@@ -83,10 +135,10 @@ func (l *line) fixCell(x, w int) {
 	if c == tail {
 		k := x
 		for k > 0 && l.cells[k] == tail {
-			l.cells[k] = blank
+			l.blankCell(k)
 			k--
 		}
-		l.cells[k] = blank
+		l.blankCell(k)
 		l.unmark(k)
 	}
 	if w != 1 || c == tail || c != blank && runeWidth(c) == 2 {
@@ -96,7 +148,7 @@ func (l *line) fixCell(x, w int) {
 
 func (l *line) fixAfter(x int) {
 	for ; x < len(l.cells) && l.cells[x] == tail; x++ {
-		l.cells[x] = blank
+		l.blankCell(x)
 	}
 }
 
@@ -114,14 +166,29 @@ func (l *line) unmarkRange(x0, x1 int) {
 	}
 }
 
-// erase blanks [x0, x1), clipped to the written cells.
-func (l *line) erase(x0, x1 int) {
+// erase blanks [x0, x1) with pen index bg, clipped to the written cells
+// when bg is the default: as in tmux, erasing with a background colour
+// writes the cells (x1 <= cols).
+func (l *line) erase(x0, x1, cols int, bg uint16) {
+	if bg != 0 {
+		l.grow(x1, cols)
+	}
 	x1 = min(x1, len(l.cells))
 	if x0 >= x1 {
 		return
 	}
 	clear(l.cells[x0:x1])
+	l.setPen(x0, x1, bg)
 	l.unmarkRange(x0, x1)
+}
+
+// fill makes a cleared row blank with pen index bg to its end, as tmux's
+// grid_empty_line does with a background colour.
+func (l *line) fill(cols int, bg uint16) {
+	if bg != 0 {
+		l.grow(cols, cols)
+		l.setPen(0, cols, bg)
+	}
 }
 
 // shiftMarks moves the marks at or after x by d columns, dropping those

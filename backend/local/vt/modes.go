@@ -25,6 +25,14 @@ const (
 	modeAltScroll                       // ?1007
 )
 
+// The mouse modes: one tracking mode and one encoding at a time, as in
+// xterm, xterm.js and tmux: setting one turns the others of its group
+// off.
+const (
+	mouseTracking = modeMouseX10 | modeMouseNormal | modeMouseButton | modeMouseAny
+	mouseEncoding = modeMouseUTF8 | modeMouseSGR | modeMouseURXVT
+)
+
 // privateModes are the DEC private modes the emulator recognizes. The
 // mouse, focus and display modes change nothing it shows, but a program
 // that sets one may ask for it back with DECRQM.
@@ -95,6 +103,13 @@ func (e *Emulator) setPrivateMode(n int, on bool) {
 	m, ok := privateModes[n]
 	if !ok {
 		return
+	}
+	switch {
+	case m&mouseTracking != 0:
+		// Resetting any tracking mode turns tracking off.
+		e.modes &^= mouseTracking
+	case m&mouseEncoding != 0 && on:
+		e.modes &^= mouseEncoding
 	}
 	e.setMode(m, on)
 	if m == modeOrigin {

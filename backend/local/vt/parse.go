@@ -44,9 +44,10 @@ type parser struct {
 	nc    int
 
 	params  [maxParams]int
-	np      int  // parameters recorded, the current one included
-	prefix  byte // a private marker: '?', '>', '<' or '='
-	inter   byte // the last intermediate byte (0x20–0x2F)
+	np      int    // parameters recorded, the current one included
+	subs    uint16 // bit i: parameter i followed ':' (a sub-parameter)
+	prefix  byte   // a private marker: '?', '>', '<' or '='
+	inter   byte   // the last intermediate byte (0x20–0x2F)
 	ninter  int
 	osc     [MaxOSCPayload]byte
 	nosc    int
@@ -54,7 +55,7 @@ type parser struct {
 }
 
 func (p *parser) clearSeq() {
-	p.np, p.prefix, p.inter, p.ninter = 0, 0, 0, 0
+	p.np, p.prefix, p.inter, p.ninter, p.subs = 0, 0, 0, 0, 0
 	p.params[0] = 0
 }
 
@@ -215,6 +216,9 @@ func (e *Emulator) csiByte(c byte, i int) int {
 		}
 		if e.np < maxParams {
 			e.params[e.np] = 0
+			if c == ':' {
+				e.subs |= 1 << e.np
+			}
 			e.np++
 		} else {
 			// Extra parameters are dropped: the last slot takes

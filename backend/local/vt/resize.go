@@ -48,8 +48,11 @@ func cut(s *screen, oldRows, rows, cols int) []line {
 		l := *s.line(y)
 		if len(l.cells) > cols {
 			l.cells = l.cells[:cols:cols]
+			if len(l.attrs) > cols {
+				l.attrs = l.attrs[:cols:cols]
+			}
 			if c := l.cells[cols-1]; c != blank && c != tail && runeWidth(c) == 2 {
-				l.cells[cols-1] = blank
+				l.blankCell(cols - 1)
 			}
 			l.unmarkRange(cols, 1<<31-1)
 		}
@@ -79,6 +82,7 @@ func (e *Emulator) reflow(rows, cols, x, y int) (nx, ny int) {
 type reflower struct {
 	cols   int
 	cells  []rune         // the logical line joined
+	pens   []uint16       // the pen index of each of cells
 	marks  map[int]string // its combining marks, by offset in cells
 	out    []line         // the rows laid out so far
 	row    line           // the row being filled
@@ -103,6 +107,7 @@ func lastUsedRow(s *screen, rows, y int) int {
 // cursor's offset in the line (-1: the cursor is on another line).
 func (r *reflower) join(s *screen, k, last, x, y int) (next, curOff int) {
 	r.cells = r.cells[:0]
+	r.pens = r.pens[:0]
 	clear(r.marks)
 	curOff = -1
 	for ; ; k++ {
@@ -120,6 +125,9 @@ func (r *reflower) join(s *screen, k, last, x, y int) (next, curOff int) {
 			r.marks[len(r.cells)+mx] = m
 		}
 		r.cells = append(r.cells, cs...)
+		for x := range cs {
+			r.pens = append(r.pens, l.penAt(x))
+		}
 		if !l.wrapped || k == last {
 			return k + 1, curOff
 		}
@@ -150,6 +158,9 @@ func (r *reflower) split(curOff int) {
 		r.row.cells = append(r.row.cells, c)
 		if w == 2 {
 			r.row.cells = append(r.row.cells, tail)
+		}
+		if p := r.pens[off]; p != 0 {
+			r.row.setPen(r.col, r.col+w, p)
 		}
 		if m, ok := r.marks[off]; ok {
 			if r.row.marks == nil {

@@ -8,6 +8,7 @@ package vt
 // cursor is what DECSC saves.
 type cursor struct {
 	x, y   int // x may be the pending-wrap column
+	pen    Pen
 	origin bool
 	g      [2]charset
 	gl     int
@@ -53,6 +54,9 @@ func (e *Emulator) printASCII(b []byte) {
 		for i, c := range b[:n] {
 			cells[i] = rune(c)
 		}
+		if e.penIx != 0 || e.x < len(l.attrs) {
+			l.setPen(e.x, e.x+n, e.penIx)
+		}
 		if l.marks != nil {
 			l.unmarkRange(e.x, e.x+n)
 		}
@@ -92,10 +96,11 @@ func (e *Emulator) print(r rune) {
 		e.x = 0
 	}
 	l := e.cur()
-	if r == ' ' && e.x >= len(l.cells) && e.modes&modeInsert == 0 {
+	if r == ' ' && e.x >= len(l.cells) && e.modes&modeInsert == 0 && e.penIx == 0 {
 		// tmux does not store a space where nothing was written (outside
-		// its fast path for plain text with autowrap), so the row does
-		// not count as used that far; see appendRow.
+		// its fast path for plain text with autowrap) when it reads as
+		// what is there, so the row does not count as used that far; see
+		// appendRow.
 	} else {
 		l.fixCell(e.x, w)
 		l.grow(e.x+w, e.cols)
@@ -104,6 +109,9 @@ func (e *Emulator) print(r rune) {
 		if w == 2 {
 			l.cells[e.x+1] = tail
 			l.unmark(e.x + 1)
+		}
+		if e.penIx != 0 || e.x < len(l.attrs) {
+			l.setPen(e.x, e.x+w, e.penIx)
 		}
 	}
 	// Without autowrap the cursor sticks on the last column, and the next
@@ -187,9 +195,16 @@ func (e *Emulator) clearLines(y, n int) {
 		return
 	}
 	for k := y; k < y+n; k++ {
-		e.scr.line(k).reset()
+		e.blankLine(e.scr.line(k))
 	}
 	e.unwrapAbove(y)
+}
+
+// blankLine clears l whole with the erase pen: a background colour fills
+// it, as in tmux and xterm.
+func (e *Emulator) blankLine(l *line) {
+	l.reset()
+	l.fill(e.cols, e.bgIx)
 }
 
 // moveLines moves rows [py, py+n) to [dy, dy+n), blanking the rows left
@@ -222,7 +237,7 @@ func (e *Emulator) moveLines(dy, py, n int) {
 		if k < dy || k >= dy+n {
 			*s.line(k) = e.spare[j]
 			j++
-			s.line(k).reset()
+			e.blankLine(s.line(k))
 		}
 	}
 	clear(e.spare) // hold no rows' cells here
@@ -248,7 +263,7 @@ func (e *Emulator) scrollUp(n int) {
 			if s.base == len(s.lines) {
 				s.base = 0
 			}
-			s.line(e.rows - 1).reset()
+			e.blankLine(s.line(e.rows - 1))
 			continue
 		}
 		old := *s.line(e.top)
@@ -256,7 +271,7 @@ func (e *Emulator) scrollUp(n int) {
 			*s.line(y) = *s.line(y + 1)
 		}
 		*s.line(e.bot) = old
-		s.line(e.bot).reset()
+		e.blankLine(s.line(e.bot))
 	}
 }
 
@@ -324,13 +339,18 @@ func (e *Emulator) insertBlanks(n int) {
 	}
 	l := e.cur()
 	if x >= e.cols-1 {
-		l.erase(x, x+1)
+		l.erase(x, x+1, e.cols, e.bgIx)
 		return
 	}
 	n = min(n, e.cols-x)
 	l.grow(e.cols, e.cols)
 	copy(l.cells[x+n:], l.cells[x:e.cols-n])
 	clear(l.cells[x : x+n])
+	if x < len(l.attrs) {
+		l.growAttrs(e.cols)
+		copy(l.attrs[x+n:], l.attrs[x:e.cols-n])
+	}
+	l.setPen(x, x+n, e.bgIx)
 	l.shiftMarks(x, n, e.cols)
 }
 
@@ -348,7 +368,19 @@ func (e *Emulator) deleteChars(n int) {
 	l.grow(e.cols, e.cols)
 	copy(l.cells[x:], l.cells[x+n:])
 	clear(l.cells[e.cols-n:])
+	if x < len(l.attrs) {
+		l.growAttrs(e.cols)
+		copy(l.attrs[x:], l.attrs[x+n:])
+		l.setPen(e.cols-n, e.cols, 0)
+	}
+	if e.bgIx != 0 {
+		// The cells that come in at the edge are written, with the
+		// background colour.
+		used = e.cols
+		l.setPen(e.cols-n, e.cols, e.bgIx)
+	}
 	l.cells = l.cells[:used]
+	l.attrs = l.attrs[:min(len(l.attrs), used)]
 	if l.marks != nil {
 		l.unmarkRange(x, x+n)
 		l.shiftMarks(x+n, -n, e.cols)
@@ -361,7 +393,7 @@ func (e *Emulator) eraseRow(y, x0, x1 int) {
 		e.clearLines(y, 1)
 		return
 	}
-	e.scr.line(y).erase(x0, x1)
+	e.scr.line(y).erase(x0, x1, e.cols, e.bgIx)
 }
 
 func (e *Emulator) eraseChars(n int) {
@@ -374,15 +406,17 @@ func (e *Emulator) eraseChars(n int) {
 func (e *Emulator) eraseLine(mode int) {
 	switch {
 	case mode == 2, mode == 0 && e.x == 0, mode == 1 && e.x >= e.cols-1:
-		if len(e.cur().cells) > 0 {
+		// tmux leaves a row never written alone, unless a background
+		// colour fills it.
+		if len(e.cur().cells) > 0 || e.bgIx != 0 {
 			e.clearLines(e.y, 1)
 		}
 	case mode == 0:
 		if e.x < e.cols {
-			e.cur().erase(e.x, e.cols)
+			e.cur().erase(e.x, e.cols, e.cols, e.bgIx)
 		}
 	case mode == 1:
-		e.cur().erase(0, e.x+1)
+		e.cur().erase(0, min(e.x+1, e.cols), e.cols, e.bgIx)
 	}
 }
 
@@ -425,7 +459,7 @@ func (e *Emulator) clearScreen() {
 			// Every row went to the history, the way lines scroll: the
 			// newest keeps its wrapped flag.
 			for y := 0; y < e.rows; y++ {
-				s.line(y).reset()
+				e.blankLine(s.line(y))
 			}
 			return
 		}
@@ -437,6 +471,7 @@ func (e *Emulator) alignmentTest() {
 	for y := 0; y < e.rows; y++ {
 		l := e.scr.line(y)
 		l.marks = nil
+		l.attrs = l.attrs[:0]
 		l.grow(e.cols, e.cols)
 		for x := range l.cells {
 			l.cells[x] = 'E'
@@ -572,7 +607,7 @@ func (e *Emulator) clearTabs(mode int) {
 // saveCursor is DECSC. As in tmux, there is one saved cursor for both
 // screens, apart from the one the alternate screen saves (mode 1049).
 func (e *Emulator) saveCursor() {
-	e.saved = cursor{x: e.x, y: e.y, origin: e.modes&modeOrigin != 0, g: e.g, gl: e.gl, set: true}
+	e.saved = cursor{x: e.x, y: e.y, pen: e.pen, origin: e.modes&modeOrigin != 0, g: e.g, gl: e.gl, set: true}
 }
 
 func (e *Emulator) restoreCursor() {
@@ -581,6 +616,7 @@ func (e *Emulator) restoreCursor() {
 		c = cursor{}
 	}
 	e.g, e.gl = c.g, c.gl
+	e.setPen(c.pen)
 	e.setMode(modeOrigin, c.origin)
 	e.x, e.y = min(c.x, e.cols-1), min(c.y, e.rows-1)
 }
@@ -592,7 +628,7 @@ func (e *Emulator) enterAlt(saveCursor bool) {
 		return
 	}
 	if saveCursor {
-		e.altSaved = cursor{x: e.x, y: e.y, set: true}
+		e.altSaved = cursor{x: e.x, y: e.y, pen: e.pen, set: true}
 	}
 	e.altFrom = e.y
 	e.hist.endLine() // tmux clears the screen it saves, which ends the line
@@ -607,6 +643,7 @@ func (e *Emulator) enterAlt(saveCursor bool) {
 func (e *Emulator) leaveAlt(restoreCursor bool) {
 	if restoreCursor && e.altSaved.set {
 		e.x, e.y = e.altSaved.x, e.altSaved.y
+		e.setPen(e.altSaved.pen)
 	}
 	if e.alt != nil {
 		e.alt = nil
@@ -621,6 +658,7 @@ func (e *Emulator) softReset() {
 	e.top, e.bot = 0, e.rows-1
 	e.g, e.gl = [2]charset{}, 0
 	e.saved = cursor{}
+	e.setPen(Pen{})
 }
 
 // fullReset is RIS as tmux does it: modes, tabs and the region reset, the
@@ -637,4 +675,6 @@ func (e *Emulator) resetModes() {
 	e.top, e.bot = 0, e.rows-1
 	e.g, e.gl = [2]charset{}, 0
 	e.tabs = nil
+	e.shape = 0
+	e.setPen(Pen{})
 }
