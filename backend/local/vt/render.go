@@ -1,0 +1,639 @@
+package vt
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file draws the terminal's state as output: what a viewer who
+// arrives late writes to a terminal of its own (xterm.js in a browser) to
+// see what a person at this one sees, and to draw what follows as it
+// would.
+
+// Cell returns what cell (row, col) of the screen shows, counted from 0:
+// its character with any combining marks (" " for a blank cell, "" for
+// the right half of a wide character, whose left half holds it), and the
+// pen it is drawn with. Outside the screen it returns "" and the default
+// pen.
+func (e *Emulator) Cell(row, col int) (text string, pen Pen) {
+	if row < 0 || row >= e.rows || col < 0 || col >= e.cols {
+		return "", Pen{}
+	}
+	l := e.scr.line(row)
+	pen = e.pens.pen(l.penAt(col))
+	if col >= len(l.cells) {
+		return " ", pen
+	}
+	return string(appendCell(nil, l, col)), pen
+}
+
+// Render returns output that, written to a new terminal of the same size
+// (xterm.js, or a new Emulator), shows what this one shows and leaves it
+// in the same state for what the program prints next: up to history of
+// the newest final lines as plain text, scrolled into the new terminal's
+// scrollback; the main screen with its colours and attributes; when a
+// program shows the alternate screen, that screen over it (ESC [ ? 1049
+// h); then the saved cursor, tab stops, scroll region, modes, cursor
+// position, cursor style and visibility, character sets and the current
+// pen. Only what changes between cells is set again.
+func (e *Emulator) Render(history int) []byte {
+	r := renderer{e: e, x: -1, y: -1}
+	r.screen(&e.main, r.history(history))
+	if e.alt != nil {
+		r.alternate()
+	}
+	r.savedCursor()
+	r.tabStops()
+	r.cursor()
+	r.modes()
+	r.setPen(e.pen)
+	return r.b
+}
+
+// renderer is the state of the output Render builds: the pen and cursor
+// position a terminal that reads it has at the end of it so far.
+type renderer struct {
+	e    *Emulator
+	b    []byte
+	pen  Pen
+	x, y int // x == cols: the pending-wrap position
+	// joined reports that the row being drawn continues the one above,
+	// which erasing it whole would end.
+	joined bool
+}
+
+func (r *renderer) csi(params string, final byte) {
+	r.b = append(r.b, "\x1b["...)
+	r.b = append(r.b, params...)
+	r.b = append(r.b, final)
+}
+
+// history writes the newest n final lines, each as a line, then enough
+// line feeds that they leave the screen, which is left blank. It returns
+// the start of the logical line the screen's top row continues (rows that
+// scrolled off), which screen draws before that row.
+func (r *renderer) history(n int) (partial []byte) {
+	h := &r.e.hist
+	if n <= 0 {
+		return nil
+	}
+	if h.open {
+		partial = h.partial
+	}
+	from := max(h.first, h.total-int64(n))
+	if from == h.total {
+		return partial
+	}
+	for i := from; i < h.total; i++ {
+		r.b = append(r.b, h.line(int(i-h.first))...)
+		r.b = append(r.b, "\r\n"...)
+	}
+	// Wherever the text left the cursor, rows-1 line feeds scroll every
+	// row above it away and no blank row after them.
+	for range r.e.rows - 1 {
+		r.b = append(r.b, '\n')
+	}
+	return partial
+}
+
+// screen draws s from the top left corner, row after row, the way it was
+// written: a row the terminal wrapped is drawn to its end and the next
+// one follows by wrapping, so that the new terminal joins them as this
+// one does; other rows end with CR LF. partial, the start of the top
+// row's logical line, is drawn first, and scrolls away as the rows below
+// it are drawn.
+func (r *renderer) screen(s *screen, partial []byte) {
+	e := r.e
+	r.jump(0, 0)
+	last := e.rows - 1
+	if len(partial) == 0 {
+		for last > 0 && len(s.line(last).cells) == 0 && !s.line(last-1).wrapped {
+			last--
+		}
+	}
+	cont := r.partial(partial)
+	for y := 0; y <= last; y++ {
+		l := s.line(y)
+		switch {
+		case cont:
+			r.continueRow(l)
+		case y > 0:
+			r.setPen(Pen{Bg: DefaultColor}) // a scroll fills the new row with the background
+			r.b = append(r.b, "\r\n"...)
+			r.x = 0
+		}
+		r.joined = cont
+		r.row(l)
+		cont = l.wrapped && y < e.rows-1
+		if cont {
+			r.toEdge(l)
+		}
+	}
+	r.y = last
+}
+
+// partial draws the text of rows that scrolled off, filled to the
+// pending-wrap position of its last row, and reports whether it did.
+func (r *renderer) partial(text []byte) bool {
+	if len(text) == 0 {
+		return false
+	}
+	r.setPen(Pen{})
+	r.b = append(r.b, text...)
+	col := 0
+	for _, c := range string(text) {
+		w := runeWidth(c)
+		if w <= 0 {
+			continue
+		}
+		if col+w > r.e.cols {
+			col = 0
+		}
+		col += w
+	}
+	for ; col < r.e.cols; col++ {
+		r.b = append(r.b, ' ')
+	}
+	r.x = r.e.cols
+	return true
+}
+
+// continueRow starts a row from the pending-wrap position at the end of
+// the row above: the character printed next wraps. When the row does not
+// start with a character, a space does it.
+func (r *renderer) continueRow(l *line) {
+	if len(l.cells) > 0 && l.cells[0] != blank && l.cells[0] != tail {
+		r.x = 0
+		return
+	}
+	r.space(l, 0)
+	r.x = 1
+}
+
+// toEdge leaves the cursor at the pending-wrap position of the row: when
+// the row's last cell was not drawn, it is drawn.
+func (r *renderer) toEdge(l *line) {
+	cols := r.e.cols
+	if r.x == cols {
+		return
+	}
+	x := cols - 1
+	if x < len(l.cells) && l.cells[x] == tail && x > 0 {
+		x--
+	}
+	r.forward(x)
+	if x >= len(l.cells) || l.cells[x] == blank && l.penAt(x) == 0 {
+		r.space(l, x)
+		r.x++
+		return
+	}
+	r.drawCell(l, x) // a blank in a background colour as a space in it
+}
+
+// space prints a space on blank cell x in the default pen. On a cell
+// never written since the row was cleared, it goes through the DEC
+// graphics set: a space printed outside tmux's fast path for text is not
+// stored when it would read as what is there, so the row counts as used
+// no further than here, which decides how rows join.
+func (r *renderer) space(l *line, x int) {
+	r.setPen(Pen{})
+	if x >= len(l.cells) {
+		r.b = append(r.b, "\x1b(0 \x1b(B"...)
+		return
+	}
+	r.b = append(r.b, ' ')
+}
+
+// row draws the cells of a row that are not blank in the default pen,
+// the cursor at its start.
+func (r *renderer) row(l *line) {
+	for x := 0; x < len(l.cells); {
+		c, p := l.cells[x], l.penAt(x)
+		switch {
+		case c == tail:
+			if x > 0 && l.cells[x-1] != tail && (l.cells[x-1] == blank || runeWidth(l.cells[x-1]) != 2) {
+				r.orphan(l, x)
+			}
+			x++
+		case c == blank && p == 0:
+			x++
+		case c == blank:
+			n := 1
+			for x+n < len(l.cells) && l.cells[x+n] == blank && l.penAt(x+n) == p {
+				n++
+			}
+			r.blanks(x, n, r.e.pens.pen(p))
+			x += n
+		case x == r.e.cols-1 && runeWidth(c) == 2:
+			r.edgeWide(l, x)
+			x++
+		default:
+			r.forward(x)
+			r.drawCell(l, x)
+			if x+1 < r.e.cols && runeWidth(c) == 2 && (x+1 >= len(l.cells) || l.cells[x+1] != tail) {
+				// A left half without its right one (ICH and DCH move
+				// halves apart, as in tmux): ECH erases the right half
+				// and leaves the left alone.
+				r.setPen(Pen{})
+				r.b = append(r.b, "\x1b[D\x1b[X"...)
+				r.x = x + 1
+			}
+			x++
+		}
+	}
+	// A row is used as far as it was written, blanks included, which
+	// decides which rows the transcript shows.
+	if n := len(l.cells); n > 0 && l.cells[n-1] == blank && l.penAt(n-1) == 0 {
+		r.forward(n - 1)
+		r.setPen(Pen{})
+		r.b = append(r.b, ' ')
+		r.x = n
+	}
+}
+
+// orphan draws the right half of a wide character without its left half
+// at x (erasing a cell leaves the other half alone, as in tmux): a wide
+// space at x-1, its left half erased, then cell x-1 drawn again.
+func (r *renderer) orphan(l *line, x int) {
+	r.forward(x - 1)
+	r.setPen(r.e.pens.pen(l.penAt(x)))
+	r.b = append(r.b, "\u3000\x1b[2D"...)
+	r.setPen(Pen{})
+	r.b = append(r.b, "\x1b[X"...)
+	r.x = x - 1
+	switch c := l.cells[x-1]; {
+	case c == blank && l.penAt(x-1) != 0:
+		r.blanks(x-1, 1, r.e.pens.pen(l.penAt(x-1)))
+	case c != blank:
+		r.drawCell(l, x-1)
+	}
+}
+
+// edgeWide draws a wide character in the last column x, without its
+// right half (insert mode pushes one there, as in tmux): printed a column
+// before, then pushed there by ICH, then what it covered is drawn again.
+func (r *renderer) edgeWide(l *line, x int) {
+	r.forward(x - 1)
+	r.drawCell(l, x)
+	r.setPen(Pen{})
+	r.b = append(r.b, "\x1b[2D\x1b[@"...)
+	r.x = x - 1
+	k := x - 1
+	for k > 0 && l.cells[k] == tail {
+		k--
+	}
+	switch c := l.cells[k]; {
+	case c == blank && l.penAt(k) != 0:
+		r.blanks(k, 1, r.e.pens.pen(l.penAt(k)))
+	case c != blank && c != tail:
+		r.forward(k)
+		r.drawCell(l, k)
+	}
+}
+
+// blanks draws n blank cells in pen p from x. Erased cells have the
+// background colour alone, and ECH makes them as the terminal made them;
+// any other pen needs spaces.
+func (r *renderer) blanks(x, n int, p Pen) {
+	r.forward(x)
+	r.setPen(p)
+	if p == (Pen{Bg: p.Bg}) {
+		if r.joined && n == r.e.cols {
+			// Erasing the whole row would end the line above it.
+			r.b = append(r.b, "\x1b[X\x1b[C"...)
+			x, n = x+1, n-1
+			r.x = x
+		}
+		r.csi(strconv.Itoa(n), 'X')
+		return
+	}
+	for range n {
+		r.b = append(r.b, ' ')
+	}
+	r.x += n
+}
+
+// drawCell prints cell x of l, the cursor being on it.
+func (r *renderer) drawCell(l *line, x int) {
+	r.setPen(r.e.pens.pen(l.penAt(x)))
+	r.b = appendCell(r.b, l, x)
+	w := 1
+	if x < len(l.cells) && l.cells[x] != blank && runeWidth(l.cells[x]) == 2 {
+		w = 2
+	}
+	r.x = x + w
+}
+
+// appendCell appends the text of cell x of l: its character and marks, a
+// space for a blank, nothing for a right half.
+func appendCell(b []byte, l *line, x int) []byte {
+	if x >= len(l.cells) {
+		return append(b, ' ')
+	}
+	switch c := l.cells[x]; {
+	case c == blank:
+		return append(b, ' ')
+	case c == tail:
+		return b
+	case c < utf8.RuneSelf:
+		b = append(b, byte(c))
+	default:
+		b = utf8.AppendRune(b, c)
+	}
+	if l.marks != nil {
+		b = append(b, l.marks[x]...)
+	}
+	return b
+}
+
+// forward moves the output's cursor to column x of its row, x not left
+// of it.
+func (r *renderer) forward(x int) {
+	switch n := x - r.x; {
+	case n < 0:
+		r.csi(strconv.Itoa(-n), 'D')
+	case n == 1:
+		r.csi("", 'C')
+	case n > 1:
+		r.csi(strconv.Itoa(n), 'C')
+	}
+	r.x = min(x, r.e.cols-1)
+}
+
+// jump moves the output's cursor to (x, y).
+func (r *renderer) jump(x, y int) {
+	switch {
+	case r.x == x && r.y == y:
+		return
+	case x == 0 && y == 0:
+		r.csi("", 'H')
+	case x == 0:
+		r.csi(strconv.Itoa(y+1), 'H')
+	default:
+		r.csi(strconv.Itoa(y+1)+";"+strconv.Itoa(x+1), 'H')
+	}
+	r.x, r.y = x, y
+}
+
+// alternate enters the alternate screen from the main screen's cursor
+// row and draws it. The cursor mode 1049 saved for the program's return
+// is saved by 1049 again; when the program entered with 1047 after an
+// earlier 1049, from another row, 1049 saves it and 1047 enters.
+func (r *renderer) alternate() {
+	e := r.e
+	c := e.altSaved
+	if c.set {
+		r.jump(min(c.x, e.cols-1), min(c.y, e.rows-1))
+		r.setPen(c.pen)
+		r.csi("?1049", 'h')
+		if c.y == e.altFrom {
+			r.screen(e.alt, nil)
+			return
+		}
+		r.csi("?1047", 'l')
+	}
+	r.jump(0, e.altFrom)
+	r.csi("?1047", 'h')
+	r.screen(e.alt, nil)
+}
+
+// savedCursor sets what DECSC saved: position, pen, origin mode and
+// character sets, saved again by DECSC.
+func (r *renderer) savedCursor() {
+	c := r.e.saved
+	if !c.set {
+		return
+	}
+	if c.origin {
+		r.csi("?6", 'h') // homes the cursor; the region is the screen still
+		r.x, r.y = 0, 0
+	}
+	r.jump(min(c.x, r.e.cols-1), min(c.y, r.e.rows-1))
+	r.setPen(c.pen)
+	ascii := c.g == [2]charset{} && c.gl == 0
+	if !ascii {
+		r.charsets(c.g, c.gl)
+	}
+	r.b = append(r.b, "\x1b7"...)
+	if !ascii {
+		r.charsets([2]charset{}, 0)
+	}
+	if c.origin {
+		r.csi("?6", 'l')
+		r.x, r.y = 0, 0
+	}
+}
+
+// charsets designates g into G0 and G1 and invokes gl, from the state
+// they are in: ASCII in both, G0 invoked, or as savedCursor left them.
+func (r *renderer) charsets(g [2]charset, gl int) {
+	for i, final := range [2]byte{'(', ')'} {
+		set := byte('B')
+		if g[i] == charsetGraphics {
+			set = '0'
+		}
+		r.b = append(r.b, esc, final, set)
+	}
+	r.b = append(r.b, 0x0f-byte(gl)) // SI, or SO for G1
+}
+
+// tabStops sets the tab stops when a program changed them.
+func (r *renderer) tabStops() {
+	e := r.e
+	if e.tabs == nil {
+		return
+	}
+	r.csi("3", 'g')
+	for x, on := range e.tabs {
+		if on {
+			r.jump(x, r.y)
+			r.b = append(r.b, "\x1bH"...)
+		}
+	}
+}
+
+// cursor sets origin mode and the scroll region (each homes the cursor)
+// and places the cursor: at the pending-wrap position, the last cell is
+// drawn again to get there. In origin mode the cursor may stand outside
+// the region, where only relative moves from the home reach.
+func (r *renderer) cursor() {
+	e := r.e
+	origin := e.modes&modeOrigin != 0
+	if origin {
+		r.csi("?6", 'h')
+	}
+	if e.top != 0 || e.bot != e.rows-1 {
+		r.csi(strconv.Itoa(e.top+1)+";"+strconv.Itoa(e.bot+1), 'r')
+	}
+	l := e.scr.line(e.y)
+	x, y := e.x, e.y
+	if x == e.cols {
+		x--
+		if x < len(l.cells) && l.cells[x] == tail && x > 0 {
+			x--
+		}
+	}
+	switch {
+	case !origin:
+		r.csi(strconv.Itoa(y+1)+";"+strconv.Itoa(x+1), 'H')
+	case y >= e.top && y <= e.bot:
+		r.csi(strconv.Itoa(y-e.top+1)+";"+strconv.Itoa(x+1), 'H')
+	default:
+		if y > 0 {
+			r.csi(strconv.Itoa(y), 'B')
+		}
+		r.csi(strconv.Itoa(x+1), 'G')
+	}
+	r.x, r.y = x, y
+	if e.x == e.cols {
+		r.drawCell(l, x)
+	}
+}
+
+// modes sets the modes that differ from a new terminal's.
+func (r *renderer) modes() {
+	e := r.e
+	for _, m := range [...]struct {
+		m   mode
+		on  bool // the sequence sets the mode, else it resets it
+		seq string
+	}{
+		{modeAppCursor, true, "\x1b[?1h"},
+		{modeAppKeypad, true, "\x1b="},
+		{modeBracketedPaste, true, "\x1b[?2004h"},
+		{modeFocus, true, "\x1b[?1004h"},
+		{modeBlink, true, "\x1b[?12h"},
+		{modeReverse, true, "\x1b[?5h"},
+		{modeAltScroll, true, "\x1b[?1007h"},
+		{modeLNM, true, "\x1b[20h"},
+		{modeInsert, true, "\x1b[4h"},
+		{modeAutowrap, false, "\x1b[?7l"},
+		{modeCursorVisible, false, "\x1b[?25l"},
+	} {
+		if (e.modes&m.m != 0) == m.on {
+			r.b = append(r.b, m.seq...)
+		}
+	}
+	for _, group := range [...]mode{mouseTracking, mouseEncoding} {
+		if n := modeNumber(e.modes & group); n != 0 {
+			r.csi("?"+strconv.Itoa(n), 'h')
+		}
+	}
+	if e.shape != 0 {
+		r.csi(strconv.Itoa(int(e.shape))+" ", 'q')
+	}
+	if e.g != [2]charset{} || e.gl != 0 {
+		r.charsets(e.g, e.gl)
+	}
+}
+
+// setPen changes the output's pen to p with the shorter of the changes
+// from the current one and a reset followed by p.
+func (r *renderer) setPen(p Pen) {
+	if p == r.pen {
+		return
+	}
+	old := r.pen
+	r.pen = p
+	if p == (Pen{}) {
+		r.csi("", 'm')
+		return
+	}
+	diff := penChange(old, p)
+	if full := append([]string{"0"}, penChange(Pen{}, p)...); paramLen(full) < paramLen(diff) {
+		diff = full
+	}
+	// A terminal keeps 16 parameters of a sequence (this one does, and
+	// xterm.js 32): a long change goes in several.
+	n := 0
+	for i, g := range diff {
+		k := strings.Count(g, ";") + strings.Count(g, ":") + 1
+		switch {
+		case i == 0:
+			r.b = append(r.b, "\x1b["...)
+		case n+k > maxParams:
+			r.b = append(r.b, "m\x1b["...)
+			n = 0
+		default:
+			r.b = append(r.b, ';')
+		}
+		r.b = append(r.b, g...)
+		n += k
+	}
+	r.b = append(r.b, 'm')
+}
+
+// paramLen returns the bytes the groups of parameters take.
+func paramLen(groups []string) int {
+	n := 0
+	for _, g := range groups {
+		n += len(g) + 1
+	}
+	return n
+}
+
+// penChange returns the SGR parameters that change pen from to pen to,
+// in groups that must stay in one sequence (a colour's parameters).
+func penChange(from, to Pen) (b []string) {
+	add := func(s string) { b = append(b, s) }
+	if from.Bold && !to.Bold || from.Dim && !to.Dim {
+		add("22") // turns both off
+		from.Bold, from.Dim = false, false
+	}
+	for _, a := range [...]struct {
+		from, to bool
+		on, off  string
+	}{
+		{from.Bold, to.Bold, "1", "22"},
+		{from.Dim, to.Dim, "2", "22"},
+		{from.Italic, to.Italic, "3", "23"},
+		{from.Blink, to.Blink, "5", "25"},
+		{from.Reverse, to.Reverse, "7", "27"},
+		{from.Invisible, to.Invisible, "8", "28"},
+		{from.Strike, to.Strike, "9", "29"},
+		{from.Overline, to.Overline, "53", "55"},
+	} {
+		switch {
+		case a.to && !a.from:
+			add(a.on)
+		case a.from && !a.to:
+			add(a.off)
+		}
+	}
+	if from.Underline != to.Underline {
+		switch to.Underline {
+		case UnderlineNone:
+			add("24")
+		case UnderlineSingle:
+			add("4")
+		default:
+			add("4:" + strconv.Itoa(int(to.Underline)))
+		}
+	}
+	if from.Fg != to.Fg {
+		add(colorParams(to.Fg, 30, 90, "38"))
+	}
+	if from.Bg != to.Bg {
+		add(colorParams(to.Bg, 40, 100, "48"))
+	}
+	return b
+}
+
+// colorParams returns the SGR parameters that set c: base+n for the ANSI
+// colours (bright+n-8 for the bright ones), base+9 for the default.
+func colorParams(c Color, base, bright int, ext string) string {
+	switch c.Kind() {
+	case ColorANSI:
+		if n := int(c.Index()); n >= 8 {
+			return strconv.Itoa(bright + n - 8)
+		}
+		return strconv.Itoa(base + int(c.Index()))
+	case ColorPalette:
+		return ext + ";5;" + strconv.Itoa(int(c.Index()))
+	case ColorRGB:
+		cr, cg, cb := c.RGB()
+		return ext + ";2;" + strconv.Itoa(int(cr)) + ";" + strconv.Itoa(int(cg)) + ";" + strconv.Itoa(int(cb))
+	}
+	return strconv.Itoa(base + 9)
+}
