@@ -113,22 +113,23 @@ func (r *renderer) screen(s *screen, partial []byte) {
 		}
 	}
 	cont := r.partial(partial)
+	scrolls := cont // rows drawn below the bottom scroll the screen
 	for y := 0; y <= last; y++ {
 		l := s.line(y)
+		from := 0
 		switch {
 		case cont:
-			r.continueRow(l)
+			from = r.continueRow(l, scrolls)
 		case y > 0:
 			r.setPen(Pen{Bg: DefaultColor}) // a scroll fills the new row with the background
 			r.b = append(r.b, "\r\n"...)
 			r.x = 0
 		}
 		r.joined = cont
-		r.row(l)
-		cont = l.wrapped && y < e.rows-1
-		if cont {
-			r.toEdge(l)
-		}
+		r.row(l, from)
+		// A wide character pushed into the last column cannot be drawn
+		// with the cursor after it: the row ends there.
+		cont = l.wrapped && y < e.rows-1 && !edgeWide(l, e.cols) && r.toEdge(l)
 	}
 	r.y = last
 }
@@ -141,6 +142,7 @@ func (r *renderer) partial(text []byte) bool {
 	}
 	r.setPen(Pen{})
 	r.b = append(r.b, text...)
+	r.b = append(r.b, "\x1b(0"...) // spaces that are not stored; see space
 	col := 0
 	for _, c := range string(text) {
 		w := runeWidth(c)
@@ -155,28 +157,39 @@ func (r *renderer) partial(text []byte) bool {
 	for ; col < r.e.cols; col++ {
 		r.b = append(r.b, ' ')
 	}
+	r.b = append(r.b, "\x1b(B"...)
 	r.x = r.e.cols
 	return true
 }
 
 // continueRow starts a row from the pending-wrap position at the end of
 // the row above: the character printed next wraps. When the row does not
-// start with a character, a space does it.
-func (r *renderer) continueRow(l *line) {
-	if len(l.cells) > 0 && l.cells[0] != blank && l.cells[0] != tail {
-		r.x = 0
-		return
+// start with a character, a space does it. A wrap that scrolls fills the
+// new row with the pen's background, so when the character has one, the
+// rest is erased again. It returns the first cell left to draw.
+func (r *renderer) continueRow(l *line, scrolls bool) int {
+	if len(l.cells) == 0 || l.cells[0] == blank || l.cells[0] == tail {
+		r.space(l, 0)
+		r.x = 1
+		return 0
 	}
-	r.space(l, 0)
-	r.x = 1
+	r.x = 0
+	if !scrolls || r.e.pens.pen(l.penAt(0)).Bg == DefaultColor {
+		return 0
+	}
+	r.drawCell(l, 0)
+	r.setPen(Pen{})
+	r.b = append(r.b, "\x1b[K"...)
+	return 1
 }
 
 // toEdge leaves the cursor at the pending-wrap position of the row: when
-// the row's last cell was not drawn, it is drawn.
-func (r *renderer) toEdge(l *line) {
+// the row's last cell was not drawn, it is drawn. It reports false when
+// that cannot be done (a right half alone in the last column).
+func (r *renderer) toEdge(l *line) bool {
 	cols := r.e.cols
 	if r.x == cols {
-		return
+		return true
 	}
 	x := cols - 1
 	if x < len(l.cells) && l.cells[x] == tail && x > 0 {
@@ -186,9 +199,10 @@ func (r *renderer) toEdge(l *line) {
 	if x >= len(l.cells) || l.cells[x] == blank && l.penAt(x) == 0 {
 		r.space(l, x)
 		r.x++
-		return
+		return r.x == cols
 	}
 	r.drawCell(l, x) // a blank in a background colour as a space in it
+	return r.x == cols
 }
 
 // space prints a space on blank cell x in the default pen. On a cell
@@ -205,14 +219,14 @@ func (r *renderer) space(l *line, x int) {
 	r.b = append(r.b, ' ')
 }
 
-// row draws the cells of a row that are not blank in the default pen,
-// the cursor at its start.
-func (r *renderer) row(l *line) {
-	for x := 0; x < len(l.cells); {
+// row draws the cells of a row from from on that are not blank in the
+// default pen.
+func (r *renderer) row(l *line, from int) {
+	for x := from; x < len(l.cells); {
 		c, p := l.cells[x], l.penAt(x)
 		switch {
 		case c == tail:
-			if x > 0 && l.cells[x-1] != tail && (l.cells[x-1] == blank || runeWidth(l.cells[x-1]) != 2) {
+			if x == 0 || l.cells[x-1] == tail || l.cells[x-1] == blank || runeWidth(l.cells[x-1]) != 2 {
 				r.orphan(l, x)
 			}
 			x++
@@ -226,7 +240,7 @@ func (r *renderer) row(l *line) {
 			r.blanks(x, n, r.e.pens.pen(p))
 			x += n
 		case x == r.e.cols-1 && runeWidth(c) == 2:
-			r.edgeWide(l, x)
+			r.drawEdgeWide(l, x)
 			x++
 		default:
 			r.forward(x)
@@ -236,8 +250,8 @@ func (r *renderer) row(l *line) {
 				// halves apart, as in tmux): ECH erases the right half
 				// and leaves the left alone.
 				r.setPen(Pen{})
-				r.b = append(r.b, "\x1b[D\x1b[X"...)
-				r.x = x + 1
+				r.forward(x + 1)
+				r.b = append(r.b, "\x1b[X"...)
 			}
 			x++
 		}
@@ -256,12 +270,27 @@ func (r *renderer) row(l *line) {
 // at x (erasing a cell leaves the other half alone, as in tmux): a wide
 // space at x-1, its left half erased, then cell x-1 drawn again.
 func (r *renderer) orphan(l *line, x int) {
-	r.forward(x - 1)
+	r.forward(x)
 	r.setPen(r.e.pens.pen(l.penAt(x)))
-	r.b = append(r.b, "\u3000\x1b[2D"...)
+	if x < r.e.cols-1 {
+		// The cells after x are not drawn yet: DCH moves the right half
+		// of a wide space to x and blanks in after it.
+		r.b = append(r.b, "\u3000"...)
+		r.x = x + 2
+		r.setPen(Pen{})
+		r.forward(x)
+		r.b = append(r.b, "\x1b[P"...)
+		return
+	}
+	if l.cells[x-1] == tail {
+		return // two right halves in the last columns: left blank
+	}
+	r.forward(x - 1)
+	r.b = append(r.b, "\u3000"...)
+	r.x = x + 1
 	r.setPen(Pen{})
+	r.forward(x - 1)
 	r.b = append(r.b, "\x1b[X"...)
-	r.x = x - 1
 	switch c := l.cells[x-1]; {
 	case c == blank && l.penAt(x-1) != 0:
 		r.blanks(x-1, 1, r.e.pens.pen(l.penAt(x-1)))
@@ -270,15 +299,21 @@ func (r *renderer) orphan(l *line, x int) {
 	}
 }
 
-// edgeWide draws a wide character in the last column x, without its
+// edgeWide reports whether l ends in a wide character in its last
+// column.
+func edgeWide(l *line, cols int) bool {
+	return len(l.cells) == cols && l.cells[cols-1] != blank && l.cells[cols-1] != tail && runeWidth(l.cells[cols-1]) == 2
+}
+
+// drawEdgeWide draws a wide character in the last column x, without its
 // right half (insert mode pushes one there, as in tmux): printed a column
 // before, then pushed there by ICH, then what it covered is drawn again.
-func (r *renderer) edgeWide(l *line, x int) {
+func (r *renderer) drawEdgeWide(l *line, x int) {
 	r.forward(x - 1)
 	r.drawCell(l, x)
 	r.setPen(Pen{})
-	r.b = append(r.b, "\x1b[2D\x1b[@"...)
-	r.x = x - 1
+	r.forward(x - 1)
+	r.b = append(r.b, "\x1b[@"...)
 	k := x - 1
 	for k > 0 && l.cells[k] == tail {
 		k--
@@ -347,12 +382,13 @@ func appendCell(b []byte, l *line, x int) []byte {
 	return b
 }
 
-// forward moves the output's cursor to column x of its row, x not left
-// of it.
+// forward moves the output's cursor to column x of its row: forward, or
+// back by CHA (terminals count CUB from the pending-wrap position
+// differently).
 func (r *renderer) forward(x int) {
 	switch n := x - r.x; {
 	case n < 0:
-		r.csi(strconv.Itoa(-n), 'D')
+		r.csi(strconv.Itoa(x+1), 'G')
 	case n == 1:
 		r.csi("", 'C')
 	case n > 1:

@@ -22,10 +22,14 @@ func rendered(t testing.TB, e *Emulator, history int) *Emulator {
 	return f
 }
 
-// screenCells describes every cell of s: text and pen.
-func screenCells(e *Emulator, s *screen) []string {
+// screenCells describes every cell of s: text and pen, but not of the
+// rows in skip.
+func screenCells(e *Emulator, s *screen, skip map[int]bool) []string {
 	var out []string
 	for y := range e.rows {
+		if skip[y] {
+			continue
+		}
 		l := s.line(y)
 		for x := range e.cols {
 			text := string(appendCell(nil, l, x))
@@ -35,11 +39,42 @@ func screenCells(e *Emulator, s *screen) []string {
 	return out
 }
 
+// splitRows returns the rows of s where a wide character's halves were
+// moved apart (ICH, DCH and erasing leave them so, as in tmux's grid). A
+// terminal that keeps wide characters whole, as xterm.js does, cannot
+// show them, and Render draws them only as far as its own emulator can be
+// made to hold them.
+func splitRows(e *Emulator, s *screen) map[int]bool {
+	rows := map[int]bool{}
+	for y := range e.rows {
+		l := s.line(y)
+		for x, c := range l.cells {
+			head := c != blank && c != tail && runeWidth(c) == 2
+			if head && (x+1 >= len(l.cells) || l.cells[x+1] != tail) ||
+				c == tail && (x == 0 || l.cells[x-1] == blank || l.cells[x-1] == tail || runeWidth(l.cells[x-1]) != 2) {
+				rows[y] = true
+			}
+		}
+	}
+	return rows
+}
+
 // sameView describes how f differs from e in what a viewer sees and what
 // the next output would do: the screen, the cells' pens on both screens,
 // modes, margins, the current and saved pens, the tail of the transcript;
-// "" when it does not.
-func sameView(e, f *Emulator) string {
+// "" when it does not. Unless strict, rows of e with split wide
+// characters are not compared (splitRows).
+func sameView(e, f *Emulator, strict bool) string {
+	var skipMain, skipAlt map[int]bool
+	// Origin mode holds the cursor in the region; only DECRC puts it
+	// below, and Render leaves it at the bottom margin.
+	looseCursor := !strict && e.modes&modeOrigin != 0 && e.y > e.bot
+	if !strict {
+		skipMain = splitRows(e, &e.main)
+		if e.alt != nil {
+			skipAlt = splitRows(e, e.alt)
+		}
+	}
 	type view struct {
 		Screen     Screen
 		Modes      Modes
@@ -59,9 +94,20 @@ func sameView(e, f *Emulator) string {
 		v.Saved.x = min(v.Saved.x, e.cols-1)
 		v.Tail, _ = e.tail(0)
 		v.Hidden, _ = e.Hidden()
-		v.Main = screenCells(e, &e.main)
+		v.Main = screenCells(e, &e.main, skipMain)
+		skipShown := skipMain
 		if e.alt != nil {
-			v.Show = screenCells(e, e.alt)
+			v.Show = screenCells(e, e.alt, skipAlt)
+			skipShown = skipAlt
+		}
+		for y := range skipShown {
+			v.Screen.Rows[y], v.Screen.Hash = "(split)", ""
+		}
+		if looseCursor {
+			v.Screen.CursorRow, v.Screen.Hash, v.Hidden.CursorRow, v.Tail = -1, "", -1, nil
+		}
+		if len(skipMain) > 0 {
+			v.Tail, v.Hidden.Rows = nil, nil
 		}
 		if e.tabs != nil {
 			for x := range e.cols {
@@ -156,14 +202,14 @@ func TestRender(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := fed(t, tc.rows, tc.cols, tc.in)
 			f := rendered(t, e, 100)
-			if d := sameView(e, f); d != "" {
+			if d := sameView(e, f, true); d != "" {
 				t.Fatalf("render %q differs:%s", e.Render(100), d)
 			}
 			// What the program prints next draws the same on both.
 			next := "\x1b[2Anext\x1b[K\r\n\tmore" + "\x1b[?1049l" + "after"
 			e.Feed([]byte(next))
 			f.Feed([]byte(next))
-			if d := sameView(e, f); d != "" {
+			if d := sameView(e, f, true); d != "" {
 				t.Fatalf("after more output:%s", d)
 			}
 		})
@@ -181,7 +227,7 @@ func TestRenderHistory(t *testing.T) {
 		if got := f.Transcript(0).Final; !slices.Equal(got, want) {
 			t.Errorf("history %d: final lines %q, want %q", n, got, want)
 		}
-		if d := sameView(e, f); d != "" {
+		if d := sameView(e, f, true); d != "" {
 			t.Errorf("history %d:%s", n, d)
 		}
 	}
@@ -227,7 +273,7 @@ func TestRenderRandom(t *testing.T) {
 	}
 	differs := func(rows, cols int, in string) string {
 		e := fed(t, rows, cols, in)
-		return sameView(e, rendered(t, e, 50))
+		return sameView(e, rendered(t, e, 50), false)
 	}
 	for i := range count {
 		r := rand.New(rand.NewPCG(uint64(seed), uint64(i)))
