@@ -52,6 +52,32 @@ func fullScreenOutput(frames int) []byte {
 	return b.Bytes()
 }
 
+// colourScreen fills a 40×160 main screen with coloured cells, each
+// with its own pen: the 16 colours in turn, bold on every other row, as
+// syntax-highlighted text draws; with many, a 256-colour foreground that
+// changes every cell and a 24-bit background that changes every row (a
+// colour test: 10,240 pens).
+func colourScreen(many bool) []byte {
+	var b bytes.Buffer
+	for y := range 40 {
+		fmt.Fprintf(&b, "\x1b[%dH", y+1)
+		if many {
+			fmt.Fprintf(&b, "\x1b[48;2;%d;0;0m", y*6)
+		}
+		for x := range 160 {
+			switch {
+			case many:
+				fmt.Fprintf(&b, "\x1b[38;5;%dm", (y*160+x)%256)
+			default:
+				fmt.Fprintf(&b, "\x1b[%d;%dm", 21+y%2, 30+x%8+60*(x/8%2))
+			}
+			b.WriteByte(byte('a' + x%26))
+		}
+	}
+	b.WriteString("\x1b[m")
+	return b.Bytes()
+}
+
 // BenchmarkFeed feeds output in 4 KiB chunks, as PTY reads arrive, and
 // times a raw read loop over the same chunks in the same run (copying each
 // chunk and nothing else): vt-MB/s against copy-MB/s.
@@ -182,9 +208,12 @@ func TestMemory(t *testing.T) {
 		e.Feed([]byte("\x1b[?1049l"))
 		return e
 	})
+	coloured := heapOf(10, func() any { e := newIdle(); e.Feed(colourScreen(false)); return e })
+	colourTest := heapOf(10, func() any { e := newIdle(); e.Feed(colourScreen(true)); return e })
 	allocs := testing.AllocsPerRun(100, func() { newIdle() })
-	t.Logf("40x160: new %d B (%v allocs), at a prompt %d B, full-screen program %d B, after it left %d B",
-		idle, allocs, prompt, full, after)
+	t.Logf("40x160: new %d B (%v allocs), at a prompt %d B, full-screen program %d B, after it left %d B, "+
+		"coloured screen (32 pens) %d B, colour test (10,240 pens) %d B",
+		idle, allocs, prompt, full, after, coloured, colourTest)
 	if idle >= 100<<10 || prompt >= 100<<10 || after >= 100<<10 {
 		t.Errorf("an idle emulator costs %d B (at a prompt %d B, after a full-screen program %d B), bound 100 KiB",
 			idle, prompt, after)

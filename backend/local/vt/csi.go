@@ -91,6 +91,10 @@ func interSlot(c byte) int {
 // csiDispatch runs the sequence just ended by final (0x40–0x7E), with at
 // most one intermediate byte.
 func (e *Emulator) csiDispatch(final byte) {
+	if final == 'm' && e.prefix == 0 && e.ninter == 0 {
+		e.sgr(0) // most sequences of colour output: a direct call
+		return
+	}
 	p, ok := prefixSlot(e.prefix)
 	if !ok {
 		return

@@ -108,10 +108,10 @@ type Emulator struct {
 	tabs  []bool // nil: a stop every 8 columns
 	shape uint8  // the cursor style DECSCUSR set (0: the terminal's default)
 
-	pens  penTable
-	pen   Pen    // the current pen
-	penIx uint16 // its index in pens
-	bgIx  uint16 // the index of the pen erased cells get (pen.go)
+	pens  *penTable // nil until a program sets a pen
+	pen   pen       // the current pen
+	penIx uint16    // its index in pens
+	bgIx  uint16    // the index of the pen erased cells get (pen.go)
 
 	hist  history
 	reply func([]byte)

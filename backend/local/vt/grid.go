@@ -76,7 +76,8 @@ func (l *line) growAttrs(n int) {
 		return
 	}
 	if n > cap(l.attrs) {
-		a := make([]uint16, k, max(n, 2*cap(l.attrs), 16))
+		// As long as cells may grow, never longer.
+		a := make([]uint16, k, max(n, min(2*cap(l.attrs), cap(l.cells)), min(16, cap(l.cells))))
 		copy(a, l.attrs)
 		l.attrs = a
 	}

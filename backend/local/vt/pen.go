@@ -75,36 +75,87 @@ type Pen struct {
 	Overline  bool
 }
 
+// pen is a Pen packed in 63 bits, as the emulator keeps it: the
+// foreground colour in bits 0–25, the background in 26–51 (a Color's kind
+// and value), the attributes in 52–59 and the underline style in 60–62.
+// The zero pen is the default one. Colour output sets pens over and over,
+// and a word is cheap to build, compare and look up.
+type pen uint64
+
+const (
+	colorBits = 26
+	bgShift   = colorBits
+	attrShift = 2 * colorBits
+	ulShift   = attrShift + 8
+	colorMask = 1<<colorBits - 1
+	bgMask    = pen(colorMask) << bgShift
+	ulMask    = pen(7) << ulShift
+)
+
+// The attribute bits, from attrShift.
+const (
+	penBold pen = 1 << (attrShift + iota)
+	penDim
+	penItalic
+	penBlink
+	penReverse
+	penInvisible
+	penStrike
+	penOverline
+)
+
+func (p pen) fg() Color { return Color(p & colorMask) }
+func (p pen) bg() Color { return Color(p >> bgShift & colorMask) }
+
+func (p pen) withFg(c Color) pen { return p&^colorMask | pen(c) }
+func (p pen) withBg(c Color) pen { return p&^bgMask | pen(c)<<bgShift }
+
+func (p pen) withUnderline(u Underline) pen { return p&^ulMask | pen(u)<<ulShift }
+
+// set turns attribute bits a on or off.
+func (p pen) set(a pen, on bool) pen {
+	if on {
+		return p | a
+	}
+	return p &^ a
+}
+
+// Pen unpacks p.
+func (p pen) Pen() Pen {
+	return Pen{
+		Fg: p.fg(), Bg: p.bg(), Underline: Underline(p >> ulShift & 7),
+		Bold: p&penBold != 0, Dim: p&penDim != 0, Italic: p&penItalic != 0, Blink: p&penBlink != 0,
+		Reverse: p&penReverse != 0, Invisible: p&penInvisible != 0, Strike: p&penStrike != 0,
+		Overline: p&penOverline != 0,
+	}
+}
+
 // maxPens bounds the pen table (a cell's index is a uint16). A variable
 // so that a test can reach the bound.
 var maxPens = 1<<16 - 1
 
-// penTable interns the distinct pens the screens use: index 0 is the
-// default pen, and both stay nil until a program sets another.
+// penTable interns the distinct pens the screens use; index 0 is the
+// default pen. An emulator has none until a program sets another pen.
 type penTable struct {
-	pens []Pen
-	ix   map[Pen]uint16
+	pens []pen
+	ix   map[pen]uint16
+	// cache holds pens interned lately, by a hash of the pen, so that
+	// colour output, which sets a few pens over and over, seldom looks
+	// in the map.
+	cache   [16]pen
+	cacheIx [16]uint16
 	// debt counts the pens left undrawn (given the default pen) before
 	// the table may be compacted again, after a compaction found it
 	// nearly full of pens in use.
 	debt int
 }
 
-// lookup returns p's index if p is in the table.
-func (t *penTable) lookup(p Pen) (uint16, bool) {
-	if p == (Pen{}) {
-		return 0, true
-	}
-	i, ok := t.ix[p]
-	return i, ok
+func newPenTable() *penTable {
+	return &penTable{pens: []pen{0}, ix: map[pen]uint16{}}
 }
 
 // add appends p, which is not in the table; false when it is full.
-func (t *penTable) add(p Pen) (uint16, bool) {
-	if t.pens == nil {
-		t.pens = []Pen{{}}
-		t.ix = map[Pen]uint16{}
-	}
+func (t *penTable) add(p pen) (uint16, bool) {
 	if len(t.pens) >= maxPens {
 		return 0, false
 	}
@@ -114,35 +165,47 @@ func (t *penTable) add(p Pen) (uint16, bool) {
 	return i, true
 }
 
-// pen returns the pen of index i.
-func (t *penTable) pen(i uint16) Pen {
+// penOf returns the pen of index i.
+func (e *Emulator) penOf(i uint16) Pen {
 	if i == 0 {
 		return Pen{}
 	}
-	return t.pens[i]
+	return e.pens.pens[i].Pen()
 }
 
 // intern returns the index of p, adding it to the table. A full table is
 // compacted to the pens the screens still use; when even that leaves it
 // nearly full (a huge screen of distinct colours), new pens draw as the
 // default one for a while rather than compacting again on every cell.
-func (e *Emulator) intern(p Pen) uint16 {
-	t := &e.pens
-	if i, ok := t.lookup(p); ok {
-		return i
-	}
-	if i, ok := t.add(p); ok {
-		return i
-	}
-	if t.debt > 0 {
-		t.debt--
+func (e *Emulator) intern(p pen) uint16 {
+	if p == 0 {
 		return 0
 	}
-	e.compactPens()
-	if len(t.pens) > maxPens-maxPens/8 {
-		t.debt = maxPens / 8
+	if e.pens == nil {
+		e.pens = newPenTable()
 	}
-	i, _ := t.add(p)
+	t := e.pens
+	h := (p ^ p>>bgShift ^ p>>attrShift ^ p>>ulShift) & 15
+	if t.cache[h] == p {
+		return t.cacheIx[h]
+	}
+	i, ok := t.ix[p]
+	if !ok {
+		i, ok = t.add(p)
+	}
+	if !ok {
+		if t.debt > 0 {
+			t.debt--
+			return 0
+		}
+		e.compactPens()
+		t = e.pens
+		if len(t.pens) > maxPens-maxPens/8 {
+			t.debt = maxPens / 8
+		}
+		i, _ = t.add(p)
+	}
+	t.cache[h], t.cacheIx[h] = p, i
 	return i
 }
 
@@ -150,7 +213,7 @@ func (e *Emulator) intern(p Pen) uint16 {
 // the current pen use, renumbering the cells.
 func (e *Emulator) compactPens() {
 	old := e.pens.pens
-	e.pens = penTable{}
+	e.pens = newPenTable()
 	remap := make(map[uint16]uint16)
 	renumber := func(s *screen) {
 		for k := range s.lines {
@@ -172,18 +235,33 @@ func (e *Emulator) compactPens() {
 	if e.alt != nil {
 		renumber(e.alt)
 	}
-	e.penIx, _ = e.pens.add(e.pen)
+	e.setPen(e.pen)
+}
+
+// dropPens frees the pen table when no cell uses a pen, so that a
+// session goes back to costing what an idle one does when a full-screen
+// program in colour ends.
+func (e *Emulator) dropPens() {
+	if e.pens == nil || e.alt != nil {
+		return
+	}
+	for k := range e.main.lines {
+		if len(e.main.lines[k].attrs) > 0 {
+			return
+		}
+	}
+	e.pens = nil
 	e.setPen(e.pen)
 }
 
 // setPen makes p the current pen, with the pen erased cells get: the
 // background colour alone, as tmux and xterm erase.
-func (e *Emulator) setPen(p Pen) {
+func (e *Emulator) setPen(p pen) {
 	e.pen = p
 	e.penIx = e.intern(p)
 	e.bgIx = 0
-	if p.Bg != DefaultColor {
-		e.bgIx = e.intern(Pen{Bg: p.Bg})
+	if p&bgMask != 0 {
+		e.bgIx = e.intern(p & bgMask)
 	}
 }
 
@@ -192,10 +270,10 @@ func (e *Emulator) setPen(p Pen) {
 func (e *Emulator) sgr(int) {
 	p := e.pen
 	if e.np == 0 {
-		p = Pen{}
+		p = 0
 	}
 	for i := 0; i < e.np; {
-		i = e.sgrParam(&p, i)
+		p, i = e.sgrParam(p, i)
 	}
 	if p != e.pen {
 		e.setPen(p)
@@ -205,80 +283,82 @@ func (e *Emulator) sgr(int) {
 // sub reports whether parameter i is a sub-parameter (came after ':').
 func (ps *parser) sub(i int) bool { return i < maxParams && ps.subs&(1<<i) != 0 }
 
-// sgrParam applies parameter i and returns the index of the next one.
-func (e *Emulator) sgrParam(p *Pen, i int) int {
+// sgrParam applies parameter i to p and returns it with the index of the
+// next parameter.
+func (e *Emulator) sgrParam(p pen, i int) (pen, int) {
 	n := e.params[i]
 	next := i + 1
 	for next < e.np && e.sub(next) && n != 38 && n != 48 && n != 58 {
 		next++ // sub-parameters of an attribute that takes none are ignored
 	}
-	switch {
-	case n == 0:
-		*p = Pen{}
-	case n == 1:
-		p.Bold = true
-	case n == 2:
-		p.Dim = true
-	case n == 3:
-		p.Italic = true
-	case n == 4:
-		p.Underline = UnderlineSingle
-		if i+1 < e.np && e.sub(i+1) {
-			if s := e.params[i+1]; s <= int(UnderlineDashed) {
-				p.Underline = Underline(s)
-			}
+	// A switch on values compiles to a jump table: colour output sends
+	// an SGR every few characters.
+	switch n {
+	case 0:
+		p = 0
+	case 1:
+		p |= penBold
+	case 2:
+		p |= penDim
+	case 3:
+		p |= penItalic
+	case 4:
+		u := UnderlineSingle
+		if i+1 < e.np && e.sub(i+1) && e.params[i+1] <= int(UnderlineDashed) {
+			u = Underline(e.params[i+1])
 		}
-	case n == 5 || n == 6:
-		p.Blink = true
-	case n == 7:
-		p.Reverse = true
-	case n == 8:
-		p.Invisible = true
-	case n == 9:
-		p.Strike = true
-	case n == 21:
-		p.Underline = UnderlineDouble
-	case n == 22:
-		p.Bold, p.Dim = false, false
-	case n == 23:
-		p.Italic = false
-	case n == 24:
-		p.Underline = UnderlineNone
-	case n == 25:
-		p.Blink = false
-	case n == 27:
-		p.Reverse = false
-	case n == 28:
-		p.Invisible = false
-	case n == 29:
-		p.Strike = false
-	case n >= 30 && n <= 37:
-		p.Fg = ANSIColor(uint8(n - 30))
-	case n == 38, n == 48, n == 58:
+		p = p.withUnderline(u)
+	case 5, 6:
+		p |= penBlink
+	case 7:
+		p |= penReverse
+	case 8:
+		p |= penInvisible
+	case 9:
+		p |= penStrike
+	case 21:
+		p = p.withUnderline(UnderlineDouble)
+	case 22:
+		p &^= penBold | penDim
+	case 23:
+		p &^= penItalic
+	case 24:
+		p = p.withUnderline(UnderlineNone)
+	case 25:
+		p &^= penBlink
+	case 27:
+		p &^= penReverse
+	case 28:
+		p &^= penInvisible
+	case 29:
+		p &^= penStrike
+	case 30, 31, 32, 33, 34, 35, 36, 37:
+		p = p.withFg(ANSIColor(uint8(n - 30)))
+	case 38, 48, 58:
 		var c Color
 		c, next = e.extendedColor(i)
 		switch n {
 		case 38:
-			p.Fg = c
+			p = p.withFg(c)
 		case 48:
-			p.Bg = c
+			p = p.withBg(c)
 		} // 58, the underline colour, is not kept
-	case n == 39:
-		p.Fg = DefaultColor
-	case n >= 40 && n <= 47:
-		p.Bg = ANSIColor(uint8(n - 40))
-	case n == 49:
-		p.Bg = DefaultColor
-	case n == 53:
-		p.Overline = true
-	case n == 55:
-		p.Overline = false
-	case n >= 90 && n <= 97:
-		p.Fg = ANSIColor(uint8(n - 90 + 8))
-	case n >= 100 && n <= 107:
-		p.Bg = ANSIColor(uint8(n - 100 + 8))
+	case 39:
+		p = p.withFg(DefaultColor)
+	case 40, 41, 42, 43, 44, 45, 46, 47:
+		p = p.withBg(ANSIColor(uint8(n - 40)))
+	case 49:
+		p = p.withBg(DefaultColor)
+	case 53:
+		p |= penOverline
+	case 55:
+		p &^= penOverline
+	case 90, 91, 92, 93, 94, 95, 96, 97:
+		p = p.withFg(ANSIColor(uint8(n - 90 + 8)))
+	case 100, 101, 102, 103, 104, 105, 106, 107:
+		p = p.withBg(ANSIColor(uint8(n - 100 + 8)))
 	}
-	return next
+	return p, next
 }
 
 // extendedColor reads the colour of 38, 48 or 58 at parameter i, in the

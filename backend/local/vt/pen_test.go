@@ -62,7 +62,7 @@ func TestSGR(t *testing.T) {
 	} {
 		e := fed(t, 3, 10, tc.in+"x")
 		text, got := e.Cell(0, 0)
-		if text != "x" || got != tc.want || e.pen != tc.want {
+		if text != "x" || got != tc.want || e.pen.Pen() != tc.want {
 			t.Errorf("%q: cell %q %+v (current %+v), want %+v", tc.in, text, got, e.pen, tc.want)
 		}
 	}

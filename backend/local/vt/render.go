@@ -21,7 +21,7 @@ func (e *Emulator) Cell(row, col int) (text string, pen Pen) {
 		return "", Pen{}
 	}
 	l := e.scr.line(row)
-	pen = e.pens.pen(l.penAt(col))
+	pen = e.penOf(l.penAt(col))
 	if col >= len(l.cells) {
 		return " ", pen
 	}
@@ -47,7 +47,7 @@ func (e *Emulator) Render(history int) []byte {
 	r.tabStops()
 	r.cursor()
 	r.modes()
-	r.setPen(e.pen)
+	r.setPen(e.pen.Pen())
 	return r.b
 }
 
@@ -174,7 +174,7 @@ func (r *renderer) continueRow(l *line, scrolls bool) int {
 		return 0
 	}
 	r.x = 0
-	if !scrolls || r.e.pens.pen(l.penAt(0)).Bg == DefaultColor {
+	if !scrolls || r.e.penOf(l.penAt(0)).Bg == DefaultColor {
 		return 0
 	}
 	r.drawCell(l, 0)
@@ -237,7 +237,7 @@ func (r *renderer) row(l *line, from int) {
 			for x+n < len(l.cells) && l.cells[x+n] == blank && l.penAt(x+n) == p {
 				n++
 			}
-			r.blanks(x, n, r.e.pens.pen(p))
+			r.blanks(x, n, r.e.penOf(p))
 			x += n
 		case x == r.e.cols-1 && runeWidth(c) == 2:
 			r.drawEdgeWide(l, x)
@@ -271,7 +271,7 @@ func (r *renderer) row(l *line, from int) {
 // space at x-1, its left half erased, then cell x-1 drawn again.
 func (r *renderer) orphan(l *line, x int) {
 	r.forward(x)
-	r.setPen(r.e.pens.pen(l.penAt(x)))
+	r.setPen(r.e.penOf(l.penAt(x)))
 	if x < r.e.cols-1 {
 		// The cells after x are not drawn yet: DCH moves the right half
 		// of a wide space to x and blanks in after it.
@@ -293,7 +293,7 @@ func (r *renderer) orphan(l *line, x int) {
 	r.b = append(r.b, "\x1b[X"...)
 	switch c := l.cells[x-1]; {
 	case c == blank && l.penAt(x-1) != 0:
-		r.blanks(x-1, 1, r.e.pens.pen(l.penAt(x-1)))
+		r.blanks(x-1, 1, r.e.penOf(l.penAt(x-1)))
 	case c != blank:
 		r.drawCell(l, x-1)
 	}
@@ -320,7 +320,7 @@ func (r *renderer) drawEdgeWide(l *line, x int) {
 	}
 	switch c := l.cells[k]; {
 	case c == blank && l.penAt(k) != 0:
-		r.blanks(k, 1, r.e.pens.pen(l.penAt(k)))
+		r.blanks(k, 1, r.e.penOf(l.penAt(k)))
 	case c != blank && c != tail:
 		r.forward(k)
 		r.drawCell(l, k)
@@ -351,7 +351,7 @@ func (r *renderer) blanks(x, n int, p Pen) {
 
 // drawCell prints cell x of l, the cursor being on it.
 func (r *renderer) drawCell(l *line, x int) {
-	r.setPen(r.e.pens.pen(l.penAt(x)))
+	r.setPen(r.e.penOf(l.penAt(x)))
 	r.b = appendCell(r.b, l, x)
 	w := 1
 	if x < len(l.cells) && l.cells[x] != blank && runeWidth(l.cells[x]) == 2 {
@@ -421,7 +421,7 @@ func (r *renderer) alternate() {
 	c := e.altSaved
 	if c.set {
 		r.jump(min(c.x, e.cols-1), min(c.y, e.rows-1))
-		r.setPen(c.pen)
+		r.setPen(c.pen.Pen())
 		r.csi("?1049", 'h')
 		if c.y == e.altFrom {
 			r.screen(e.alt, nil)
@@ -446,7 +446,7 @@ func (r *renderer) savedCursor() {
 		r.x, r.y = 0, 0
 	}
 	r.jump(min(c.x, r.e.cols-1), min(c.y, r.e.rows-1))
-	r.setPen(c.pen)
+	r.setPen(c.pen.Pen())
 	ascii := c.g == [2]charset{} && c.gl == 0
 	if !ascii {
 		r.charsets(c.g, c.gl)

@@ -33,7 +33,7 @@ func screenCells(e *Emulator, s *screen, skip map[int]bool) []string {
 		l := s.line(y)
 		for x := range e.cols {
 			text := string(appendCell(nil, l, x))
-			out = append(out, fmt.Sprintf("(%d,%d) %q %+v", y, x, text, e.pens.pen(l.penAt(x))))
+			out = append(out, fmt.Sprintf("(%d,%d) %q %+v", y, x, text, e.penOf(l.penAt(x))))
 		}
 	}
 	return out
@@ -89,7 +89,7 @@ func sameView(e, f *Emulator, strict bool) string {
 		Main, Show []string
 	}
 	get := func(e *Emulator) view {
-		v := view{Screen: e.Screen(), Modes: e.Modes(), Pen: e.pen, Saved: e.saved, Charsets: e.g, GL: e.gl}
+		v := view{Screen: e.Screen(), Modes: e.Modes(), Pen: e.pen.Pen(), Saved: e.saved, Charsets: e.g, GL: e.gl}
 		v.Top, v.Bot = e.Margins()
 		v.Saved.x = min(v.Saved.x, e.cols-1)
 		v.Tail, _ = e.tail(0)

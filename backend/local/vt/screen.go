@@ -8,7 +8,7 @@ package vt
 // cursor is what DECSC saves.
 type cursor struct {
 	x, y   int // x may be the pending-wrap column
-	pen    Pen
+	pen    pen
 	origin bool
 	g      [2]charset
 	gl     int
@@ -204,7 +204,9 @@ func (e *Emulator) clearLines(y, n int) {
 // it, as in tmux and xterm.
 func (e *Emulator) blankLine(l *line) {
 	l.reset()
-	l.fill(e.cols, e.bgIx)
+	if e.bgIx != 0 {
+		l.fill(e.cols, e.bgIx)
+	}
 }
 
 // moveLines moves rows [py, py+n) to [dy, dy+n), blanking the rows left
@@ -648,6 +650,7 @@ func (e *Emulator) leaveAlt(restoreCursor bool) {
 	if e.alt != nil {
 		e.alt = nil
 		e.scr = &e.main
+		e.dropPens()
 	}
 	e.x, e.y = min(e.x, e.cols-1), min(e.y, e.rows-1)
 }
@@ -658,7 +661,7 @@ func (e *Emulator) softReset() {
 	e.top, e.bot = 0, e.rows-1
 	e.g, e.gl = [2]charset{}, 0
 	e.saved = cursor{}
-	e.setPen(Pen{})
+	e.setPen(0)
 }
 
 // fullReset is RIS as tmux does it: modes, tabs and the region reset, the
@@ -676,5 +679,5 @@ func (e *Emulator) resetModes() {
 	e.g, e.gl = [2]charset{}, 0
 	e.tabs = nil
 	e.shape = 0
-	e.setPen(Pen{})
+	e.setPen(0)
 }
