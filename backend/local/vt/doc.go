@@ -11,7 +11,10 @@
 // (TailFrom the newest lines of the tail), and CursorLine
 // says which tail line the cursor is on and what stands before it.
 // Modes reports the modes key encoding depends on (application cursor
-// keys, bracketed paste).
+// keys, bracketed paste, mouse tracking) and those that decide how what
+// follows is drawn. Cell gives a cell's character and pen (colours and
+// attributes), and Render the terminal's state as output that draws it
+// again on a new terminal.
 //
 // # The definition: tmux
 //
@@ -20,9 +23,10 @@
 // shows: the history, then the visible rows, with rows the terminal
 // wrapped joined into their logical line. CR and BS move the cursor, so
 // overstruck text (`N\bN`) and redrawn progress lines read as their final
-// state; erase and cursor moves apply while a line is visible; attributes
-// are dropped. A line that scrolled into the history is final and never
-// changes; visible lines may.
+// state; erase and cursor moves apply while a line is visible; the text
+// has no attributes (the screen keeps them per cell: see below). A line
+// that scrolled into the history is final and never changes; visible
+// lines may.
 //
 // Which rows join is decided by wrapped flags, and which blanks count by
 // the cells a row has used, so the row operations (erase, insert and
@@ -56,6 +60,33 @@
 // characters (CJK, most emoji) take two columns, combining marks and
 // format characters join the character before.
 //
+// # Attributes and Render
+//
+// Each cell keeps the pen it was drawn with (SGR: the 16, 256 and 24-bit
+// colours in their ';' and ':' forms, bold, dim, italic, underline and its
+// style, blink, reverse, invisible, strikethrough, overline), so that a
+// person who starts watching while vim or top runs sees the screen in
+// colour. Erasing, inserting, deleting and scrolling fill with the current
+// background colour, as in tmux and xterm (BCE). A row holds pens only
+// once something on it was drawn with one: the emulator interns the
+// distinct pens in a table (at most 65,535; when it fills, it is
+// compacted to the pens on the screens), and such a row holds a two-byte
+// index per cell.
+//
+// Render writes what a new terminal of the same size (xterm.js in a
+// browser) needs to show the same and to draw what follows the same: the
+// newest history lines as text, scrolled into its scrollback; the main
+// screen; the alternate screen over it while a program shows one; the
+// saved cursor, tab stops, scroll region, modes, cursor and pen. Rows the
+// terminal wrapped are drawn so that the new terminal wraps them too. The
+// tests feed Render's output to a new emulator and compare every cell's
+// text and pen, the modes and the cursor, for fixed screens and random
+// streams. Two states tmux's grid keeps and a terminal such as xterm.js
+// does not are drawn as well as the new terminal allows: halves of a wide
+// character that ICH, DCH or an erase moved apart (a person sees blanks
+// there), and a cursor that DECRC put below the scroll region in origin
+// mode (placed at the region's bottom).
+//
 // # Queries
 //
 // A program may ask the terminal things and wait for the answer (vim,
@@ -87,9 +118,10 @@
 // sequence keeps at most MaxOSCPayload bytes however long it runs, CSI
 // parameters saturate, malformed UTF-8 becomes U+FFFD, and a logical line
 // longer than Options.HistoryBytes is cut into several final lines. Rows
-// hold cells only as far as something was written on them, and the
-// alternate screen exists only while a program uses it: a new 40×160
-// emulator costs about 3 KiB, one showing a full 40×160 screen about 30 KB.
+// hold cells only as far as something was written on them (and pens only
+// once one was drawn with one), and the alternate screen exists only
+// while a program uses it: a new 40×160 emulator costs about 3.5 KiB, one
+// showing a full 40×160 screen about 34 KB, 44 KB in colour (TestMemory).
 //
 // # Why a package of its own
 //
@@ -111,7 +143,9 @@
 //     characters, malformed UTF-8 dropped instead of U+FFFD, and Write
 //     returns short on a character split across chunks; 42 of 49 screens.
 //   - this package: 95–190 MB/s on seq and 165–260 MB/s on colour output
-//     (the machine is shared; BenchmarkFeed), 2 KiB idle, joined wrapped
+//     (the machine is shared; BenchmarkFeed; measured before pens were
+//     kept, which costs colour output about 10% and seq nothing), 2 KiB
+//     idle (3.5 KiB since pens are kept), joined wrapped
 //     lines, 48 of 49 screens (the other shows U+FFFD where tmux drops
 //     malformed UTF-8). Read from a real PTY, `seq 1 300000` arrives at
 //     13 MB/s with or without the emulator in the read loop (BenchmarkPTY,

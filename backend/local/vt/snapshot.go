@@ -10,8 +10,8 @@ import (
 // Screen is a snapshot of what the terminal shows.
 type Screen struct {
 	// Rows holds the text of every row, top to bottom, as
-	// `tmux capture-pane -p` shows it: attributes dropped, a wide character
-	// once, trailing blanks trimmed.
+	// `tmux capture-pane -p` shows it: without attributes (Emulator.Cell
+	// has them), a wide character once, trailing blanks trimmed.
 	Rows []string
 	// CursorRow and CursorCol are the cursor's cell, counted from 0.
 	CursorRow, CursorCol int
