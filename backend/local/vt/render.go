@@ -165,8 +165,9 @@ func (r *renderer) partial(text []byte) bool {
 // continueRow starts a row from the pending-wrap position at the end of
 // the row above: the character printed next wraps. When the row does not
 // start with a character, a space does it. A wrap that scrolls fills the
-// new row with the pen's background, so when the character has one, the
-// rest is erased again. It returns the first cell left to draw.
+// new row with the pen's background in xterm.js (not in tmux or this
+// package), so when the character has one, the rest is erased again. It
+// returns the first cell left to draw.
 func (r *renderer) continueRow(l *line, scrolls bool) int {
 	if len(l.cells) == 0 || l.cells[0] == blank || l.cells[0] == tail {
 		r.space(l, 0)

@@ -42,9 +42,7 @@ func (e *Emulator) printASCII(b []byte) {
 	}
 	for len(b) > 0 {
 		if e.x >= e.cols {
-			e.cur().wrapped = true
-			e.index()
-			e.x = 0
+			e.wrap()
 		}
 		n := min(len(b), e.cols-e.x)
 		l := e.cur()
@@ -91,9 +89,7 @@ func (e *Emulator) print(r rune) {
 		e.insertBlanks(w)
 	}
 	if e.x > e.cols-w {
-		e.cur().wrapped = true
-		e.index()
-		e.x = 0
+		e.wrap()
 	}
 	l := e.cur()
 	if r == ' ' && e.x >= len(l.cells) && e.modes&modeInsert == 0 && e.penIx == 0 {
@@ -121,6 +117,19 @@ func (e *Emulator) print(r rune) {
 	} else {
 		e.x += w
 	}
+}
+
+// wrap moves the cursor to the start of the next row for a character
+// that does not fit, marking the row wrapped. A scroll it causes fills
+// the new row with the default background, as in tmux (a line feed fills
+// it with the current one).
+func (e *Emulator) wrap() {
+	e.cur().wrapped = true
+	bg := e.bgIx
+	e.bgIx = 0
+	e.index()
+	e.bgIx = bg
+	e.x = 0
 }
 
 // combine attaches a zero-width character to the one before the cursor.
