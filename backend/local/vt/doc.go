@@ -67,7 +67,9 @@
 // style, blink, reverse, invisible, strikethrough, overline), so that a
 // person who starts watching while vim or top runs sees the screen in
 // colour. Erasing, inserting, deleting and scrolling fill with the current
-// background colour, as in tmux and xterm (BCE). A row holds pens only
+// background colour, as in tmux and xterm (BCE; a scroll caused by a wrap
+// fills with the default one, as in tmux). The oracle tests compare every
+// cell's pen with what `tmux capture-pane -e` shows. A row holds pens only
 // once something on it was drawn with one: the emulator interns the
 // distinct pens in a table (at most 65,535; when it fills, it is
 // compacted to the pens on the screens), and such a row holds a two-byte
