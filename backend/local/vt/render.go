@@ -124,7 +124,7 @@ func (r *renderer) screen(s *screen, partial []byte) {
 		case cont:
 			from = r.continueRow(l, scrolls)
 		case y > 0:
-			r.setPen(Pen{Bg: DefaultColor}) // a scroll fills the new row with the background
+			r.setPen(Pen{}) // a line feed that scrolls fills the new row with the background
 			r.b = append(r.b, "\r\n"...)
 			r.x = 0
 		}
