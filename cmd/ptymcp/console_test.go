@@ -99,8 +99,7 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 	if strings.Contains(b.Output(), "#token=") {
 		t.Fatal("the page logged its token")
 	}
-	shot := filepath.Join(t.TempDir(), "console.png")
-	b.Screenshot(shot)
+	docShot(t, b, "console.png")
 
 	share := c.ok(tools.TerminalShare, obj{"sessionId": id, "label": "build for ana"})
 	link := share.str("url")
@@ -114,6 +113,16 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 	c.send(id, `printf 'next-%d \033[31mlive-red\033[0m\n' 42`)
 	b.WaitJS(bufferText+`.includes("next-42 live-red")`, 15*time.Second)
 	b.WaitJS(`[...document.querySelectorAll(".xterm-rows span")].some(s => s.textContent.includes("live-red") && s.className.includes("xterm-fg-1"))`, 5*time.Second)
+
+	// A page opened while vim runs shows vim's screen in colour: its
+	// status line in reverse video, from the picture alone.
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "vim -u NONE -N -n -c 'set laststatus=2' -c 'syntax on' notes.sh"})
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "i#!/bin/sh\recho \"hello\" # a comment", "submit": false, "keys": []string{"Escape"}})
+	b.Open("about:blank")
+	b.Open(link)
+	b.WaitJS(`[...document.querySelectorAll(".xterm-rows span")].some(s => s.textContent.includes("notes.sh") && s.className.includes("xterm-bg-257"))`, 15*time.Second)
+	docShot(t, b, "live-vim.png")
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": ":q!"})
 
 	// The link cannot type: the server refuses what a page sends.
 	tok := link[strings.Index(link, "#token=")+len("#token="):]
@@ -171,4 +180,16 @@ func TestHTTPConsoleInBrowser(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("/mcp without the token: %d", res.StatusCode)
 	}
+}
+
+// docShot saves a screenshot of the page: into PTYACTOR_DOC_SHOTS when
+// set (the pictures in docs/img are taken so), else into the test's
+// temporary folder.
+func docShot(t *testing.T, b *browser.Browser, name string) {
+	t.Helper()
+	dir := os.Getenv("PTYACTOR_DOC_SHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	b.Screenshot(filepath.Join(dir, name))
 }
