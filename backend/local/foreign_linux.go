@@ -31,13 +31,20 @@ func (s *session) ClearForeignInput() (string, []byte) {
 	s.mu.Lock()
 	typed, long, atPrompt := s.prompt.editorLine()
 	s.mu.Unlock()
-	if !atPrompt || typed == "" && s.inputConsumed() {
+	if !atPrompt {
 		return "", nil
 	}
 	if pgid, err := s.Foreground(); err != nil || pgid != s.PID() {
 		return "", nil
 	}
-	queued := s.takeQueuedInput()
+	// Answers still waiting to be written answer a program that is gone
+	// (its queries were parsed before the prompt): written now, they
+	// would be typed ahead of the send.
+	dropped := s.dropReplies()
+	if typed == "" && dropped == "" && s.inputConsumed() {
+		return "", nil
+	}
+	queued := dropped + s.takeQueuedInput()
 	var keys []byte
 	if typed != "" {
 		// The line editor holds it: the shell must be the one waiting.

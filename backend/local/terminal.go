@@ -155,6 +155,15 @@ func (s *session) noteQuiet(fd int) {
 	s.replies.mu.Unlock()
 }
 
+// dropReplies drops the answers waiting to be written and returns them.
+func (s *session) dropReplies() string {
+	s.replies.mu.Lock()
+	defer s.replies.mu.Unlock()
+	dropped := string(s.replies.pending)
+	s.replies.pending = s.replies.pending[:0]
+	return dropped
+}
+
 func (s *session) writeReplies() {
 	defer s.replies.wg.Done()
 	for {
