@@ -97,6 +97,17 @@ func (w *Watch) Next(ctx context.Context) (Frame, error) {
 	}
 }
 
+// Skip returns a picture of what the terminal shows now, without its
+// scrollback, and a gap: for a viewer too far behind to draw every byte (a
+// flood), the screen is what a person can still see. The events after it
+// follow from the next Next.
+func (w *Watch) Skip() Frame {
+	w.started = true
+	p := w.src.Picture(0)
+	w.seq, w.fresh = p.Seq, true
+	return Frame{Picture: &p, Gap: true}
+}
+
 // picture starts again from what the terminal shows; the events after it
 // follow from the next call.
 func (w *Watch) picture(gap bool) Frame {

@@ -30,6 +30,8 @@ type Source interface {
 // Watcher is a followed session: actors.Watch is one.
 type Watcher interface {
 	Next(ctx context.Context) (actors.Frame, error)
+	// Skip jumps to a picture of the screen now (and a gap).
+	Skip() actors.Frame
 }
 
 // Entry is one session in the console's list.

@@ -370,3 +370,30 @@ func TestConsoleBadges(t *testing.T) {
 		t.Fatalf("secret prompt read by %q, want python3", r)
 	}
 }
+
+// A viewer behind a flood does not stream every byte: it jumps to the
+// screen as it is (a picture without scrollback, marked as a gap), and
+// still ends at what the terminal shows.
+func TestFloodViewerJumps(t *testing.T) {
+	s := serve(t)
+	ctx := testkit.Ctx(t)
+	c, err := s.dial(s.srv.URL, true, hello{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{t: t, c: c}
+	r.until("$ ")
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "seq 1 300000; echo flood-$((6*7))", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.until("flood-42")
+	gaps := 0
+	for _, m := range r.msgs {
+		if m["t"] == "picture" && m["gap"] == true {
+			gaps++
+		}
+	}
+	if gaps == 0 {
+		t.Fatal("the viewer streamed the whole flood; want a jump to the screen")
+	}
+}

@@ -103,6 +103,22 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// catchUpBytes is the most output one frame streams: beyond it (4 MB/s at
+// frameEvery, far above what a person reads) the viewer jumps to the
+// screen as it is, with a gap mark.
+const catchUpBytes = 64 << 10
+
+// outputBytes is the output a frame's events carry.
+func outputBytes(evs []record.Event) int {
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind == record.KindOutput {
+			n += len(ev.Data)
+		}
+	}
+	return n
+}
+
 // linkFor checks a share token for session id.
 func (s *Server) linkFor(token string, id messages.SessionID) (Link, error) {
 	if s.opts.Links == nil || token == "" {
@@ -211,6 +227,12 @@ func (v *viewer) follow(ctx context.Context, w Watcher) error {
 			return err
 		}
 		last = time.Now()
+		if f.Picture == nil && outputBytes(f.Events) > catchUpBytes {
+			// Too far behind to draw every byte: the screen now. A
+			// person cannot read a flood; every viewer streaming it
+			// would cost the machine the flood's bytes once per viewer.
+			f = w.Skip()
+		}
 		if err := v.frame(ctx, f); err != nil {
 			return err
 		}

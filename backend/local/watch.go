@@ -3,6 +3,7 @@ package local
 import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"time"
 )
 
 var _ backend.Watchable = (*session)(nil)
@@ -25,9 +26,23 @@ func (s *session) Ended(seq uint64) bool { return s.stream.done(seq) }
 func (s *session) Picture(history int) messages.Picture {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	now := time.Now()
+	if history == 0 && s.skipPicture.Draw != nil && now.Sub(s.skipPictureAt) < pictureReuse {
+		// Viewers behind a flood all jump to the screen every frame: one
+		// drawing serves them all, and the pump waits for one Render.
+		return s.skipPicture
+	}
 	size := s.screen.Size()
-	return messages.Picture{Draw: s.screen.Render(history), Rows: size.Rows, Cols: size.Cols, Seq: s.stream.shown()}
+	p := messages.Picture{Draw: s.screen.Render(history), Rows: size.Rows, Cols: size.Cols, Seq: s.stream.shown()}
+	if history == 0 {
+		s.skipPicture, s.skipPictureAt = p, now
+	}
+	return p
 }
+
+// pictureReuse is how long a picture without scrollback serves the
+// viewers that ask for one: a frame of theirs.
+const pictureReuse = 16 * time.Millisecond
 
 // Activity implements backend.Watchable: the badge from the kernel (the
 // foreground program blocked reading the terminal, the terminal's echo
