@@ -79,6 +79,13 @@ func (w *Watch) Next(ctx context.Context) (Frame, error) {
 			evs, _ = w.src.Events(0)
 			lost = false
 		}
+		if lost {
+			// Away longer than the window: what it no longer holds, from
+			// the record, then the window.
+			if older, ok := w.src.Older(w.seq); ok && len(older) > 0 {
+				evs, lost = older, false
+			}
+		}
 		w.fresh = false
 		switch {
 		case lost:

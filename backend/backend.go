@@ -251,6 +251,11 @@ type Watchable interface {
 	Picture(history int) messages.Picture
 	// Activity returns what the session is doing now (kernel facts).
 	Activity() messages.Activity
+	// Older returns events after seq that the window of recent events no
+	// longer holds, from the session's record when one is written (a
+	// batch at a time, in order, none past the window's start), and false
+	// when they are gone (no record, or it was cut past seq).
+	Older(seq uint64) ([]record.Event, bool)
 }
 
 // Recorder is a session that keeps the session's numbered event stream

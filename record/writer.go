@@ -261,6 +261,10 @@ func (w *Writer) Append(ev Event) error {
 	return nil
 }
 
+// Path is the record's path (its first segment's name); empty for a
+// Writer on an io.Writer.
+func (w *Writer) Path() string { return w.path }
+
 // WantsScreen reports, once, that the current segment is full and the
 // next begins at the checkpoint the caller appends next (Options.Screens).
 func (w *Writer) WantsScreen() bool { return w.wantScreen.CompareAndSwap(true, false) }

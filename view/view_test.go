@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -36,9 +37,11 @@ type served struct {
 	now   time.Time
 }
 
-func serve(t *testing.T) *served {
+func serve(t *testing.T) *served { return serveWith(t, local.Options{}) }
+
+func serveWith(t *testing.T, lopts local.Options) *served {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
+	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(lopts)}})
 	o := fixture.Owner(t, svc, "agent")
 	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Name: "build"})
 	if err != nil {
@@ -395,5 +398,47 @@ func TestFloodViewerJumps(t *testing.T) {
 	}
 	if gaps == 0 {
 		t.Fatal("the viewer streamed the whole flood; want a jump to the screen")
+	}
+}
+
+// A viewer away longer than the session keeps events resumes from the
+// record: the output after its last number, byte for byte as recorded,
+// then the window; no picture, no gap.
+func TestResumeFromTheRecord(t *testing.T) {
+	s := serveWith(t, local.Options{Record: local.Record{Dir: filepath.Join(t.TempDir(), "records")}})
+	ctx := testkit.Ctx(t)
+	res, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo away-from-here", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := res.Seq
+	// More than the window (512 KiB) after it.
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "seq 1 200000 | sed 's/^/line /'; echo back-$((6*7))", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.sh.Watch(ctx, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for !strings.Contains(got.String(), "back-42") {
+		f, err := w.Next(ctx)
+		if err != nil || f.Picture != nil {
+			t.Fatalf("resume from %d: picture %v, %v; want events", since, f.Picture != nil, err)
+		}
+		for _, ev := range f.Events {
+			if ev.Kind == "o" {
+				got.WriteString(ev.Data)
+			}
+		}
+	}
+	out := got.String()
+	for _, want := range []string{"line 1\r\n", "line 100000\r\n", "line 200000\r\n"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("resumed output lacks %q (%d bytes)", want, len(out))
+		}
+	}
+	if strings.Count(out, "line 150000\r\n") != 1 {
+		t.Fatal("a line came twice or never")
 	}
 }

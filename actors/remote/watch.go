@@ -261,6 +261,10 @@ func (m *mirror) Changed(seq uint64) <-chan struct{} {
 }
 
 // Ended implements backend.Watchable.
+// Older implements backend.Watchable: the mirror keeps no record; a
+// viewer past its window gets a picture and a gap.
+func (m *mirror) Older(uint64) ([]record.Event, bool) { return nil, false }
+
 func (m *mirror) Ended(seq uint64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -43,6 +43,8 @@ type Record struct {
 type recordSink struct {
 	w    *record.Writer
 	host string
+	path string // the record's first segment
+	key  []byte
 	// closed runs once the writer is closed: the record is no longer
 	// this backend's to keep.
 	closed func()
@@ -79,7 +81,7 @@ func (b *Backend) openStream(spec messages.SpawnSpec) (*stream, error) {
 		b.records.remove(name)
 		b.prune()
 	}
-	return newStream(nil, &recordSink{w: w, host: rc.Host, closed: closed}, start), nil
+	return newStream(nil, &recordSink{w: w, host: rc.Host, path: w.Path(), key: rc.Key, closed: closed}, start), nil
 }
 
 // openRecords is the records a backend is writing, by name in the

@@ -292,6 +292,58 @@ func (st *stream) since(seq uint64) ([]record.Event, bool) {
 	return append([]record.Event(nil), st.ring[i:]...), lost
 }
 
+// olderBatch bounds the text of the events one older call returns.
+const olderBatch = 1 << 20
+
+// older reads back from the record the events after seq that the window
+// no longer holds, up to its start: for a viewer away longer than the
+// window. The record is flushed first (its newest events may still be
+// queued). False: nothing is recorded, or the record no longer reaches
+// back to seq (a cap cut it).
+func (st *stream) older(seq uint64) ([]record.Event, bool) {
+	st.mu.Lock()
+	sink := st.sink
+	first := st.seq + 1
+	if len(st.ring) > 0 {
+		first = st.ring[0].Seq
+	}
+	st.mu.Unlock()
+	if sink == nil || seq+1 >= first {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if sink.w.Flush(ctx) != nil {
+		return nil, false
+	}
+	r, err := record.Open(sink.path, sink.key)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	var out []record.Event
+	size := 0
+	for size < olderBatch {
+		ev, err := r.Next()
+		if err != nil {
+			break
+		}
+		switch {
+		case ev.Kind == record.KindCheckpoint || ev.Kind == record.KindEnd:
+			continue // the writer's, numbered as the event before them
+		case ev.Seq <= seq:
+			continue
+		case len(out) == 0 && ev.Seq != seq+1:
+			return nil, false // cut: the events right after seq are gone
+		case ev.Seq >= first:
+			return out, true // the window has the rest
+		}
+		out = append(out, ev)
+		size += len(ev.Data)
+	}
+	return out, len(out) > 0
+}
+
 // shown is the sequence of the newest event the screen shows.
 func (st *stream) shown() uint64 {
 	st.mu.Lock()

@@ -3,6 +3,7 @@ package local
 import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
 	"time"
 )
 
@@ -39,6 +40,10 @@ func (s *session) Picture(history int) messages.Picture {
 	}
 	return p
 }
+
+// Older implements backend.Watchable: the events after seq that the
+// window lost, read back from the session's record.
+func (s *session) Older(seq uint64) ([]record.Event, bool) { return s.stream.older(seq) }
 
 // pictureReuse is how long a picture without scrollback serves the
 // viewers that ask for one: a frame of theirs.
