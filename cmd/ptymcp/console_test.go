@@ -140,6 +140,12 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 	b.Open(link)
 	b.WaitJS(`window.ptyView && window.ptyView.error && window.ptyView.error.includes("forbidden")`, 10*time.Second)
 
+	// While getpass waits, the console says the terminal wants a secret.
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": `python3 -c "import getpass; getpass.getpass('pw: ')"`})
+	b.Open(consoleURL)
+	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("secret prompt")`, 15*time.Second)
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "", "keys": []string{"Ctrl-C"}, "submit": false})
+
 	if lose != nil {
 		lose()
 		b.Open(consoleURL)
