@@ -25,8 +25,10 @@ func TestFetchRecordingFromAHost(t *testing.T) {
 		return
 	}
 	dir := filepath.Join(t.TempDir(), "recordings")
-	// Capped at 512 KiB: the output below leaves the record in segments.
-	h := startHost(t, "-record-dir", dir, "-record-max-bytes", "524288")
+	// Capped at 1 MiB (segments of 256 KiB): the output below (3 MB of
+	// record) is cut, and what the cap keeps is at least one whole
+	// segment and the current one, more than one piece of the fetch.
+	h := startHost(t, "-record-dir", dir, "-record-max-bytes", "1048576")
 	svc, o := newClient(t, h)
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
@@ -36,7 +38,7 @@ func TestFetchRecordingFromAHost(t *testing.T) {
 	if _, err := sh.Mark(ctx, "before the flood"); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := sh.Send(ctx, messages.SendRequest{Text: "seq 1 120000", Submit: true}); err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+	if res, err := sh.Send(ctx, messages.SendRequest{Text: "seq 1 300000", Submit: true}); err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
 		t.Fatalf("seq: %+v, %v", res, err)
 	}
 	rep, err := sh.Close(ctx, "test")
