@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -92,8 +93,15 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	if v.send(ctx, map[string]any{"t": "hello", "id": id, "name": entry.Name, "label": label, "readOnly": true}) != nil {
 		return
 	}
-	go v.refuseInput(ctx, cancel)
-	go v.states(ctx, entry)
+	// The reader and the badge loop end with ctx; the handler returns
+	// only once they have (the socket is closed by then, which ends the
+	// reader's Read).
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); v.refuseInput(ctx, cancel) }()
+	go func() { defer wg.Done(); v.states(ctx, entry) }()
+	defer wg.Wait()
+	defer cancel()
 	err = v.follow(ctx, watcher)
 	switch {
 	case errors.Is(err, io.EOF):
