@@ -74,6 +74,10 @@ func (s *served) dial(origin string, bearer bool, h hello) (*websocket.Conn, err
 		return nil, err
 	}
 	s.t.Cleanup(func() { c.CloseNow() })
+	// A page reads messages of any size; an output message is up to
+	// 8+frameBytes (more when one read was larger), past the client's
+	// default limit of 32 KiB.
+	c.SetReadLimit(1 << 24)
 	h.T = "hello"
 	b, _ := json.Marshal(h)
 	if err := c.Write(testkit.Ctx(s.t), websocket.MessageText, b); err != nil {
