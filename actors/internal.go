@@ -81,6 +81,14 @@ type (
 		err     error
 		skipped bool
 	}
+	// foreignCleared: the shell took the foreign input a send's start
+	// found it reading (awaitClear).
+	foreignCleared struct {
+		foreign   string // discarded meanwhile
+		keys      []byte // the erasure, to write first
+		timedOut  bool   // the shell never showed it waits: no erasure
+		abandoned bool   // cancelled or settled meanwhile: nothing is written
+	}
 	interruptDone struct {
 		pgid int // the group the SIGINT reached
 		err  error

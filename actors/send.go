@@ -96,6 +96,9 @@ type sendActor struct {
 	// foreign is the input nobody sent that was discarded before this
 	// send's was written (backend.ForeignInputClearer).
 	foreign string
+	// clearing: the send has not begun; it waits for the shell to take
+	// the foreign input (awaitClear).
+	clearing bool
 	// lines are the input's lines still to be typed, each with its Enter:
 	// the next is written once the program reading the terminal consumed
 	// the previous one and waits again.
@@ -160,7 +163,7 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.self, a.sys, a.parent = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
 		a.start()
 	case *factOutput:
-		if !a.settled() && m.epoch >= a.firstEpoch {
+		if !a.settled() && !a.clearing && m.epoch >= a.firstEpoch {
 			a.ev.outputSeen = true
 			a.ev.lastActivity = a.clock.Now()
 			if a.pattern != nil && a.phase == phaseCollecting && a.matchPattern() {
@@ -203,6 +206,8 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.stopTimers()
 	case *writeDone:
 		a.onWriteDone(m)
+	case *foreignCleared:
+		a.onForeignCleared(m)
 	case *interruptDone:
 		a.onInterruptDone(m)
 	case *timerFired:
@@ -302,6 +307,9 @@ func (a *sendActor) stopTimers() {
 func (a *sendActor) readOutput() *ReadSendOutputReply {
 	if a.settled() {
 		return &ReadSendOutputReply{Settled: true}
+	}
+	if a.clearing {
+		return &ReadSendOutputReply{} // not begun: no output of its own yet
 	}
 	r := a.bs.TakeOutput()
 	a.ev.truncated = a.ev.truncated || r.Truncated

@@ -30,6 +30,10 @@ func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
 	}
 	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
+	if a.clearing {
+		// The send never began: its input is never written.
+		a.gate.CompareAndSwap(gateOpen, gateClosed)
+	}
 	durable := a.recordSettle()
 	if await != nil || durable != nil {
 		// The result waits, off the mailbox, for the receipt and for its
@@ -74,6 +78,9 @@ const (
 // backend still held, for a wait with a cursor the output since that
 // cursor, and before it what a pattern kept, within MaxReadBytes.
 func (a *sendActor) finalOutput() messages.SendRead {
+	if a.clearing {
+		return messages.SendRead{} // it never began (awaitClear)
+	}
 	out := a.bs.EndSend()
 	if a.isWait() && a.since != nil {
 		// A wait shows the output since the caller's cursor, what was

@@ -21,7 +21,7 @@ func (a *sendActor) markerSettles() bool {
 }
 
 func (a *sendActor) onPrompt(f backend.PromptFact) {
-	if a.phase != phaseCollecting || f.Epoch != a.epoch {
+	if a.phase != phaseCollecting || a.clearing || f.Epoch != a.epoch {
 		return
 	}
 	if f.ShellForeground && a.markerSettles() {

@@ -77,12 +77,18 @@ type TryWriter interface {
 // pushed with TIOCSTI), so that the next send's line runs as written.
 type ForeignInputClearer interface {
 	// ClearForeignInput runs before a send's input is written. When the
-	// shell waits at its prompt (the kernel shows it blocked reading the
-	// terminal) with input the previous send did not leave there, it
-	// takes that input from the terminal's queue and returns it, with the
-	// keys that empty the line editor's buffer, to be written first.
-	// Otherwise it returns nothing; it never waits.
-	ClearForeignInput() (foreign string, keys []byte)
+	// shell waits at its prompt with input the previous send did not
+	// leave there, it takes that input from the terminal's queue and
+	// returns it, with the keys that empty the line editor's buffer, to be
+	// written first. The keys need the kernel's proof that the shell
+	// itself waits for input with nothing left to read and its echo
+	// parsed: a shell still taking the foreign input (its line editor
+	// between two reads) holds some of it where no queue shows it. Until
+	// that is proven it reports busy, with what it took so far: the
+	// caller writes nothing yet and asks again a moment later with retry
+	// set (which looks for the proof even when nothing is left to take),
+	// until it is not busy. Otherwise it returns nothing; it never waits.
+	ClearForeignInput(retry bool) (foreign string, keys []byte, busy bool)
 }
 
 // StdinProber is an optional Session capability: the exact tier. It

@@ -5,17 +5,21 @@ package test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"golang.org/x/sys/unix"
 )
@@ -202,4 +206,83 @@ func TestForeignInputDiscardedAtThePrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A shell still taking foreign input when a send starts (here: stopped
+// with it in its line editor, as one between two reads of it) holds
+// bytes no queue shows: the send waits until the kernel shows the shell
+// waiting again, then erases the line and runs as written.
+func TestSendWaitsForTheShellToTakeForeignInput(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	resume := stopWithForeignInput(t, h, sp)
+	// StartSend returns once the send started: its clear found the shell
+	// not waiting.
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "echo clean-$((6*7))", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resume()
+	res, err := op.Result(testkit.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.WaitReason != messages.WaitStdinRead || !hasLine(res.Viewport, "clean-42") || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("the command did not run as sent: %s, exit %s, viewport %q", res.WaitReason, codeString(res.ExitCode), res.Viewport)
+	}
+	if res.ForeignInput != "62;22c" {
+		t.Fatalf("discarded %q, want the answer as echoed", res.ForeignInput)
+	}
+}
+
+// A send cancelled while it waits for the shell to take foreign input
+// writes nothing; the next one clears the input and runs.
+func TestSendCancelledWhileForeignInputIsTaken(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	resume := stopWithForeignInput(t, h, sp)
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "echo never-written", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !op.Cancel() {
+		t.Fatal("the waiting send refused the cancel")
+	}
+	if _, err := op.Result(testkit.Ctx(t)); !errors.Is(err, messages.ErrAbortedBeforeWrite) {
+		t.Fatalf("cancelled send: %v, want ErrAbortedBeforeWrite", err)
+	}
+	resume()
+	res := h.prompt(sp.ID(), "echo clean-$((6*7))", 0)
+	if !hasLine(res.Viewport, "clean-42") || strings.Contains(res.Viewport, "never-written") {
+		t.Fatalf("viewport %q", res.Viewport)
+	}
+	if res.ForeignInput != "62;22c" {
+		t.Fatalf("discarded %q, want the answer as echoed", res.ForeignInput)
+	}
+}
+
+// stopWithForeignInput leaves the terminal's answer to the shell's own
+// query (printf is a builtin, so the answer is the shell's input) in the
+// line editor, stops the shell, and returns what continues it.
+func stopWithForeignInput(t *testing.T, h *harness, sp *actors.Session) (resume func()) {
+	t.Helper()
+	h.send(sp.ID(), `printf '\e[c'`)
+	testkit.WaitFor(t, 10*time.Second, "the answer in the line editor", func() bool {
+		sc, err := sp.Screen(testkit.Ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.HasSuffix(strings.TrimRight(sc.Rows[sc.CursorRow], " "), "$ 62;22c")
+	})
+	if err := unix.Kill(sp.PID(), unix.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	resume = func() { once.Do(func() { _ = unix.Kill(sp.PID(), unix.SIGCONT) }) }
+	t.Cleanup(resume)
+	testkit.WaitFor(t, 10*time.Second, "the shell stopped", func() bool {
+		st, err := linux.ReadStat(linux.FS{}, sp.PID())
+		return err == nil && st.State == 'T'
+	})
+	return resume
 }

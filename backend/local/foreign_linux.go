@@ -21,40 +21,47 @@ var clearLine = []byte{0x01, 0x0b}
 // shows two ways: bytes still in the terminal's input queue, and a line
 // in readline's buffer, which readline echoes after the prompt. The cheap
 // looks come first (a poll, the line after the prompt); only when one finds
-// something does the kernel have to prove the shell waits at its prompt,
-// since a program reading the terminal would be the input's rightful
-// reader.
-func (s *session) ClearForeignInput() (string, []byte) {
+// something (or on a retry) does the kernel have to prove the shell waits
+// at its prompt, since a program reading the terminal would be the
+// input's rightful reader, and a shell still reading holds bytes it has
+// not echoed yet, which would end up in front of the send's line.
+func (s *session) ClearForeignInput(retry bool) (string, []byte, bool) {
 	if s.lineOpen.Load() {
-		return "", nil // the caller's own unfinished line
+		return "", nil, false // the caller's own unfinished line
 	}
 	s.mu.Lock()
-	typed, long, atPrompt := s.prompt.editorLine()
+	typed, _, atPrompt := s.prompt.editorLine()
 	s.mu.Unlock()
 	if !atPrompt {
-		return "", nil
+		return "", nil, false
 	}
 	if pgid, err := s.Foreground(); err != nil || pgid != s.PID() {
-		return "", nil
+		return "", nil, false
 	}
 	// Answers still waiting to be written answer a program that is gone
 	// (its queries were parsed before the prompt): written now, they
 	// would be typed ahead of the send.
 	dropped := s.dropReplies()
-	if typed == "" && dropped == "" && s.inputConsumed() {
-		return "", nil
+	if !retry && typed == "" && dropped == "" && s.inputConsumed() {
+		return "", nil, false
 	}
 	queued := dropped + s.takeQueuedInput()
-	var keys []byte
-	if typed != "" {
-		// The line editor holds it: the shell must be the one waiting.
-		obs, err := s.ProbeStdin()
-		if err != nil || !obs.Supported || !obs.Shell || !obs.Waiting {
-			return quoteForeign(queued, false), nil
-		}
-		keys = clearLine
+	obs, err := s.ProbeStdin()
+	if err != nil || !obs.Supported {
+		return quoteForeign(queued, false), nil, false // no proof: no keys
 	}
-	return quoteForeign(typed+queued, long), keys
+	if !obs.Shell || !obs.Waiting || !obs.InputConsumed || !obs.Drained {
+		return quoteForeign(queued, false), nil, true
+	}
+	// The shell waits with everything it read echoed and parsed: its
+	// line is the editor's whole buffer.
+	s.mu.Lock()
+	typed, long, atPrompt := s.prompt.editorLine()
+	s.mu.Unlock()
+	if !atPrompt {
+		return quoteForeign(queued, false), nil, false
+	}
+	return quoteForeign(typed+queued, long), clearLine, false
 }
 
 // takeQueuedInput reads what waits in the terminal's input queue through
