@@ -59,6 +59,8 @@ func eventOwner(evt any) (messages.Owner, messages.SessionID, bool) {
 		return e.Owner, e.Session, true
 	case *EventCleanupFailed:
 		return e.Owner, e.Session, true
+	case *EventControlChanged:
+		return e.Owner, e.Session, true
 	}
 	return messages.Owner{}, "", false
 }

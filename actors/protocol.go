@@ -202,11 +202,57 @@ type ScreenReply struct {
 	Err    error
 }
 
-// Resize sets a session's terminal size. Reply: *ResizeReply.
+// Resize sets a session's terminal size. Reply: *ResizeReply. While a
+// person holds the session's input only they resize it: ControlEpoch is
+// their hold's epoch (zero: the agent's resize, refused then).
 type Resize struct {
-	Owner      messages.Owner
-	Session    messages.SessionID
-	Rows, Cols int
+	Owner        messages.Owner
+	Session      messages.SessionID
+	Rows, Cols   int
+	ControlEpoch uint64
+}
+
+// TakeControl gives a session's input to a person: a send in flight
+// settles at once with cause taken_over, and the agent's input is
+// refused (ErrControlHeld) until ReturnControl. Reply: *ControlReply.
+type TakeControl struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+	Request messages.TakeControlRequest
+}
+
+// ControlReply answers TakeControl with the new control state.
+type ControlReply struct {
+	Control messages.Control
+	Err     error
+}
+
+// ControlInput is input a person types while holding control of epoch
+// Epoch: written in order, and refused (ErrControlStale) once control
+// moved on. Reply: *ControlInputReply, once written.
+type ControlInput struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+	Epoch   uint64
+	Data    []byte
+}
+
+// ControlInputReply answers ControlInput.
+type ControlInputReply struct{ Err error }
+
+// ReturnControl hands a session's input back to the agent from the hold
+// of epoch Epoch. Reply: *ReturnControlReply, with the summary the
+// agent's next result carries.
+type ReturnControl struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+	Epoch   uint64
+}
+
+// ReturnControlReply answers ReturnControl.
+type ReturnControlReply struct {
+	Handback messages.Handback
+	Err      error
 }
 
 // ResizeReply answers Resize.
@@ -304,6 +350,15 @@ type EventSessionClosed struct {
 	Session messages.SessionID
 	Reason  string
 	Report  messages.CloseReport
+}
+
+// EventControlChanged: a session's input changed hands; Handback is set
+// when it came back to the agent.
+type EventControlChanged struct {
+	Owner    messages.Owner
+	Session  messages.SessionID
+	Control  messages.Control
+	Handback *messages.Handback
 }
 
 // EventCleanupFailed: a close left survivors or failed.

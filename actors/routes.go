@@ -44,6 +44,9 @@ func (m *GetScreen) target() (messages.Owner, messages.SessionID)      { return 
 func (m *Resize) target() (messages.Owner, messages.SessionID)         { return m.Owner, m.Session }
 func (m *Mark) target() (messages.Owner, messages.SessionID)           { return m.Owner, m.Session }
 func (m *WatchSession) target() (messages.Owner, messages.SessionID)   { return m.Owner, m.Session }
+func (m *TakeControl) target() (messages.Owner, messages.SessionID)    { return m.Owner, m.Session }
+func (m *ControlInput) target() (messages.Owner, messages.SessionID)   { return m.Owner, m.Session }
+func (m *ReturnControl) target() (messages.Owner, messages.SessionID)  { return m.Owner, m.Session }
 
 func (m *StartSend) refuse(err error) any { return &StartSendReply{Err: err} }
 func (m *AwaitSend) refuse(err error) any {
@@ -60,6 +63,9 @@ func (m *GetScreen) refuse(err error) any      { return &ScreenReply{Err: err} }
 func (m *Resize) refuse(err error) any         { return &ResizeReply{Err: err} }
 func (m *Mark) refuse(err error) any           { return &MarkReply{Err: err} }
 func (m *WatchSession) refuse(err error) any   { return &WatchReply{Err: err} }
+func (m *TakeControl) refuse(err error) any    { return &ControlReply{Err: err} }
+func (m *ControlInput) refuse(err error) any   { return &ControlInputReply{Err: err} }
+func (m *ReturnControl) refuse(err error) any  { return &ReturnControlReply{Err: err} }
 
 func (m *Spawn) refuse(err error) any        { return &SpawnReply{Err: err} }
 func (m *List) refuse(error) any             { return &ListReply{} }

@@ -21,6 +21,8 @@ const (
 	CodeOwnerNotLive     Code = "OWNER_NOT_LIVE"
 	CodeSendActive       Code = "SEND_ACTIVE"
 	CodeServiceDisposing Code = "SERVICE_DISPOSING"
+	CodeControlHeld      Code = "CONTROL_HELD"
+	CodeControlStale     Code = "CONTROL_STALE"
 )
 
 // Error is a service refusal with a code. errors.Is matches any *Error with
@@ -58,6 +60,13 @@ var (
 	ErrOwnerNotLive     = &Error{CodeOwnerNotLive, "owner is not live"}
 	ErrSendActive       = &Error{CodeSendActive, "a send is already active on this session"}
 	ErrServiceDisposing = &Error{CodeServiceDisposing, "PTY service is disposing"}
+	// ErrControlHeld: a person holds the session's input (Control); the
+	// agent's sends, keys, resizes, signals and close are refused until
+	// they hand it back. Reads and waits work.
+	ErrControlHeld = &Error{CodeControlHeld, "a person holds this session's input"}
+	// ErrControlStale: input or a hand-back from a holder whose control
+	// moved on (an old page, a hold taken by someone else, or returned).
+	ErrControlStale = &Error{CodeControlStale, "control of this session moved on"}
 )
 
 // Errorf builds a coded error with a specific message.

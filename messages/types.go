@@ -81,6 +81,10 @@ const (
 	// CauseFailed: the backend failed to write or signal; the error says
 	// how.
 	CauseFailed Cause = "failed"
+	// CauseTakenOver: a person took the session's input over while the
+	// send ran; the wait reason is what was true then (stdin_read only
+	// when the kernel proved a wait for input).
+	CauseTakenOver Cause = "taken_over"
 )
 
 // SessionStatus is running, or exited with an exit code and/or a signal.
@@ -285,6 +289,9 @@ type SendResult struct {
 	// stream (zero where the backend keeps none): everything the result
 	// reflects came before it.
 	Seq uint64
+	// Handback, on the agent's first result after people held the
+	// session's input, is what they did.
+	Handback *Handback
 }
 
 // ReadRequest pages retained scrollback, counted back from the newest line.
@@ -342,6 +349,9 @@ type ReadResult struct {
 	// More: a cursor read filled its page before the newest line; read
 	// again from Cursor for the rest.
 	More bool
+	// Handback, on the agent's first result after people held the
+	// session's input, is what they did (see SendResult.Handback).
+	Handback *Handback
 }
 
 // SignalResult reports a signal sent to the terminal's foreground group
@@ -391,6 +401,8 @@ type Snapshot struct {
 	// SecretPrompt: the newest send settled at a secret prompt (see
 	// SendResult.Secret) and no send has started since.
 	SecretPrompt bool
+	// Control is who holds the session's input.
+	Control Control
 	// Activity is the session's state now, from the kernel: set by
 	// Describe where the backend can tell, nil elsewhere.
 	Activity *Activity
