@@ -102,6 +102,9 @@ type sendActor struct {
 	// takenOver: a person took the input over (onTakeOver), with a SIGINT
 	// first when takeInterrupt.
 	takenOver, takeInterrupt bool
+	// fenceAck: the session waits for the write in flight to end
+	// (takeOverFenced).
+	fenceAck bool
 	// handback is what people did before this result (the agent's first
 	// after they held the input).
 	handback *messages.Handback

@@ -23,6 +23,8 @@ const takeOverBound = 750 * time.Millisecond
 type (
 	// takeOver: session → send, a person took the input.
 	takeOver struct{ interrupt bool }
+	// takeOverFenced: send → session, it writes nothing more.
+	takeOverFenced struct{ ticket uint64 }
 	// takeOverLook: the look a take-over settles on.
 	takeOverLook struct {
 		obs backend.StdinObservation
@@ -30,19 +32,32 @@ type (
 	}
 )
 
+// onTakeOver closes the write gate (input not yet written never is) and
+// tells the session once nothing more is written (takeOverFenced): the
+// person's hold begins after the agent's last byte.
 func (a *sendActor) onTakeOver(m *takeOver) {
-	if a.settled() || a.startup || a.isWait() || a.takenOver {
-		return
+	a.gate.CompareAndSwap(gateOpen, gateClosed)
+	takes := !a.settled() && !a.startup && !a.isWait() && !a.takenOver
+	if takes {
+		a.takenOver, a.takeInterrupt = true, m.interrupt
 	}
-	a.takenOver, a.takeInterrupt = true, m.interrupt
-	a.gate.CompareAndSwap(gateOpen, gateClosed) // input not yet written never is
 	if a.write == stageInFlight {
-		// The write (or the wait for a clear) reports first; the
-		// take-over goes on from onWriteDone or onForeignCleared.
+		// The write (or the wait for a clear) reports first; the fence
+		// and the take-over go on from onWriteDone or onForeignCleared.
+		a.fenceAck = true
 		a.abandonWrite()
 		return
 	}
-	a.afterTakeOver()
+	a.ackFence()
+	if takes {
+		a.afterTakeOver()
+	}
+}
+
+// ackFence tells the session the send writes nothing more.
+func (a *sendActor) ackFence() {
+	a.fenceAck = false
+	a.sys.Root.Send(a.parent, &takeOverFenced{ticket: a.ticket})
 }
 
 // afterTakeOver interrupts the running command when the person asked,

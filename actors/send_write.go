@@ -137,6 +137,9 @@ func (a *sendActor) awaitClear(c backend.ForeignInputClearer) {
 
 // onForeignCleared begins the send whose start waited for the clear.
 func (a *sendActor) onForeignCleared(m *foreignCleared) {
+	if a.fenceAck {
+		defer a.ackFence() // after the write state below is settled
+	}
 	f := a.foreign + m.foreign
 	a.foreign = f[:textcut.Head(f, maxForeignReport)]
 	if a.takenOver && !a.settled() {
@@ -212,6 +215,9 @@ func (a *sendActor) writeChunk(data []byte) {
 func (a *sendActor) onWriteDone(m *writeDone) {
 	if a.cancelW != nil {
 		a.cancelW()
+	}
+	if a.fenceAck {
+		a.ackFence()
 	}
 	switch {
 	case a.takenOver && (m.skipped || errors.Is(m.err, context.Canceled)):

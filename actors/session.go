@@ -167,11 +167,13 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		}
 
 	case *TakeControl:
-		s.onTakeControl(ctx, m)
+		s.onTakeControl(m, ctx.Sender())
 	case *ControlInput:
-		s.onControlInput(ctx, m)
+		s.onControlInput(m, ctx.Sender())
 	case *ReturnControl:
-		s.onReturnControl(ctx, m)
+		s.onReturnControl(m, ctx.Sender())
+	case *takeOverFenced:
+		s.onTakeOverFenced(m.ticket)
 	case *personWritten:
 		s.onPersonWritten(m)
 	case *controlIdle:
@@ -373,6 +375,8 @@ func (s *sessionActor) releaseSlot(ctx actor.Context) {
 		ctx.Poison(s.sendPID)
 	}
 	s.sendPID, s.subscribers, s.sendSettled = nil, nil, false
+	// A send gone writes nothing more: a take-over waiting for it goes on.
+	s.onTakeOverFenced(s.control.fencedTicket)
 }
 
 func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *actor.PID) {

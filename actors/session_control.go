@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -56,6 +57,23 @@ type sessionControl struct {
 	cancel  context.CancelFunc
 	queue   []*ControlInput
 	senders []*actor.PID
+	// The fence: a change of holder waits until no input of the old
+	// holder is being written (a person's write, or the agent's send in
+	// flight, which closes its gate and acknowledges: takeOverFenced),
+	// so the stream shows every input before the change that ends its
+	// holder's turn. Control requests that arrive meanwhile wait in
+	// order in deferred.
+	fencing      bool
+	fencedTicket uint64 // the send already told of this take-over
+	// delegated: that send sends the take's SIGINT (it ran the command).
+	delegated bool
+	deferred     []deferredControl
+}
+
+// deferredControl is a control request waiting for the fence.
+type deferredControl struct {
+	msg    any
+	sender *actor.PID
 }
 
 // holdLog is what people did during a hold.
@@ -83,26 +101,48 @@ func (s *sessionActor) heldErr() error {
 	return messages.ControlHeld(s.id, s.control.state)
 }
 
-func (s *sessionActor) onTakeControl(ctx actor.Context, m *TakeControl) {
+func (s *sessionActor) onTakeControl(m *TakeControl, sender *actor.PID) {
+	reply := func(r *ControlReply) { s.sys.Root.Send(sender, r) }
 	req := m.Request
 	if err := req.Validate(); err != nil {
-		ctx.Respond(&ControlReply{Err: err})
+		reply(&ControlReply{Err: err})
 		return
 	}
 	switch {
 	case s.phase == phaseClosing || s.phase == phaseClosed:
-		ctx.Respond(&ControlReply{Err: messages.ErrSessionClosing})
+		reply(&ControlReply{Err: messages.ErrSessionClosing})
 		return
 	case s.status.Exited:
-		ctx.Respond(&ControlReply{Err: messages.ErrSessionExited})
+		reply(&ControlReply{Err: messages.ErrSessionExited})
 		return
 	}
 	if _, ok := s.bs.(backend.PersonWriter); !ok {
-		ctx.Respond(&ControlReply{Err: messages.InvalidArgument("this session's backend cannot take a person's input")})
+		reply(&ControlReply{Err: messages.InvalidArgument("this session's backend cannot take a person's input")})
 		return
 	}
-	now := s.clock.Now()
 	c := &s.control
+	if s.deferControl(m, sender) {
+		return
+	}
+	// The agent's send in flight settles now (taken_over) and writes
+	// nothing more; the take completes once it says so. A wait goes on.
+	// The SIGINT, when asked for, goes with the send that ran the
+	// command, or straight to the foreground program.
+	// A send settled while its write drains still writes: it is fenced
+	// too.
+	writingSend := s.sendPID != nil && !s.sendStartup && !s.sendIsWait
+	if writingSend && c.fencedTicket != s.sendTicket {
+		c.fencedTicket, c.fencing = s.sendTicket, true
+		c.delegated = req.Interrupt && !s.sendSettled
+		s.sys.Root.Send(s.sendPID, &takeOver{interrupt: req.Interrupt})
+		c.deferred = append(c.deferred, deferredControl{msg: m, sender: sender})
+		return
+	}
+	if req.Interrupt && !c.delegated {
+		s.interruptForeground()
+	}
+	c.delegated = false
+	now := s.clock.Now()
 	c.state.Epoch++
 	c.state = messages.Control{Holder: req.Person, Person: true, Since: now, Epoch: c.state.Epoch,
 		IdleTimeout: req.IdleTimeout, IdleDeadline: now.Add(req.IdleTimeout)}
@@ -116,17 +156,54 @@ func (s *sessionActor) onTakeControl(ctx actor.Context, m *TakeControl) {
 		c.hold.people = append(c.hold.people, req.Person)
 	}
 	s.armIdle(req.IdleTimeout)
-	// The agent's send in flight settles now (taken_over); a wait goes
-	// on. The SIGINT, when asked for, goes with the send that ran the
-	// command, or straight to the foreground program.
-	switch {
-	case s.sendPID != nil && !s.sendStartup && !s.sendSettled && !s.sendIsWait:
-		ctx.Send(s.sendPID, &takeOver{interrupt: req.Interrupt})
-	case req.Interrupt:
-		s.interruptForeground()
-	}
 	s.sys.EventStream.Publish(&EventControlChanged{Owner: s.owner, Session: s.id, Control: c.state})
-	ctx.Respond(&ControlReply{Control: c.state})
+	reply(&ControlReply{Control: c.state})
+}
+
+// deferControl defers a control request while the fence is up (a write
+// of the old holder in flight, or the agent's send not yet stopped), or
+// while earlier ones wait; it reports whether it did. A person's write
+// that may block (a program not reading) is abandoned: what it wrote
+// stays, the rest is not written.
+func (s *sessionActor) deferControl(m any, sender *actor.PID) bool {
+	c := &s.control
+	if !c.writing && !c.fencing && len(c.deferred) == 0 {
+		return false
+	}
+	if _, input := m.(*ControlInput); !input && c.cancel != nil {
+		c.cancel()
+	}
+	c.deferred = append(c.deferred, deferredControl{msg: m, sender: sender})
+	return true
+}
+
+// runDeferredControl handles the deferred control requests, in order,
+// while the fence is down.
+func (s *sessionActor) runDeferredControl() {
+	c := &s.control
+	for len(c.deferred) > 0 && !c.writing && !c.fencing {
+		d := c.deferred[0]
+		c.deferred = c.deferred[1:]
+		switch m := d.msg.(type) {
+		case *TakeControl:
+			s.onTakeControl(m, d.sender)
+		case *ControlInput:
+			s.onControlInput(m, d.sender)
+		case *ReturnControl:
+			s.onReturnControl(m, d.sender)
+		case *controlIdle:
+			s.onControlIdle(m)
+		}
+	}
+}
+
+// onTakeOverFenced: the send in flight at a take-over writes no more.
+func (s *sessionActor) onTakeOverFenced(ticket uint64) {
+	c := &s.control
+	if c.fencing && ticket == c.fencedTicket {
+		c.fencing = false
+		s.runDeferredControl()
+	}
 }
 
 // interruptForeground sends SIGINT to a program running in the
@@ -144,27 +221,31 @@ func (s *sessionActor) interruptForeground() {
 	}()
 }
 
-func (s *sessionActor) onControlInput(ctx actor.Context, m *ControlInput) {
+func (s *sessionActor) onControlInput(m *ControlInput, sender *actor.PID) {
+	reply := func(r *ControlInputReply) { s.sys.Root.Send(sender, r) }
 	c := &s.control
+	if (c.fencing || len(c.deferred) > 0) && s.deferControl(m, sender) {
+		return
+	}
 	switch {
 	case !c.state.Person || m.Epoch != c.state.Epoch:
-		ctx.Respond(&ControlInputReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
+		reply(&ControlInputReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
 		return
 	case s.phase == phaseClosing || s.phase == phaseClosed:
-		ctx.Respond(&ControlInputReply{Err: messages.ErrSessionClosing})
+		reply(&ControlInputReply{Err: messages.ErrSessionClosing})
 		return
 	case s.status.Exited:
-		ctx.Respond(&ControlInputReply{Err: messages.ErrSessionExited})
+		reply(&ControlInputReply{Err: messages.ErrSessionExited})
 		return
 	case len(m.Data) == 0:
-		ctx.Respond(&ControlInputReply{})
+		reply(&ControlInputReply{})
 		return
 	}
 	now := s.clock.Now()
 	c.lastInput = now
 	c.state.IdleDeadline = now.Add(c.state.IdleTimeout)
 	c.queue = append(c.queue, m)
-	c.senders = append(c.senders, ctx.Sender())
+	c.senders = append(c.senders, sender)
 	s.writePersonInput()
 }
 
@@ -173,6 +254,11 @@ func (s *sessionActor) onControlInput(ctx actor.Context, m *ControlInput) {
 func (s *sessionActor) writePersonInput() {
 	c := &s.control
 	if c.writing || len(c.queue) == 0 {
+		return
+	}
+	if len(c.deferred) > 0 {
+		// A change of holder waits: the queued input is now stale.
+		s.dropPersonInput()
 		return
 	}
 	m, sender := c.queue[0], c.senders[0]
@@ -199,11 +285,16 @@ func (s *sessionActor) onPersonWritten(m *personWritten) {
 		c.hold.typed(m.data, m.secret)
 	}
 	err := m.err
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		// Abandoned for a change of holder: the rest is not written.
+		err = messages.ControlStale(s.id, m.epoch, c.state)
+	case err != nil:
 		err = fmt.Errorf("%w: a person's input: %w", messages.ErrTransport, err)
 	}
 	s.sys.Root.Send(m.sender, &ControlInputReply{Err: err})
 	s.writePersonInput()
+	s.runDeferredControl()
 }
 
 // dropPersonInput refuses the queued input of a hold that ended and
@@ -219,13 +310,16 @@ func (s *sessionActor) dropPersonInput() {
 	}
 }
 
-func (s *sessionActor) onReturnControl(ctx actor.Context, m *ReturnControl) {
+func (s *sessionActor) onReturnControl(m *ReturnControl, sender *actor.PID) {
 	c := &s.control
 	if !c.state.Person || m.Epoch != c.state.Epoch {
-		ctx.Respond(&ReturnControlReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
+		s.sys.Root.Send(sender, &ReturnControlReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
 		return
 	}
-	ctx.Respond(&ReturnControlReply{Handback: s.handBack(messages.HandbackReturned)})
+	if s.deferControl(m, sender) {
+		return
+	}
+	s.sys.Root.Send(sender, &ReturnControlReply{Handback: s.handBack(messages.HandbackReturned)})
 }
 
 func (s *sessionActor) onControlIdle(m *controlIdle) {
@@ -235,6 +329,9 @@ func (s *sessionActor) onControlIdle(m *controlIdle) {
 	}
 	if left := c.lastInput.Add(c.state.IdleTimeout).Sub(s.clock.Now()); left > 0 {
 		s.armIdle(left)
+		return
+	}
+	if s.deferControl(m, nil) {
 		return
 	}
 	s.handBack(messages.HandbackIdle)
