@@ -132,7 +132,7 @@ func (r *reader) until(want string) {
 }
 
 // An operator's view: a picture of what the terminal shows, then what it
-// prints next, byte for byte; an input frame is refused; the state badge
+// prints next, byte for byte; input without a take is refused; the state badge
 // comes; a reconnect from the last number resumes with nothing lost or
 // doubled.
 func TestOperatorWatches(t *testing.T) {
@@ -147,7 +147,7 @@ func TestOperatorWatches(t *testing.T) {
 	}
 	r := &reader{t: t, c: c}
 	hi, err := r.next(ctx)
-	if err != nil || hi["t"] != "hello" || hi["readOnly"] != true || hi["name"] != "build" {
+	if err != nil || hi["t"] != "hello" || hi["readOnly"] != false || hi["name"] != "build" {
 		t.Fatalf("hello %v, %v", hi, err)
 	}
 	r.until("before-watch")
@@ -156,7 +156,7 @@ func TestOperatorWatches(t *testing.T) {
 	}
 	r.until("after-42")
 	c.Write(ctx, websocket.MessageText, []byte(`{"t":"input","data":"rm -rf /\r"}`))
-	for !hasError(r.msgs, "read_only") {
+	for !hasRefusal(r.msgs, "not_holding") {
 		if _, err := r.next(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -201,9 +201,9 @@ func TestOperatorWatches(t *testing.T) {
 	}
 }
 
-func hasError(msgs []map[string]any, code string) bool {
+func hasRefusal(msgs []map[string]any, code string) bool {
 	for _, m := range msgs {
-		if m["t"] == "error" && m["code"] == code {
+		if m["t"] == "refused" && m["code"] == code {
 			return true
 		}
 	}
