@@ -550,9 +550,9 @@ func TestTakeOver(t *testing.T) {
 	}
 	r2 := &reader{t: t, c: c2}
 	r2.control(messages.OperatorHolder, false)
+	n := len(r1.msgs)
 	r2.write(map[string]any{"t": "take"})
 	r2.control(messages.OperatorHolder, true)
-	n := len(r1.msgs)
 	r1.write(map[string]any{"t": "input", "data": "echo stale-$((6*7))\r"})
 	r1.refused("control_stale")
 	if !hasControl(r1.msgs[n:], messages.OperatorHolder, false) { // the badge loop may have told it first
