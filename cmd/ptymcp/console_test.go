@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -354,6 +355,11 @@ func TestTakeOverInBrowser(t *testing.T) {
 	r := c.send(id, "echo agent-$((6*7))")
 	if !strings.Contains(r.Text, "agent-42") {
 		t.Fatalf("the agent's send after the hand back: %s", r.Text)
+	}
+	// Its result says what the person did.
+	hb, _ := r.S["handback"].(map[string]any)
+	if hb == nil || hb["reason"] != "returned" || !strings.Contains(fmt.Sprint(hb["lines"]), "echo typed-$((6*7))") || !strings.Contains(r.Text, "A person (operator) had control") {
+		t.Fatalf("the agent's first result after the hand back: handback %v\n%s", hb, r.Text)
 	}
 
 	// With interrupt: the command gets a SIGINT; the shell is back at
