@@ -132,13 +132,15 @@ func (v *viewer) refresh(ctx context.Context) error {
 }
 
 // control tells the page who holds the session's input, when that is
-// news: a new epoch, or a new deadline. An older epoch than the page has
+// news: a new epoch, a new deadline, or that the hold is this page's. An older epoch than the page has
 // (a Describe that was overtaken by a take) is dropped.
 func (v *viewer) control(ctx context.Context, c messages.Control) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	you := v.hold != nil && v.hold.Epoch() == c.Epoch && c.Person
-	if s := v.sent; s != nil && (c.Epoch < s.Epoch || c.Epoch == s.Epoch && c.IdleDeadline.Equal(s.IdleDeadline)) {
+	// The badge loop may have told the page of its own take's epoch
+	// before the take's answer set hold: you is news too.
+	if s := v.sent; s != nil && (c.Epoch < s.Epoch || c.Epoch == s.Epoch && c.IdleDeadline.Equal(s.IdleDeadline) && you == v.sentYou) {
 		return nil
 	}
 	m := map[string]any{"t": "control", "holder": c.Holder, "person": c.Person, "you": you, "epoch": c.Epoch}
@@ -155,7 +157,7 @@ func (v *viewer) control(ctx context.Context, c messages.Control) error {
 	if err := v.send(ctx, m); err != nil {
 		return err
 	}
-	v.sent = &c
+	v.sent, v.sentYou = &c, you
 	return nil
 }
 

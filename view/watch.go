@@ -153,9 +153,10 @@ type viewer struct {
 	// mu orders the control messages: hold is this page's hold (kept,
 	// stale, after it moved on: the session refuses it then), sent the
 	// control the page was last told.
-	mu   sync.Mutex
-	hold Controller
-	sent *messages.Control
+	mu      sync.Mutex
+	hold    Controller
+	sent    *messages.Control
+	sentYou bool
 }
 
 func (v *viewer) readHello(ctx context.Context) (hello, error) {
