@@ -594,15 +594,30 @@ func TestTakeOverPage(t *testing.T) {
 		t.Fatalf("without the input, the page sent %v", m)
 	}
 
-	// Hand back.
 	c.send(t, `{"t":"control","holder":"operator","person":true,"you":true,"since":"2026-01-02T03:04:05Z","epoch":4,"idleLeftMs":600000}`)
 	b.WaitJS(`!document.getElementById("handback").hidden`, wait)
+
+	// The socket drops while the page holds the input: back, it takes the
+	// input again, as nobody took it meanwhile (the same epoch).
+	if err := c.c.Close(websocket.StatusGoingAway, "restart"); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	c = f.next()
+	c.send(t, `{"t":"hello","id":"s1","name":"build","label":"build","readOnly":false}`)
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":false,"since":"2026-01-02T03:04:05Z","epoch":4,"idleLeftMs":500000}`)
+	if m := c.recv(t); m["t"] != "take" || m["interrupt"] != false {
+		t.Fatalf("back from a drop while holding, the page sent %v; want take without interrupt", m)
+	}
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":true,"since":"2026-01-02T03:04:05Z","epoch":5,"idleLeftMs":600000}`)
+	b.WaitJS(`!document.getElementById("handback").hidden && !document.getElementById("banner").hidden`, wait)
+
+	// Hand back.
 	b.Screenshot(filepath.Join(screenshots(t), "take-over.png"))
 	b.Eval(`document.getElementById("handback").click()`, nil)
 	if m := c.recv(t); m["t"] != "return" {
 		t.Fatalf("hand back sent %v", m)
 	}
-	c.send(t, `{"t":"control","holder":"agent","person":false,"you":false,"epoch":5}`)
+	c.send(t, `{"t":"control","holder":"agent","person":false,"you":false,"epoch":6}`)
 	b.WaitJS(`document.getElementById("banner").hidden && ptyView.term.options.disableStdin && document.getElementById("control").textContent === "The agent has control"`, wait)
 	withinCSP(t, b)
 }

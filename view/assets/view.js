@@ -96,6 +96,10 @@ view.send = send;
 let readOnly = true;
 // holding: this page holds the session's input (the server said so).
 let holding = false;
+// heldEpoch is the epoch of this page's hold, kept across a lost socket:
+// the hold outlives it, but a new socket holds nothing, so a page back
+// from a drop takes the input again if nobody took it meanwhile.
+let heldEpoch = 0;
 // idleDeadline is when the hold ends without input, on this page's clock.
 let idleDeadline = 0;
 let idleTimeoutMs = 0;
@@ -156,6 +160,12 @@ new ResizeObserver(fit).observe(stage);
 
 // showControl shows who holds the input, and what this page may do.
 function showControl(m) {
+  if (m && !m.you && m.person && m.holder === "operator" && m.epoch === heldEpoch && !readOnly) {
+    heldEpoch = 0;
+    send({ t: "take", interrupt: false });
+  } else if (m) {
+    heldEpoch = m.you ? m.epoch : 0;
+  }
   view.control = m;
   const was = holding;
   holding = !!(m && m.you);
