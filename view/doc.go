@@ -11,5 +11,7 @@
 // for an HttpOnly, SameSite=Strict cookie; a bearer token works too), and
 // a share link (Links) shows one session, read-only, to whoever holds its
 // token. Every request's Origin is checked, and the WebSocket's. Viewers
-// never write to a terminal and never resize it.
+// never write to a terminal and never resize it, but for an operator who
+// takes a session's input over (Source.TakeControl) until they hand it
+// back or their idle timeout (Options.ControlIdle) runs out.
 package view

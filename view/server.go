@@ -25,7 +25,28 @@ type Source interface {
 	// Watch follows session id from after event since (0: a picture
 	// first). An unknown session is messages.ErrNoSession.
 	Watch(ctx context.Context, id messages.SessionID, since uint64) (Watcher, error)
+	// TakeControl gives session id's input to a person (the console's
+	// operator): actors.Session.TakeControl. An unknown session is
+	// messages.ErrNoSession.
+	TakeControl(ctx context.Context, id messages.SessionID, req messages.TakeControlRequest) (Controller, error)
 }
+
+// Controller is a person's hold on a session's input: actors.Control is
+// one. Once control moved on, Type, Resize and Return fail with
+// messages.ErrControlStale and nothing is written.
+type Controller interface {
+	// State is the control the hold began with.
+	State() messages.Control
+	Epoch() uint64
+	// Type writes the person's input, after their earlier input.
+	Type(ctx context.Context, p []byte) error
+	// Resize sets the terminal's size (only the holder resizes it).
+	Resize(ctx context.Context, rows, cols int) error
+	// Return hands the input back to the agent.
+	Return(ctx context.Context) (messages.Handback, error)
+}
+
+var _ Controller = (*actors.Control)(nil)
 
 // Watcher is a followed session: actors.Watch is one.
 type Watcher interface {
@@ -41,6 +62,8 @@ type Entry struct {
 	Owner    messages.Owner
 	Host     string
 	Activity messages.Activity
+	// Control is who holds the session's input.
+	Control messages.Control
 }
 
 // Options configure a Server.
@@ -63,6 +86,9 @@ type Options struct {
 	Log zerolog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// ControlIdle ends an operator's hold on a session's input after this
+	// long without their input (0: messages.DefaultControlIdle).
+	ControlIdle time.Duration
 }
 
 // Server serves the console, the live view and their WebSocket.
@@ -172,6 +198,26 @@ type sessionJSON struct {
 	Rows     int    `json:"rows"`
 	Cols     int    `json:"cols"`
 	Seq      uint64 `json:"seq"`
+	// Control is who holds the session's input.
+	Control controlJSON `json:"control"`
+}
+
+// controlJSON is a session's holder in GET /api/sessions.
+type controlJSON struct {
+	Holder string `json:"holder"`
+	Person bool   `json:"person"`
+	Since  string `json:"since,omitempty"` // RFC 3339
+}
+
+func newControlJSON(c messages.Control) controlJSON {
+	j := controlJSON{Holder: c.Holder, Person: c.Person}
+	if j.Holder == "" {
+		j.Holder = messages.AgentHolder
+	}
+	if !c.Since.IsZero() {
+		j.Since = c.Since.UTC().Format(time.RFC3339)
+	}
+	return j
 }
 
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
@@ -191,6 +237,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		j := sessionJSON{
 			ID: string(e.ID), Name: e.Name, Owner: e.Owner.Label(), Host: e.Host, Cwd: a.Cwd, Program: a.Program,
 			Badge: string(a.Badge), Reader: a.Reader, ExitCode: a.ExitCode, Rows: a.Rows, Cols: a.Cols, Seq: a.Seq,
+			Control: newControlJSON(e.Control),
 		}
 		if !a.LastOutput.IsZero() {
 			ms := now.Sub(a.LastOutput).Milliseconds()

@@ -38,7 +38,7 @@ func (s serviceSource) entry(ctx context.Context, o messages.Owner, snap message
 	if d, err := s.svc.Session(o, snap.SessionID).Describe(ctx); err == nil {
 		snap = d
 	}
-	e := Entry{ID: snap.SessionID, Name: snap.Name, Owner: o}
+	e := Entry{ID: snap.SessionID, Name: snap.Name, Owner: o, Control: snap.Control}
 	if snap.Activity != nil {
 		e.Activity = *snap.Activity
 	} else if snap.Status.Exited {
@@ -75,6 +75,18 @@ func (s serviceSource) Describe(ctx context.Context, id messages.SessionID) (Ent
 		return Entry{}, err
 	}
 	return s.entry(ctx, o, snap), nil
+}
+
+func (s serviceSource) TakeControl(ctx context.Context, id messages.SessionID, req messages.TakeControlRequest) (Controller, error) {
+	o, _, err := s.find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.svc.Session(o, id).TakeControl(ctx, req)
+	if err != nil {
+		return nil, err // not a nil *actors.Control in a non-nil interface
+	}
+	return c, nil
 }
 
 func (s serviceSource) Watch(ctx context.Context, id messages.SessionID, since uint64) (Watcher, error) {

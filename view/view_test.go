@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +40,7 @@ type served struct {
 
 func serve(t *testing.T) *served { return serveWith(t, local.Options{}) }
 
-func serveWith(t *testing.T, lopts local.Options) *served {
+func serveWith(t *testing.T, lopts local.Options, edit ...func(*Options)) *served {
 	t.Helper()
 	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(lopts)}})
 	o := fixture.Owner(t, svc, "agent")
@@ -49,10 +50,14 @@ func serveWith(t *testing.T, lopts local.Options) *served {
 	}
 	s := &served{t: t, svc: svc, sh: sh, owner: o, now: time.Now()}
 	s.links = NewLinks(func() time.Time { return s.now })
-	v, err := New(Options{
+	opts := Options{
 		Source: ServiceSource(svc), OperatorToken: opToken, Links: s.links,
 		Assets: fstest.MapFS{"console.html": {Data: []byte("console")}, "view.html": {Data: []byte("view")}},
-	})
+	}
+	for _, e := range edit {
+		e(&opts)
+	}
+	v, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +124,46 @@ func (r *reader) next(ctx context.Context) (map[string]any, error) {
 	return m, nil
 }
 
+// message reads until a message (after those already read) satisfies ok.
+func (r *reader) message(what string, ok func(m map[string]any) bool) map[string]any {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(testkit.Ctx(r.t), 10*time.Second)
+	defer cancel()
+	for {
+		m, err := r.next(ctx)
+		if err != nil {
+			r.t.Fatalf("waiting for %s: %v; have %v", what, err, r.msgs)
+		}
+		if ok(m) {
+			return m
+		}
+	}
+}
+
+// control reads until a control message with this holder, for this page
+// (you) or not.
+func (r *reader) control(holder string, you bool) map[string]any {
+	r.t.Helper()
+	return r.message(fmt.Sprintf("control %s (you %v)", holder, you), func(m map[string]any) bool {
+		return m["t"] == "control" && m["holder"] == holder && m["you"] == you
+	})
+}
+
+// refused reads until a refusal with code.
+func (r *reader) refused(code string) map[string]any {
+	r.t.Helper()
+	return r.message("refused "+code, func(m map[string]any) bool { return m["t"] == "refused" && m["code"] == code })
+}
+
+// write sends the page message m.
+func (r *reader) write(m map[string]any) {
+	r.t.Helper()
+	b, _ := json.Marshal(m)
+	if err := r.c.Write(testkit.Ctx(r.t), websocket.MessageText, b); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 // until reads until the output holds want.
 func (r *reader) until(want string) {
 	r.t.Helper()
@@ -132,7 +177,7 @@ func (r *reader) until(want string) {
 }
 
 // An operator's view: a picture of what the terminal shows, then what it
-// prints next, byte for byte; an input frame is refused; the state badge
+// prints next, byte for byte; input without a take is refused; the state badge
 // comes; a reconnect from the last number resumes with nothing lost or
 // doubled.
 func TestOperatorWatches(t *testing.T) {
@@ -147,7 +192,7 @@ func TestOperatorWatches(t *testing.T) {
 	}
 	r := &reader{t: t, c: c}
 	hi, err := r.next(ctx)
-	if err != nil || hi["t"] != "hello" || hi["readOnly"] != true || hi["name"] != "build" {
+	if err != nil || hi["t"] != "hello" || hi["readOnly"] != false || hi["name"] != "build" {
 		t.Fatalf("hello %v, %v", hi, err)
 	}
 	r.until("before-watch")
@@ -156,7 +201,7 @@ func TestOperatorWatches(t *testing.T) {
 	}
 	r.until("after-42")
 	c.Write(ctx, websocket.MessageText, []byte(`{"t":"input","data":"rm -rf /\r"}`))
-	for !hasError(r.msgs, "read_only") {
+	for !hasRefusal(r.msgs, "not_holding") {
 		if _, err := r.next(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -201,9 +246,18 @@ func TestOperatorWatches(t *testing.T) {
 	}
 }
 
-func hasError(msgs []map[string]any, code string) bool {
+func hasControl(msgs []map[string]any, holder string, you bool) bool {
 	for _, m := range msgs {
-		if m["t"] == "error" && m["code"] == code {
+		if m["t"] == "control" && m["holder"] == holder && m["you"] == you {
+			return true
+		}
+	}
+	return false
+}
+
+func hasRefusal(msgs []map[string]any, code string) bool {
+	for _, m := range msgs {
+		if m["t"] == "refused" && m["code"] == code {
 			return true
 		}
 	}
@@ -444,5 +498,131 @@ func TestResumeFromTheRecord(t *testing.T) {
 	}
 	if strings.Count(out, "line 150000\r\n") != 1 {
 		t.Fatal("a line came twice or never")
+	}
+}
+
+// Taking over through the socket: an operator's take settles the agent's
+// send in flight (after a SIGINT when asked) and refuses the agent's
+// sends; the page's input runs; a second page's take makes the first
+// one's input stale, never written; a hand back lets the agent send
+// again, its result carrying what the person did, and the returned
+// page's input is stale; a share link's page cannot take.
+func TestTakeOver(t *testing.T) {
+	s := serve(t)
+	ctx := testkit.Ctx(t)
+	c1, err := s.dial(s.srv.URL, true, hello{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1 := &reader{t: t, c: c1}
+	r1.control(messages.AgentHolder, false)
+	r1.until("$ ")
+
+	op, err := s.sh.StartSend(ctx, messages.SendRequest{Text: "sleep 30; echo slept-$((6*7))", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1.until("sleep 30")
+	r1.write(map[string]any{"t": "take", "interrupt": true})
+	m := r1.control(messages.OperatorHolder, true)
+	if m["person"] != true || m["since"] == nil || m["idleLeftMs"].(float64) <= 0 || m["epoch"].(float64) < 1 {
+		t.Fatalf("control after the take: %v", m)
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Second)
+	res, err := op.Result(rctx)
+	cancel()
+	if err != nil || res.Cause != messages.CauseTakenOver {
+		t.Fatalf("the send in flight: %+v, %v; want cause %s within a second", res, err, messages.CauseTakenOver)
+	}
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo agent", Submit: true}); !errors.Is(err, messages.ErrControlHeld) {
+		t.Fatalf("an agent's send while the operator holds control: %v, want %v", err, messages.ErrControlHeld)
+	}
+	r1.write(map[string]any{"t": "input", "data": "echo typed-$((6*7))\r"})
+	r1.until("typed-42")
+	if strings.Contains(r1.screen.String(), "slept-42") {
+		t.Fatal("the interrupted command went on")
+	}
+
+	// A second page takes over: the first one's input is stale.
+	c2, err := s.dial(s.srv.URL, true, hello{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := &reader{t: t, c: c2}
+	r2.control(messages.OperatorHolder, false)
+	n := len(r1.msgs)
+	r2.write(map[string]any{"t": "take"})
+	r2.control(messages.OperatorHolder, true)
+	r1.write(map[string]any{"t": "input", "data": "echo stale-$((6*7))\r"})
+	r1.refused("control_stale")
+	if !hasControl(r1.msgs[n:], messages.OperatorHolder, false) { // the badge loop may have told it first
+		r1.control(messages.OperatorHolder, false)
+	}
+	r2.write(map[string]any{"t": "resize", "rows": 30, "cols": 100})
+	r2.message("resize 30x100", func(m map[string]any) bool { return m["t"] == "resize" && m["rows"] == 30.0 && m["cols"] == 100.0 })
+	r2.write(map[string]any{"t": "input", "data": "echo second-$((6*7))\r"})
+	r2.until("second-42")
+	if strings.Contains(r2.screen.String(), "stale-") {
+		t.Fatalf("a stale page's input was written: %q", r2.screen.String())
+	}
+
+	// Hand back: the agent sends again, and hears what happened.
+	r2.write(map[string]any{"t": "return"})
+	r2.control(messages.AgentHolder, false)
+	r2.write(map[string]any{"t": "input", "data": "echo returned-$((6*7))\r"})
+	r2.refused("control_stale")
+	res, err = s.sh.Send(ctx, messages.SendRequest{Text: "echo agent-$((6*7))", Submit: true})
+	if err != nil || !strings.Contains(res.Viewport, "agent-42") {
+		t.Fatalf("the agent's send after the hand back: %+v, %v", res, err)
+	}
+	if h := res.Handback; h == nil || h.Reason != messages.HandbackReturned || len(h.Lines) == 0 {
+		t.Fatalf("the agent's first result after the hand back carries %+v; want what the people typed", h)
+	}
+	if strings.Contains(r2.screen.String(), "returned-") {
+		t.Fatal("a returned page's input was written")
+	}
+
+	// A share link's page cannot take.
+	link, err := s.links.Share(s.owner, s.sh.ID(), "ana", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c3, err := s.dial(s.srv.URL, false, hello{Token: link.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r3 := &reader{t: t, c: c3}
+	if hi, err := r3.next(ctx); err != nil || hi["readOnly"] != true {
+		t.Fatalf("a share link's hello: %v, %v", hi, err)
+	}
+	r3.write(map[string]any{"t": "take"})
+	r3.refused("read_only")
+	r3.write(map[string]any{"t": "input", "data": "echo shared\r"})
+	r3.refused("read_only")
+}
+
+// A hold without input ends by itself after Options.ControlIdle: the
+// page is told the agent holds control again, and the agent sends.
+func TestTakeOverIdle(t *testing.T) {
+	s := serveWith(t, local.Options{}, func(o *Options) { o.ControlIdle = time.Second })
+	ctx := testkit.Ctx(t)
+	c, err := s.dial(s.srv.URL, true, hello{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{t: t, c: c}
+	r.control(messages.AgentHolder, false)
+	r.write(map[string]any{"t": "take"})
+	m := r.control(messages.OperatorHolder, true)
+	if left := m["idleLeftMs"].(float64); left <= 0 || left > 1000 || m["idleTimeoutMs"] != 1000.0 {
+		t.Fatalf("control after the take: %v; want about a second left", m)
+	}
+	r.control(messages.AgentHolder, false)
+	res, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo back-$((6*7))", Submit: true})
+	if err != nil || !strings.Contains(res.Viewport, "back-42") {
+		t.Fatalf("the agent's send after the idle hand back: %+v, %v", res, err)
+	}
+	if h := res.Handback; h == nil || h.Reason != messages.HandbackIdle {
+		t.Fatalf("the hand back: %+v, want reason %s", h, messages.HandbackIdle)
 	}
 }

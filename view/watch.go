@@ -27,6 +27,9 @@ import (
 // falls behind and takes bigger batches, and one the socket cannot take
 // a frame from within writeTimeout is dropped (it may reconnect and
 // resume); neither slows the session or the other viewers.
+//
+// An operator's page may take the session's input over (control.go):
+// take, input, resize and return; a share link's page is read-only.
 const (
 	frameEvery   = 16 * time.Millisecond
 	frameBytes   = 32 << 10
@@ -56,10 +59,12 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.CloseNow()
-	c.SetReadLimit(16 << 10)
+	// A page's messages are small but for a paste; a bigger message
+	// closes the socket (the page refuses such a paste itself).
+	c.SetReadLimit(maxMessage)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	v := &viewer{c: c, srv: s, id: id}
+	v := &viewer{c: c, srv: s, id: id, readOnly: true}
 	h, err := v.readHello(ctx)
 	if err != nil {
 		c.Close(websocket.StatusPolicyViolation, "hello expected")
@@ -77,6 +82,8 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		label = link.Label
+	} else {
+		v.readOnly = false
 	}
 	entry, err := s.opts.Source.Describe(ctx, id)
 	if err != nil {
@@ -90,7 +97,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		c.Close(websocket.StatusPolicyViolation, "not found")
 		return
 	}
-	if v.send(ctx, map[string]any{"t": "hello", "id": id, "name": entry.Name, "label": label, "readOnly": true}) != nil {
+	if v.send(ctx, map[string]any{"t": "hello", "id": id, "name": entry.Name, "label": label, "readOnly": v.readOnly}) != nil {
 		return
 	}
 	// The reader and the badge loop end with ctx; the handler returns
@@ -98,7 +105,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	// reader's Read).
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); v.refuseInput(ctx, cancel) }()
+	go func() { defer wg.Done(); v.read(ctx, cancel) }()
 	go func() { defer wg.Done(); v.states(ctx, entry) }()
 	defer wg.Wait()
 	defer cancel()
@@ -140,6 +147,16 @@ type viewer struct {
 	c   *websocket.Conn
 	srv *Server
 	id  messages.SessionID
+	// readOnly: a share link's page, which never takes control.
+	readOnly bool
+
+	// mu orders the control messages: hold is this page's hold (kept,
+	// stale, after it moved on: the session refuses it then), sent the
+	// control the page was last told.
+	mu      sync.Mutex
+	hold    Controller
+	sent    *messages.Control
+	sentYou bool
 }
 
 func (v *viewer) readHello(ctx context.Context) (hello, error) {
@@ -168,22 +185,7 @@ func (v *viewer) send(ctx context.Context, m any) error {
 	return v.c.Write(ctx, websocket.MessageText, b)
 }
 
-// refuseInput reads what the page sends after its hello: a view never
-// types, so every message is answered read_only. It ends the view when
-// the socket closes.
-func (v *viewer) refuseInput(ctx context.Context, cancel context.CancelFunc) {
-	defer cancel()
-	for {
-		if _, _, err := v.c.Read(ctx); err != nil {
-			return
-		}
-		if v.send(ctx, map[string]any{"t": "error", "code": "read_only", "message": "this view cannot type into the terminal"}) != nil {
-			return
-		}
-	}
-}
-
-// states sends the session's badge when it changes.
+// states sends the session's badge and its control when they change.
 func (v *viewer) states(ctx context.Context, first Entry) {
 	t := time.NewTicker(stateEvery)
 	defer t.Stop()
@@ -196,6 +198,9 @@ func (v *viewer) states(ctx context.Context, first Entry) {
 				return
 			}
 			last = a
+		}
+		if v.control(ctx, e.Control) != nil {
+			return
 		}
 		select {
 		case <-ctx.Done():

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
+	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/ptyactor/ptyactor/view"
 	"github.com/ptyactor/ptyactor/view/assets"
@@ -36,14 +37,19 @@ type consoleFlags struct {
 	addr    string // -console: "" auto, "off", or ADDR (stdio only)
 	tlsCert string
 	tlsKey  string
+	// controlIdle ends an operator's hold on a terminal's input after this
+	// long without their input.
+	controlIdle time.Duration
 }
 
 func (f *consoleFlags) register(fs interface {
 	StringVar(p *string, name, value, usage string)
+	DurationVar(p *time.Duration, name string, value time.Duration, usage string)
 }) {
 	fs.StringVar(&f.addr, "console", "", "serve the console (people watch the terminals in a browser) on ADDR, or off; default: a loopback port of its own over stdio, the -http listener over HTTP")
 	fs.StringVar(&f.tlsCert, "console-tls-cert", "", "over stdio: serve the console over HTTPS with this PEM certificate (chain); required off loopback")
 	fs.StringVar(&f.tlsKey, "console-tls-key", "", "the PEM private key of -console-tls-cert")
+	fs.DurationVar(&f.controlIdle, "control-idle-timeout", messages.DefaultControlIdle, "a person who took a terminal over in the console hands it back to the agent by themselves after this long without their input (1s to 24h)")
 }
 
 // check refuses, before anything listens, a console that would send its
@@ -51,6 +57,9 @@ func (f *consoleFlags) register(fs interface {
 func (f *consoleFlags) check(http bool) error {
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return errors.New("-console-tls-cert and -console-tls-key go together: give both or neither")
+	}
+	if f.controlIdle < time.Second || f.controlIdle > messages.MaxControlIdle {
+		return fmt.Errorf("-control-idle-timeout %s: between 1s and %s", f.controlIdle, messages.MaxControlIdle)
 	}
 	switch {
 	case f.addr == "" || f.addr == "off":
@@ -95,10 +104,10 @@ func newToken() (string, error) {
 }
 
 // viewServer is the console's handler over svc.
-func viewServer(svc *actors.Service, token string, links *view.Links, origins []string, log zerolog.Logger) (*view.Server, error) {
+func viewServer(f consoleFlags, svc *actors.Service, token string, links *view.Links, origins []string, log zerolog.Logger) (*view.Server, error) {
 	return view.New(view.Options{
 		Source: view.ServiceSource(svc), OperatorToken: token, Links: links, Assets: assets.FS(),
-		Origins: origins, Log: log.With().Str("component", "console").Logger(),
+		Origins: origins, Log: log.With().Str("component", "console").Logger(), ControlIdle: f.controlIdle,
 	})
 }
 
@@ -120,7 +129,7 @@ func startConsole(f consoleFlags, svc *actors.Service, links *view.Links, stderr
 	if err != nil {
 		return nil, err
 	}
-	h, err := viewServer(svc, token, links, nil, log)
+	h, err := viewServer(f, svc, token, links, nil, log)
 	if err != nil {
 		return nil, err
 	}

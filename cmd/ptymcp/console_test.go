@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
@@ -130,7 +135,7 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 	  window.typed = "pending";
 	  const ws = new WebSocket("ws://" + location.host + "/api/watch/`+id+`");
 	  ws.onopen = () => { ws.send(JSON.stringify({t: "hello", since: 0, token: "`+tok+`"})); ws.send(JSON.stringify({t: "input", data: "touch /tmp/x\r"})); };
-	  ws.onmessage = (e) => { if (typeof e.data === "string") { const m = JSON.parse(e.data); if (m.t === "error") window.typed = m.code; } };
+	  ws.onmessage = (e) => { if (typeof e.data === "string") { const m = JSON.parse(e.data); if (m.t === "refused" || m.t === "error") window.typed = m.code; } };
 	  return false; })()`, 10*time.Second)
 
 	if n := c.ok(tools.TerminalUnshare, obj{"sessionId": id}).S["revoked"]; n != 1.0 {
@@ -198,4 +203,257 @@ func docShot(t *testing.T, b *browser.Browser, name string) {
 		dir = t.TempDir()
 	}
 	b.Screenshot(filepath.Join(dir, name))
+}
+
+// consoleServer starts ptymcp over stdio with its console (state in a
+// temporary folder) and returns its client and the console URL.
+func consoleServer(t *testing.T, extra ...string) (*client, string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(append([]string{}, fastFlags...), extra...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	stderr := &syncBuf{}
+	cmd.Stderr = stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "console", Version: "0"}, nil).
+		Connect(testkit.Ctx(t), &mcp.CommandTransport{Command: cmd, TerminateDuration: 20 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", tailString(stderr.String(), 4000))
+		}
+	})
+	urlRE := regexp.MustCompile(`ptymcp: console \(watch the terminals in a browser\): (http://127\.0\.0\.1:\d+/#token=[A-Za-z0-9_-]{43})\n`)
+	var consoleURL string
+	testkit.WaitFor(t, 10*time.Second, "the console URL on stderr", func() bool {
+		m := urlRE.FindStringSubmatch(stderr.String())
+		if m != nil {
+			consoleURL = m[1]
+		}
+		return m != nil
+	})
+	return &client{t: t, cs: cs}, consoleURL
+}
+
+// typeKeys types keys into whatever has the page's focus, as a person's
+// keyboard does: a key down carrying its text, then the key up (with
+// modifiers, e.g. chromedp.ModifierCtrl). chromedp.KeyEvent sends the text
+// as a separate char event, which the page's cancelled key down does not
+// suppress: xterm would take each key twice.
+func typeKeys(t *testing.T, b *browser.Browser, keys string, modifiers chromedp.Modifier) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Second)
+	defer cancel()
+	for _, r := range keys {
+		evs := kb.Encode(r)
+		text := ""
+		for _, ev := range evs {
+			if ev.Type == kb.KeyChar {
+				text = ev.Text
+			}
+		}
+		for _, ev := range evs {
+			if ev.Type == kb.KeyChar {
+				continue
+			}
+			ev.Modifiers |= int64(modifiers)
+			if ev.Type == kb.KeyDown && modifiers == 0 {
+				ev.Text, ev.UnmodifiedText = text, text
+			}
+			if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, *ev); err != nil {
+				t.Fatalf("type %q: %v", keys, err)
+			}
+		}
+	}
+}
+
+// liveView opens session id's live view as the console's operator (the
+// console URL logs the browser in) and waits until it shows that the
+// agent holds the input.
+func liveView(t *testing.T, b *browser.Browser, consoleURL, id string) {
+	t.Helper()
+	b.Open(consoleURL)
+	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`)`, 15*time.Second)
+	b.Open(strings.Split(consoleURL, "#")[0] + "s/" + id)
+	b.WaitJS(`window.ptyView && ptyView.connected && ptyView.control && ptyView.control.holder === "agent" &&
+		!document.getElementById("take").hidden && `+bufferText+`.includes("$ ")`, 15*time.Second)
+}
+
+// sendInFlight starts an agent's terminal_send of text and returns its
+// result's channel, once the page shows the command running.
+func sendInFlight(t *testing.T, b *browser.Browser, c *client, id, text string) <-chan result {
+	t.Helper()
+	done := make(chan result, 1)
+	go func() {
+		r, err := c.callErr(tools.TerminalSend, obj{"sessionId": id, "text": text})
+		if err != nil {
+			r = result{IsError: true, Text: err.Error()}
+		}
+		done <- r
+	}()
+	b.WaitJS(`ptyView.badge === "running"`, 15*time.Second)
+	return done
+}
+
+// takenOver waits a second at most for the send's result, which must be
+// settled by the take (cause taken_over).
+func takenOver(t *testing.T, done <-chan result) {
+	t.Helper()
+	select {
+	case r := <-done:
+		if r.IsError || r.str("cause") != "taken_over" {
+			t.Fatalf("the send in flight settled with %v: %s; want cause taken_over", r.S, r.Text)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the send in flight did not settle within a second of the take")
+	}
+}
+
+// Taking over in the browser, end to end: the operator takes control
+// during the agent's long send, which settles at once (taken_over), the
+// command left running; the agent's sends are refused while the operator
+// holds control; keys typed into the page run in the shell; the console
+// lists who holds it; Hand back lets the agent send again. Taken with
+// "interrupt", the running command gets a SIGINT and is gone.
+func TestTakeOverInBrowser(t *testing.T) {
+	b := browser.New(t)
+	c, consoleURL := consoleServer(t)
+	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
+	liveView(t, b, consoleURL, id)
+
+	// Without interrupt: the command goes on, and the person stops it.
+	done := sendInFlight(t, b, c, id, "sleep 30")
+	b.Eval(`document.getElementById("take").click()`, nil)
+	b.WaitJS(`ptyView.control.you && ptyView.control.holder === "operator" && !document.getElementById("banner").hidden &&
+		document.getElementById("banner").textContent.includes("You have control — the agent waits") && !document.getElementById("handback").hidden`, 10*time.Second)
+	takenOver(t, done)
+	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo agent"}, "holds the input")
+	var badge string
+	b.Eval(`ptyView.badge`, &badge)
+	if badge != "running" {
+		t.Fatalf("taken over without interrupt, the command's badge is %q; want it still running", badge)
+	}
+	docShot(t, b, "take-over.png")
+	typeKeys(t, b, "c", chromedp.ModifierCtrl)
+	typeKeys(t, b, "echo typed-$((6*7))\r", 0)
+	b.WaitJS(bufferText+`.includes("typed-42")`, 15*time.Second)
+	// The session fills the window now: the holder sized it.
+	b.WaitJS(`ptyView.term.cols > 80 && ptyView.term.rows > 24`, 10*time.Second)
+
+	// The console says who holds it.
+	b.Open(strings.Split(consoleURL, "#")[0])
+	b.WaitJS(`[...document.querySelectorAll("#sessions tbody tr")].some((tr) => tr.dataset.id === `+strconv.Quote(id)+` && tr.textContent.includes("controlled by operator since"))`, 15*time.Second)
+	// Back on the live view: another page's hold, until this one takes it.
+	b.Open(strings.Split(consoleURL, "#")[0] + "s/" + id)
+	b.WaitJS(`ptyView.control && !ptyView.control.you && document.getElementById("control").textContent.startsWith("Controlled by operator since")`, 15*time.Second)
+	b.Eval(`document.getElementById("take").click()`, nil)
+	b.WaitJS(`ptyView.control.you`, 10*time.Second)
+	b.Eval(`document.getElementById("handback").click()`, nil)
+	b.WaitJS(`ptyView.control.holder === "agent" && !ptyView.control.you && document.getElementById("banner").hidden && ptyView.term.options.disableStdin`, 10*time.Second)
+	r := c.send(id, "echo agent-$((6*7))")
+	if !strings.Contains(r.Text, "agent-42") {
+		t.Fatalf("the agent's send after the hand back: %s", r.Text)
+	}
+	// Its result says what the person did.
+	hb, _ := r.S["handback"].(map[string]any)
+	if hb == nil || hb["reason"] != "returned" || !strings.Contains(fmt.Sprint(hb["lines"]), "echo typed-$((6*7))") || !strings.Contains(r.Text, "A person (operator) had control") {
+		t.Fatalf("the agent's first result after the hand back: handback %v\n%s", hb, r.Text)
+	}
+
+	// With interrupt: the command gets a SIGINT; the shell is back at
+	// its prompt, and what the person types runs at once.
+	done = sendInFlight(t, b, c, id, "sleep 30")
+	b.Eval(`document.getElementById("interrupt").click(); document.getElementById("take").click()`, nil)
+	b.WaitJS(`ptyView.control.you`, 10*time.Second)
+	takenOver(t, done)
+	b.WaitJS(`ptyView.badge === "waiting"`, 10*time.Second)
+	typeKeys(t, b, "echo again-$((6*7))\r", 0)
+	b.WaitJS(bufferText+`.includes("again-42")`, 10*time.Second)
+	b.Eval(`document.getElementById("handback").click()`, nil)
+	b.WaitJS(`ptyView.control.holder === "agent"`, 10*time.Second)
+	c.send(id, "true")
+	withinPolicy(t, b)
+}
+
+// A page whose hold moved on cannot type: a second page's take makes the
+// first one's input refused (stale) and never written, and so does a
+// hand back.
+func TestTakeOverStaleInBrowser(t *testing.T) {
+	b := browser.New(t)
+	c, consoleURL := consoleServer(t)
+	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
+	liveView(t, b, consoleURL, id)
+	b.Eval(`document.getElementById("take").click()`, nil)
+	b.WaitJS(`ptyView.control.you`, 10*time.Second)
+
+	// A second page (an operator's socket of its own) takes control.
+	b.WaitJS(`(() => { if (window.second) return window.second.control && window.second.control.you;
+	  window.second = { control: null };
+	  const ws = new WebSocket("ws://" + location.host + "/api/watch/`+id+`");
+	  ws.onopen = () => { ws.send(JSON.stringify({t: "hello", since: 0})); ws.send(JSON.stringify({t: "take"})); };
+	  ws.onmessage = (e) => { if (typeof e.data === "string") { const m = JSON.parse(e.data); if (m.t === "control") window.second.control = m; } };
+	  window.second.ws = ws;
+	  return false; })()`, 10*time.Second)
+	// The first page's input, as it would send it: refused, and the page
+	// shows it no longer holds control.
+	b.Eval(`ptyView.send({t: "input", data: "echo stale-$((6*7))\r"})`, nil)
+	b.WaitJS(`ptyView.refused && ptyView.refused.code === "control_stale" && !ptyView.control.you &&
+		document.getElementById("banner").hidden && ptyView.term.options.disableStdin && ptyView.connected`, 10*time.Second)
+	b.Eval(`window.second.ws.send(JSON.stringify({t: "input", data: "echo second-$((6*7))\r"}))`, nil)
+	b.WaitJS(bufferText+`.includes("second-42")`, 10*time.Second)
+	b.Eval(`window.second.ws.send(JSON.stringify({t: "return"}))`, nil)
+	b.WaitJS(`ptyView.control.holder === "agent"`, 10*time.Second)
+
+	// A page that handed back cannot type either.
+	b.Eval(`ptyView.refused = null; document.getElementById("take").click()`, nil)
+	b.WaitJS(`ptyView.control.you`, 10*time.Second)
+	b.Eval(`document.getElementById("handback").click()`, nil)
+	b.WaitJS(`ptyView.control.holder === "agent"`, 10*time.Second)
+	typeKeys(t, b, "echo typed-after\r", 0)
+	b.Eval(`ptyView.send({t: "input", data: "echo returned-$((6*7))\r"})`, nil)
+	b.WaitJS(`ptyView.refused && ptyView.refused.code === "control_stale"`, 10*time.Second)
+	r := c.send(id, "echo agent-$((6*7))")
+	if !strings.Contains(r.Text, "agent-42") {
+		t.Fatalf("the agent's send after the hand back: %s", r.Text)
+	}
+	b.WaitJS(bufferText+`.includes("agent-42")`, 10*time.Second)
+	var screen string
+	b.Eval(bufferText, &screen)
+	for _, never := range []string{"stale-", "returned-", "typed-after"} {
+		if strings.Contains(screen, never) || strings.Contains(r.Text, never) {
+			t.Fatalf("input of a page without control was written (%q):\n%s", never, screen)
+		}
+	}
+	b.Eval(`window.second.ws.close()`, nil)
+	withinPolicy(t, b)
+}
+
+// The idle timeout hands control back by itself: the page counts down,
+// then shows that the agent holds control again, and the agent sends.
+func TestTakeOverIdleInBrowser(t *testing.T) {
+	b := browser.New(t)
+	c, consoleURL := consoleServer(t, "-control-idle-timeout", "2s")
+	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
+	liveView(t, b, consoleURL, id)
+	b.Eval(`document.getElementById("take").click()`, nil)
+	b.WaitJS(`ptyView.control.you && ptyView.control.idleTimeoutMs === 2000 && /after 0:0[12] without/.test(document.getElementById("idle").textContent)`, 10*time.Second)
+	b.WaitJS(`ptyView.control.holder === "agent" && !ptyView.control.you && document.getElementById("banner").hidden &&
+		document.getElementById("control").textContent === "The agent has control"`, 15*time.Second)
+	r := c.send(id, "echo back-$((6*7))")
+	if !strings.Contains(r.Text, "back-42") {
+		t.Fatalf("the agent's send after the idle hand back: %s", r.Text)
+	}
+}
+
+// withinPolicy fails t if the page broke the server's
+// Content-Security-Policy, or threw.
+func withinPolicy(t *testing.T, b *browser.Browser) {
+	t.Helper()
+	for _, m := range b.Console() {
+		if strings.Contains(m.Text, "Content Security Policy") {
+			t.Errorf("the page broke the policy: %s", m.Text)
+		}
+	}
 }

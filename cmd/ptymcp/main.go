@@ -227,7 +227,7 @@ func run(args []string, stderr io.Writer) error {
 	}
 	var console http.Handler
 	if c.console.addr != "off" {
-		v, err := viewServer(svc, hc.token, links, c.allowOrigins, log)
+		v, err := viewServer(c.console, svc, hc.token, links, c.allowOrigins, log)
 		if err != nil {
 			return err
 		}

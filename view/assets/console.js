@@ -36,6 +36,16 @@ async function login(token) {
   }
 }
 
+// held is the note a session's row carries while a person holds its
+// input (the agent waits meanwhile).
+function held(s) {
+  const c = s.control;
+  if (!c || !c.person) return "";
+  const since = c.since ? new Date(c.since) : null;
+  const at = since && !isNaN(since) ? ` since ${since.toLocaleTimeString()}` : "";
+  return el("span", { class: "held" }, ` controlled by ${c.holder}${at}`);
+}
+
 function row(s) {
   const badge = el("span");
   setBadge(badge, s);
@@ -47,7 +57,7 @@ function row(s) {
     el("td", {}, s.host || ""),
     el("td", { class: "cwd" }, s.cwd || ""),
     el("td", {}, s.program || ""),
-    el("td", {}, badge),
+    el("td", {}, badge, held(s)),
     el("td", {}, ago(s.idleMs)),
   );
   return tr;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
 
@@ -55,6 +59,19 @@ type watch struct {
 	}
 	c   *websocket.Conn
 	ctx context.Context // done when the page closed the socket
+	in  chan map[string]any
+}
+
+// recv waits for the page's next message.
+func (wc *watch) recv(t *testing.T) map[string]any {
+	t.Helper()
+	select {
+	case m := <-wc.in:
+		return m
+	case <-time.After(wait):
+		t.Fatal("the page sent nothing")
+		return nil
+	}
 }
 
 // csp is the strictest policy the pages work under, which the view
@@ -64,7 +81,8 @@ type watch struct {
 const csp = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 const sessionsJSON = `[
- {"id":"s1","name":"build","owner":"agent-a","host":"local","cwd":"/work/app","program":"make","badge":"running","idleMs":3000},
+ {"id":"s1","name":"build","owner":"agent-a","host":"local","cwd":"/work/app","program":"make","badge":"running","idleMs":3000,
+  "control":{"holder":"operator","person":true,"since":"2026-01-02T03:04:05Z"}},
  {"id":"s2","name":"editor","owner":"agent-b","host":"gpu-1","cwd":"/home/dev","program":"vim","badge":"waiting","reader":"vim","idleMs":125000}
 ]`
 
@@ -130,7 +148,7 @@ func (f *fake) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.CloseNow()
-	wc := &watch{id: r.PathValue("id"), c: c}
+	wc := &watch{id: r.PathValue("id"), c: c, in: make(chan map[string]any, 256)}
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	err = wsjson.Read(ctx, c, &wc.hello)
 	cancel()
@@ -138,11 +156,28 @@ func (f *fake) watch(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("watch %s: read hello: %v", wc.id, err)
 		return
 	}
-	wc.ctx = c.CloseRead(context.Background())
+	rctx, rcancel := context.WithCancel(context.Background())
+	defer rcancel()
+	wc.ctx = rctx
+	go func() {
+		select {
+		case <-f.stop:
+			rcancel()
+		case <-rctx.Done():
+		}
+	}()
 	f.conns <- wc
-	select {
-	case <-wc.ctx.Done():
-	case <-f.stop:
+	// What the page sends after its hello (a take over's messages).
+	for {
+		var m map[string]any
+		if err := wsjson.Read(rctx, c, &m); err != nil {
+			return
+		}
+		select {
+		case wc.in <- m:
+		default:
+			f.t.Errorf("watch %s: the page sent more than the test reads: %v", wc.id, m)
+		}
 	}
 }
 
@@ -341,6 +376,9 @@ func TestSharePage(t *testing.T) {
 	b.WaitJS(`document.getElementById("title").textContent === "watching: Ana's editor"`, wait)
 	b.WaitJS(`document.querySelector(".xterm-rows").textContent.includes("shared")`, wait)
 	b.WaitJS(`document.getElementById("back").hidden`, wait)
+	// A share link's page says who holds the input, and offers no take.
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":false,"since":"2026-01-02T03:04:05Z","epoch":2}`)
+	b.WaitJS(`document.getElementById("control").textContent.startsWith("Controlled by operator since") && document.getElementById("controls").hidden`, wait)
 
 	// An error is shown, and ends the view like end does.
 	c.send(t, `{"t":"error","code":"expired","message":"this share link has expired"}`)
@@ -379,11 +417,16 @@ func TestConsolePage(t *testing.T) {
 		cells []string
 		href  string
 	}{
-		{[]string{"build", "agent-a", "local", "/work/app", "make", "running", "3s ago"}, "/s/s1"},
+		{[]string{"build", "agent-a", "local", "/work/app", "make", "running controlled by operator since ", "3s ago"}, "/s/s1"},
 		{[]string{"editor", "agent-b", "gpu-1", "/home/dev", "vim", "waiting for input (vim)", "2m ago"}, "/s/s2"},
 	}
 	for i, w := range want {
-		if strings.Join(got[i].Cells, "|") != strings.Join(w.cells, "|") || got[i].Href != w.href {
+		same := len(got[i].Cells) == len(w.cells)
+		for j := 0; same && j < len(w.cells); j++ {
+			// A time of day is in the browser's zone.
+			same = got[i].Cells[j] == w.cells[j] || strings.HasSuffix(w.cells[j], " since ") && strings.HasPrefix(got[i].Cells[j], w.cells[j])
+		}
+		if !same || got[i].Href != w.href {
 			t.Errorf("row %d: %q → %s, want %q → %s", i, got[i].Cells, got[i].Href, w.cells, w.href)
 		}
 	}
@@ -437,4 +480,144 @@ func (f *fake) requested() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.urls...)
+}
+
+// typeKeys types keys into whatever has the page's focus, as a person's
+// keyboard does: a key down that carries its text, then the key up.
+// (chromedp.KeyEvent sends the text as a separate char event, which the
+// page's cancelled key down does not suppress: xterm would take each key
+// twice.)
+func typeKeys(t *testing.T, b *browser.Browser, keys string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), wait)
+	defer cancel()
+	for _, r := range keys {
+		evs := kb.Encode(r)
+		text := ""
+		for _, ev := range evs {
+			if ev.Type == kb.KeyChar {
+				text = ev.Text
+			}
+		}
+		for _, ev := range evs {
+			if ev.Type == kb.KeyChar {
+				continue
+			}
+			if ev.Type == kb.KeyDown {
+				ev.Text, ev.UnmodifiedText = text, text
+			}
+			if _, err := chromedp.Call(ctx, input.DispatchKeyEvent, *ev); err != nil {
+				t.Fatalf("type %q: %v", keys, err)
+			}
+		}
+	}
+}
+
+// inputs reads the page's input messages until their data joins into
+// want; any other message fails t.
+func (wc *watch) inputs(t *testing.T, want string) {
+	t.Helper()
+	var got strings.Builder
+	for got.Len() < len(want) {
+		m := wc.recv(t)
+		if m["t"] != "input" {
+			t.Fatalf("the page sent %v; want input (have %q of %q)", m, got.String(), want)
+		}
+		got.WriteString(m["data"].(string))
+	}
+	if got.String() != want {
+		t.Fatalf("the page sent input %q, want %q", got.String(), want)
+	}
+}
+
+// Taking over in the page: an operator's page offers Take control (with
+// an interrupt), and while the server says it holds the input it types
+// what the keyboard gives, fits the session to the window, shows the
+// banner with the idle countdown and Hand back; the terminal's answers to
+// queries are never sent; a refusal is shown and is not final; another
+// holder is named and the page types nothing.
+func TestTakeOverPage(t *testing.T) {
+	f := newFake(t)
+	b := browser.New(t)
+	b.Open(f.URL + "/s/s1")
+	c := f.next()
+	c.send(t, `{"t":"hello","id":"s1","name":"build","label":"build","readOnly":false}`)
+	c.sendJSON(t, map[string]any{"t": "picture", "seq": 1, "rows": 10, "cols": 40, "data": "$ "})
+	c.send(t, `{"t":"control","holder":"agent","person":false,"you":false,"epoch":1}`)
+	b.WaitJS(`!document.getElementById("controls").hidden && !document.getElementById("take").hidden &&
+		document.getElementById("handback").hidden && document.getElementById("banner").hidden &&
+		document.getElementById("control").textContent === "The agent has control" && ptyView.control.epoch === 1`, wait)
+
+	b.Eval(`document.getElementById("interrupt").click(); document.getElementById("take").click()`, nil)
+	if m := c.recv(t); m["t"] != "take" || m["interrupt"] != true {
+		t.Fatalf("take sent %v, want take with interrupt", m)
+	}
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":true,"since":"2026-01-02T03:04:05Z","epoch":2,"idleLeftMs":120000,"idleTimeoutMs":600000}`)
+	b.WaitJS(`!document.getElementById("banner").hidden && document.getElementById("banner").textContent.includes("You have control — the agent waits") &&
+		/after (2:00|1:5\d) without/.test(document.getElementById("idle").textContent) &&
+		!document.getElementById("handback").hidden && document.getElementById("take").hidden &&
+		!ptyView.term.options.disableStdin && document.activeElement.classList.contains("xterm-helper-textarea")`, wait)
+
+	// The session is sized to fill the stage at the terminal's font.
+	m := c.recv(t)
+	var fit struct{ Cols, Rows float64 }
+	b.Eval(`(() => { const s = document.querySelector(".xterm-screen"), st = document.getElementById("stage");
+		return { cols: Math.floor(st.clientWidth / (s.offsetWidth / ptyView.term.cols)), rows: Math.floor(st.clientHeight / (s.offsetHeight / ptyView.term.rows)) }; })()`, &fit)
+	if m["t"] != "resize" || m["cols"] != fit.Cols || m["rows"] != fit.Rows || fit.Cols <= 40 || fit.Rows <= 10 {
+		t.Fatalf("holding, the page sent %v; want a resize to %vx%v (more than 40x10)", m, fit.Cols, fit.Rows)
+	}
+	c.send(t, fmt.Sprintf(`{"t":"resize","seq":2,"rows":%v,"cols":%v}`, fit.Rows, fit.Cols))
+
+	typeKeys(t, b, "ls -l\r")
+	c.inputs(t, "ls -l\r")
+
+	// Queries in the output are the session's to answer: the page sends
+	// no report, and the next input is the next key.
+	c.out(t, 3, "\x1b[6n\x1b[c\x1b[>c\x1b]11;?\x07")
+	b.WaitJS(`ptyView.seq === 3`, wait)
+	typeKeys(t, b, "x")
+	c.inputs(t, "x")
+
+	// A refusal is shown, and the view goes on.
+	c.send(t, `{"t":"refused","code":"control_stale","message":"control moved on"}`)
+	b.WaitJS(`ptyView.refused && ptyView.refused.code === "control_stale" && !document.getElementById("refused").hidden &&
+		document.getElementById("refused").textContent.includes("control moved on") && ptyView.connected && !ptyView.error`, wait)
+
+	// Another person holds it: named, and the keyboard types nothing (the
+	// next message the page sends is the marker after the keys).
+	c.send(t, `{"t":"control","holder":"ana","person":true,"you":false,"since":"2026-01-02T03:04:05Z","epoch":3,"idleLeftMs":100000}`)
+	b.WaitJS(`document.getElementById("control").textContent.startsWith("Controlled by ana since") &&
+		document.getElementById("banner").hidden && ptyView.term.options.disableStdin && !document.getElementById("take").hidden`, wait)
+	typeKeys(t, b, "y")
+	b.Eval(`ptyView.send({t: "marker"})`, nil)
+	if m := c.recv(t); m["t"] != "marker" {
+		t.Fatalf("without the input, the page sent %v", m)
+	}
+
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":true,"since":"2026-01-02T03:04:05Z","epoch":4,"idleLeftMs":600000}`)
+	b.WaitJS(`!document.getElementById("handback").hidden`, wait)
+
+	// The socket drops while the page holds the input: back, it takes the
+	// input again, as nobody took it meanwhile (the same epoch).
+	if err := c.c.Close(websocket.StatusGoingAway, "restart"); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	c = f.next()
+	c.send(t, `{"t":"hello","id":"s1","name":"build","label":"build","readOnly":false}`)
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":false,"since":"2026-01-02T03:04:05Z","epoch":4,"idleLeftMs":500000}`)
+	if m := c.recv(t); m["t"] != "take" || m["interrupt"] != false {
+		t.Fatalf("back from a drop while holding, the page sent %v; want take without interrupt", m)
+	}
+	c.send(t, `{"t":"control","holder":"operator","person":true,"you":true,"since":"2026-01-02T03:04:05Z","epoch":5,"idleLeftMs":600000}`)
+	b.WaitJS(`!document.getElementById("handback").hidden && !document.getElementById("banner").hidden`, wait)
+
+	// Hand back.
+	b.Screenshot(filepath.Join(screenshots(t), "take-over.png"))
+	b.Eval(`document.getElementById("handback").click()`, nil)
+	if m := c.recv(t); m["t"] != "return" {
+		t.Fatalf("hand back sent %v", m)
+	}
+	c.send(t, `{"t":"control","holder":"agent","person":false,"you":false,"epoch":6}`)
+	b.WaitJS(`document.getElementById("banner").hidden && ptyView.term.options.disableStdin && document.getElementById("control").textContent === "The agent has control"`, wait)
+	withinCSP(t, b)
 }

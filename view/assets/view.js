@@ -13,8 +13,16 @@
 // got, so the server sends only what it missed; an out or resize the page
 // already has (seq not above its last) is dropped, so nothing is doubled.
 //
-// window.ptyView = {term, seq, badge, connected, ended, error} is kept
-// current for tests and for anyone at the console.
+// An operator's page may take the session's input over (docs/console.md,
+// "Taking over"): it sends {"t":"take","interrupt":bool}, then, while the
+// server's {"t":"control",...,"you":true} says it holds the input, the
+// keys xterm gives ({"t":"input","data"}) and the size that fits the
+// window ({"t":"resize"}), until {"t":"return"}. A refused action comes
+// back as {"t":"refused","code","message"}, which is not final.
+//
+// window.ptyView = {term, seq, badge, connected, ended, error, control,
+// refused, send} is kept current for tests and for anyone at the console
+// (send writes one message on the socket, as the page would).
 
 import { Terminal } from "/assets/vendor/xterm/xterm.mjs";
 import { fragmentToken, setBadge } from "./common.js";
@@ -32,12 +40,20 @@ const badgeEl = document.getElementById("badge");
 const conn = document.getElementById("conn");
 const notice = document.getElementById("notice");
 const errorEl = document.getElementById("error");
+const controlEl = document.getElementById("control");
+const controls = document.getElementById("controls");
+const takeBtn = document.getElementById("take");
+const handbackBtn = document.getElementById("handback");
+const interruptBox = document.getElementById("interrupt");
+const refusedEl = document.getElementById("refused");
+const banner = document.getElementById("banner");
+const idleEl = document.getElementById("idle");
 if (shared) document.getElementById("back").hidden = true;
 
 const term = new Terminal({
   cols: 80,
   rows: 24,
-  disableStdin: true, // watching only; typing is a later step
+  disableStdin: true, // typing only while this page holds the input
   cursorBlink: false,
   scrollback: 1000,
   fontFamily: '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace',
@@ -46,8 +62,144 @@ const term = new Terminal({
 });
 term.open(host);
 
-const view = { term, seq: 0, badge: "", connected: false, ended: false, error: null };
+// The session's own emulator answers the terminal's queries (device
+// attributes, cursor position, modes, colours); this terminal must not
+// answer them too, or, while this page holds the input, its answers (and
+// those to queries replayed from the stream) would be typed into the
+// session.
+const swallow = () => true;
+for (const id of [
+  { final: "c" }, { prefix: ">", final: "c" }, { prefix: "=", final: "c" }, // device attributes
+  { final: "n" }, { prefix: "?", final: "n" }, // status reports
+  { intermediates: "$", final: "p" }, { prefix: "?", intermediates: "$", final: "p" }, // mode reports
+  { prefix: ">", final: "q" }, // version
+]) {
+  term.parser.registerCsiHandler(id, swallow);
+}
+term.parser.registerDcsHandler({ intermediates: "$", final: "q" }, swallow);
+for (const osc of [4, 10, 11, 12]) term.parser.registerOscHandler(osc, (data) => data.includes("?"));
+
+const view = { term, seq: 0, badge: "", connected: false, ended: false, error: null, control: null, refused: null, send: null };
 window.ptyView = view;
+
+// socket is the live socket, once its hello is sent.
+let socket = null;
+function send(m) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  socket.send(JSON.stringify(m));
+  return true;
+}
+view.send = send;
+
+// readOnly: the server said this page may not take the input (a share
+// link's).
+let readOnly = true;
+// holding: this page holds the session's input (the server said so).
+let holding = false;
+// heldEpoch is the epoch of this page's hold, kept across a lost socket:
+// the hold outlives it, but a new socket holds nothing, so a page back
+// from a drop takes the input again if nobody took it meanwhile.
+let heldEpoch = 0;
+// idleDeadline is when the hold ends without input, on this page's clock.
+let idleDeadline = 0;
+let idleTimeoutMs = 0;
+
+// A paste over this is refused here, as the server would.
+const maxInput = 1 << 20;
+
+term.onData((data) => {
+  if (!holding) return;
+  if (data.length > maxInput) {
+    refused({ t: "refused", code: "too_large", message: "input over 1 MiB at once is refused" });
+    return;
+  }
+  if (send({ t: "input", data }) && idleTimeoutMs) idleDeadline = Date.now() + idleTimeoutMs;
+  showIdle();
+});
+
+takeBtn.addEventListener("click", () => {
+  send({ t: "take", interrupt: interruptBox.checked });
+});
+handbackBtn.addEventListener("click", () => {
+  send({ t: "return" });
+});
+
+function clock(since) {
+  const d = new Date(since);
+  return isNaN(d) ? since : d.toLocaleTimeString();
+}
+
+function showIdle() {
+  if (!holding || !idleDeadline) {
+    idleEl.textContent = "";
+    return;
+  }
+  const left = Math.max(0, Math.ceil((idleDeadline - Date.now()) / 1000));
+  const m = Math.floor(left / 60);
+  const s = String(left % 60).padStart(2, "0");
+  idleEl.textContent = `Hands back by itself after ${m}:${s} without your input.`;
+}
+setInterval(showIdle, 1000);
+
+// fit asks, while this page holds the input, for the size that fills
+// the stage at the terminal's font: the holder alone sizes the session.
+let fitTimer = 0;
+function fit() {
+  clearTimeout(fitTimer);
+  fitTimer = setTimeout(() => {
+    const screen = host.querySelector(".xterm-screen");
+    if (!holding || !screen || !screen.offsetWidth || !screen.offsetHeight) return;
+    const cellW = screen.offsetWidth / term.cols;
+    const cellH = screen.offsetHeight / term.rows;
+    const cols = Math.min(1000, Math.max(20, Math.floor(stage.clientWidth / cellW)));
+    const rows = Math.min(500, Math.max(5, Math.floor(stage.clientHeight / cellH)));
+    if (cols !== term.cols || rows !== term.rows) send({ t: "resize", rows, cols });
+  }, 100);
+}
+new ResizeObserver(fit).observe(stage);
+
+// showControl shows who holds the input, and what this page may do.
+function showControl(m) {
+  if (m && !m.you && m.person && m.holder === "operator" && m.epoch === heldEpoch && !readOnly) {
+    heldEpoch = 0;
+    send({ t: "take", interrupt: false });
+  } else if (m) {
+    heldEpoch = m.you ? m.epoch : 0;
+  }
+  view.control = m;
+  const was = holding;
+  holding = !!(m && m.you);
+  term.options.disableStdin = !holding;
+  controls.hidden = readOnly || !m;
+  takeBtn.hidden = holding;
+  handbackBtn.hidden = !holding;
+  interruptBox.parentElement.hidden = holding;
+  banner.hidden = !holding;
+  if (holding) {
+    idleTimeoutMs = m.idleTimeoutMs || 0;
+    if (m.idleLeftMs !== undefined) idleDeadline = Date.now() + m.idleLeftMs;
+    controlEl.hidden = true;
+    if (!was) {
+      term.focus();
+      fit();
+    }
+  } else {
+    idleDeadline = 0;
+    controlEl.hidden = !m;
+    if (m) controlEl.textContent = m.person ? `Controlled by ${m.holder} since ${clock(m.since)}` : "The agent has control";
+    if (was) term.blur();
+  }
+  showIdle();
+}
+
+let refusedTimer = 0;
+function refused(m) {
+  view.refused = m;
+  refusedEl.textContent = `${m.message || "refused"} (${m.code || "unknown"})`;
+  refusedEl.hidden = false;
+  clearTimeout(refusedTimer);
+  refusedTimer = setTimeout(() => (refusedEl.hidden = true), 8000);
+}
 
 // letterbox scales the terminal, at the session's own size, to fit the
 // stage and centres it. It never resizes the session.
@@ -84,6 +236,7 @@ const handlers = {
   hello(m) {
     document.title = `${m.name || id}: ptyactor`;
     title.textContent = shared ? `watching: ${m.label || m.name || id}` : m.name || id;
+    readOnly = shared || m.readOnly !== false;
   },
   picture(m) {
     later(() => {
@@ -103,9 +256,12 @@ const handlers = {
     setBadge(badgeEl, m);
     view.badge = m.badge;
   },
+  control: showControl,
+  refused,
   end(m) {
     if (m.seq > view.seq) view.seq = m.seq;
     view.ended = true;
+    showControl(null);
   },
   error(m) {
     showError(`${m.message || "error"} (${m.code || "unknown"})`);
@@ -137,6 +293,7 @@ function connect() {
     const hello = { t: "hello", since: view.seq };
     if (token) hello.token = token;
     ws.send(JSON.stringify(hello));
+    socket = ws;
     setConn("live", true);
   };
   ws.onmessage = (ev) => {
@@ -163,6 +320,10 @@ function connect() {
   };
   ws.onclose = () => {
     view.connected = false;
+    socket = null;
+    // A hold outlives the socket (its idle timeout ends it); this page
+    // learns again who holds the input when it is back.
+    showControl(null);
     if (final) {
       if (!view.ended) setConn("stopped", false);
       return;
