@@ -239,7 +239,18 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		case p.lostErr != nil:
 			ctx.Respond(&actors.ResizeReply{Err: p.lostErr})
 		default:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols)}}, false)
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols, m.ControlEpoch)}}, false)
+		}
+	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
+		// The host's session holds the control state: a person's hold
+		// is taken, typed into and handed back there.
+		switch {
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			ctx.Respond(seam.Refuse(m, messages.ErrSessionClosing))
+		case p.lostErr != nil:
+			ctx.Respond(seam.Refuse(m, p.lostErr))
+		default:
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: p.controlBody(m)}, false)
 		}
 	case *actors.Mark:
 		// The label is checked on the host, where the record is.
@@ -363,6 +374,21 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		reply = &actors.ResizeReply{Err: err}
 	case *actors.Mark:
 		reply = &actors.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
+	case *actors.TakeControl:
+		if err == nil && rep.GetTakeControl() == nil {
+			err = fmt.Errorf("%w: malformed take-control reply", messages.ErrTransport)
+		}
+		reply = &actors.ControlReply{Control: wire.ControlFrom(rep.GetTakeControl()), Err: err}
+	case *actors.ControlInput:
+		reply = &actors.ControlInputReply{Err: err}
+	case *actors.ReturnControl:
+		var h messages.Handback
+		if w := wire.HandbackFrom(rep.GetReturnControl()); w != nil {
+			h = *w
+		} else if err == nil {
+			err = fmt.Errorf("%w: malformed hand-back reply", messages.ErrTransport)
+		}
+		reply = &actors.ReturnControlReply{Handback: h, Err: err}
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -503,6 +529,20 @@ func (p *remoteSession) startFailed(ctx actor.Context, err error) {
 	p.finish(ctx)
 }
 
+// controlBody is the wire request of a control request, naming the
+// host's id of the session.
+func (p *remoteSession) controlBody(m any) wire.RequestBody {
+	switch m := m.(type) {
+	case *actors.TakeControl:
+		return &wire.Request_TakeControl{TakeControl: wire.TakeControlTo(p.hostID, m.Request)}
+	case *actors.ControlInput:
+		return &wire.Request_ControlInput{ControlInput: &wire.ControlInput{Session: p.hostID, Epoch: m.Epoch, Data: m.Data}}
+	case *actors.ReturnControl:
+		return &wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: p.hostID, Epoch: m.Epoch}}
+	}
+	return nil
+}
+
 // described answers a Describe with the host's snapshot of the session
 // now, under the client's id; an exit it reports is recorded as one the
 // host pushed.
@@ -518,7 +558,7 @@ func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error)
 	if snap.Status.Exited {
 		p.setStatus(ctx, snap.Status)
 	}
-	p.snap.SecretPrompt = snap.SecretPrompt
+	p.snap.SecretPrompt, p.snap.Control = snap.SecretPrompt, snap.Control
 	if a := snap.Activity; a != nil {
 		p.activity = *a
 		if p.mirror != nil {

@@ -389,8 +389,16 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_GetScreen:
 		return &actors.GetScreen{Owner: o, Session: messages.SessionID(b.GetScreen.GetSession())}
 	case *wire.Request_Resize:
-		id, rows, cols := wire.ResizeFrom(b.Resize)
-		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols}
+		id, rows, cols, epoch := wire.ResizeFrom(b.Resize)
+		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols, ControlEpoch: epoch}
+	case *wire.Request_TakeControl:
+		return &actors.TakeControl{Owner: o, Session: messages.SessionID(b.TakeControl.GetSession()), Request: wire.TakeControlRequestFrom(b.TakeControl)}
+	case *wire.Request_ControlInput:
+		c := b.ControlInput
+		return &actors.ControlInput{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch(), Data: c.GetData()}
+	case *wire.Request_ReturnControl:
+		c := b.ReturnControl
+		return &actors.ReturnControl{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch()}
 	case *wire.Request_Mark:
 		return &actors.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
 	case *wire.Request_List:
@@ -493,6 +501,14 @@ func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Resize{Resize: &wire.ResizeReply{}} })
 	case *actors.MarkReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Mark{Mark: &wire.MarkReply{Seq: m.Seq}} })
+	case *actors.ControlReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_TakeControl{TakeControl: wire.ControlTo(m.Control)} })
+	case *actors.ControlInputReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_ControlInput{ControlInput: &wire.ControlInputReply{}} })
+	case *actors.ReturnControlReply:
+		return okBody(m.Err, func() wire.ReplyBody {
+			return &wire.Reply_ReturnControl{ReturnControl: wire.HandbackTo(&m.Handback)}
+		})
 	}
 	return nil, false, nil
 }
