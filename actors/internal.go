@@ -106,6 +106,7 @@ const (
 	timerSilence
 	timerPoll
 	timerProbe
+	timerTakeOver
 	timerKinds
 )
 

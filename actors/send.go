@@ -97,8 +97,14 @@ type sendActor struct {
 	// send's was written (backend.ForeignInputClearer).
 	foreign string
 	// clearing: the send has not begun; it waits for the shell to take
-	// the foreign input (awaitClear).
-	clearing bool
+	// the foreign input (awaitClear). begun: it began (begin).
+	clearing, begun bool
+	// takenOver: a person took the input over (onTakeOver), with a SIGINT
+	// first when takeInterrupt.
+	takenOver, takeInterrupt bool
+	// handback is what people did before this result (the agent's first
+	// after they held the input).
+	handback *messages.Handback
 	// lines are the input's lines still to be typed, each with its Enter:
 	// the next is written once the program reading the terminal consumed
 	// the previous one and waits again.
@@ -208,6 +214,16 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.onWriteDone(m)
 	case *foreignCleared:
 		a.onForeignCleared(m)
+	case *takeOver:
+		a.onTakeOver(m)
+	case *handbackNote:
+		if a.settled() {
+			a.sys.Root.Send(a.parent, &handbackBounced{hb: m.hb})
+		} else {
+			a.handback = joinPending(a.handback, m.hb)
+		}
+	case *takeOverLook:
+		a.onTakeOverLook(m)
 	case *interruptDone:
 		a.onInterruptDone(m)
 	case *timerFired:
@@ -274,6 +290,8 @@ func (a *sendActor) onTimer(k timerKind) {
 			return
 		}
 		a.requestProbe()
+	case timerTakeOver:
+		a.lookForTakeOver()
 	}
 }
 

@@ -78,7 +78,7 @@ const (
 // backend still held, for a wait with a cursor the output since that
 // cursor, and before it what a pattern kept, within MaxReadBytes.
 func (a *sendActor) finalOutput() messages.SendRead {
-	if a.clearing {
+	if !a.begun {
 		return messages.SendRead{} // it never began (awaitClear)
 	}
 	out := a.bs.EndSend()
@@ -104,6 +104,7 @@ func (a *sendActor) finalOutput() messages.SendRead {
 // and the output; a full-screen program's result carries its screen.
 func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error, closing bool, out messages.SendRead) messages.SendResult {
 	res := messages.SendResult{
+		Handback:   a.handback,
 		Viewport:   out.Delta,
 		WaitReason: reason,
 		Cause:      a.cause(reason, code, err, closing),
@@ -189,6 +190,8 @@ func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, clos
 		return messages.CauseClosed
 	case reason == messages.WaitSessionExit:
 		return messages.CauseExit
+	case a.takenOver:
+		return messages.CauseTakenOver
 	case a.cancelled:
 		return messages.CauseCancelled
 	case reason == messages.WaitStdinRead && code != nil:

@@ -58,6 +58,7 @@ func (a *sendActor) start() {
 // begin begins the send's epoch (or continues the previous one for a
 // wait) and writes, clear (the foreign input's erasure) first.
 func (a *sendActor) begin(clear []byte) {
+	a.begun = true
 	switch {
 	case a.startup:
 		// The startup wait uses epoch 0, which a new backend session
@@ -138,6 +139,11 @@ func (a *sendActor) awaitClear(c backend.ForeignInputClearer) {
 func (a *sendActor) onForeignCleared(m *foreignCleared) {
 	f := a.foreign + m.foreign
 	a.foreign = f[:textcut.Head(f, maxForeignReport)]
+	if a.takenOver && !a.settled() {
+		a.clearing, a.write = false, stageAborted // never begun: nothing written
+		a.afterTakeOver()
+		return
+	}
 	if m.abandoned || a.gate.Load() == gateClosed || a.settled() {
 		a.write = stageAborted
 		a.settle("", nil, messages.ErrAbortedBeforeWrite) // still clearing: nothing began
@@ -208,6 +214,14 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 		a.cancelW()
 	}
 	switch {
+	case a.takenOver && (m.skipped || errors.Is(m.err, context.Canceled)):
+		// The person's take-over abandoned the write: what was written
+		// stays, the rest never is.
+		a.write = stageDone
+		if m.skipped {
+			a.write = stageAborted
+		}
+		a.afterTakeOver()
 	case m.skipped:
 		a.write = stageAborted
 		a.settle("", nil, messages.ErrAbortedBeforeWrite)
@@ -225,6 +239,10 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 		a.write = stageDone
 		a.ev.lastActivity = a.clock.Now()
 		a.armSilence()
+		if a.takenOver {
+			a.afterTakeOver()
+			return
+		}
 		if a.cancelled && !a.settled() {
 			a.interrupt()
 		}
@@ -238,7 +256,7 @@ func (a *sendActor) onWriteDone(m *writeDone) {
 
 // typing reports whether lines are still to be typed. A cancel ends the
 // typing: the lines left are reported unwritten and never written.
-func (a *sendActor) typing() bool { return len(a.lines) > 0 && !a.cancelled }
+func (a *sendActor) typing() bool { return len(a.lines) > 0 && !a.cancelled && !a.takenOver }
 
 // typedLines splits a request's input into the lines a person types: at
 // each \n (a \r\n counts as one), every line ending in the terminal's

@@ -60,6 +60,7 @@ type sessionActor struct {
 	sendPID     *actor.PID
 	sendTicket  uint64
 	sendStartup bool
+	sendIsWait  bool // the current send writes nothing (a wait)
 	sendSettled bool // the current send settled; its write or SIGINT is still in flight
 	// queuedStarts wait for a settled send to drain: the slot is only
 	// technically busy (a late write or signal must not reach the next
@@ -70,6 +71,7 @@ type sessionActor struct {
 	nextTicket   uint64
 	last         *SendSettled // the most recent settled send
 	secretPrompt bool         // it settled at a secret prompt, and no send started since
+	control      sessionControl
 
 	// Close fence: one attempt at a time; failures are not cached.
 	closeAttempt uint64
@@ -104,6 +106,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	switch m := msg.(type) {
 	case *actor.Started:
 		s.self, s.ownerPID, s.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
+		s.initControl()
 		// The facts actor exists before the backend starts: the pump
 		// reports from the first byte, before Spawn returns.
 		s.factsPID = ctx.Spawn(props(&factsActor{}))
@@ -163,6 +166,19 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			s.maybeFinish(ctx)
 		}
 
+	case *TakeControl:
+		s.onTakeControl(ctx, m)
+	case *ControlInput:
+		s.onControlInput(ctx, m)
+	case *ReturnControl:
+		s.onReturnControl(ctx, m)
+	case *personWritten:
+		s.onPersonWritten(m)
+	case *controlIdle:
+		s.onControlIdle(m)
+	case *handbackBounced:
+		s.control.pending = joinPending(s.control.pending, m.hb)
+
 	case *Read:
 		s.onRead(ctx, m)
 	case *Describe:
@@ -190,6 +206,10 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			ctx.Respond(&ResizeReply{Err: errNoTerminal})
 		case s.phase == phaseClosing || s.phase == phaseClosed:
 			ctx.Respond(&ResizeReply{Err: messages.ErrSessionClosing})
+		case m.ControlEpoch == 0 && s.control.state.Person:
+			ctx.Respond(&ResizeReply{Err: s.heldErr()})
+		case m.ControlEpoch != 0 && (!s.control.state.Person || m.ControlEpoch != s.control.state.Epoch):
+			ctx.Respond(&ResizeReply{Err: messages.ControlStale(s.id, m.ControlEpoch, s.control.state)})
 		default:
 			ctx.Respond(&ResizeReply{Err: t.Resize(m.Rows, m.Cols)})
 		}
@@ -198,6 +218,10 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	case *SignalSession:
 		s.onSignal(ctx, m)
 	case *Kill:
+		if err := s.heldErr(); err != nil && s.phase != phaseClosed {
+			ctx.Respond(&KillReply{Err: err})
+			return
+		}
 		reason := m.Reason
 		if reason == "" {
 			reason = "model request"
@@ -212,6 +236,10 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		if s.spawnCancel != nil {
 			s.spawnCancel(nil)
 		}
+		if s.control.idle != nil {
+			s.control.idle.Stop()
+		}
+		s.dropPersonInput()
 		for _, w := range s.queuedStarts {
 			s.sys.Root.Send(w.sender, &StartSendReply{Err: messages.ErrSessionClosing})
 		}
@@ -319,7 +347,12 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 	a.log = s.log
 	a.facts, a.ev.status = s.factsPID, s.status
 	_, a.exact = s.bs.(backend.StdinProber)
-	s.sendTicket, s.sendStartup = a.ticket, startup
+	s.sendTicket, s.sendStartup, s.sendIsWait = a.ticket, startup, !startup && a.isWait()
+	if !startup {
+		// The agent's first result after people held the input says
+		// what they did.
+		a.handback = s.takeHandback()
+	}
 	s.subscribers = nil
 	if notify != nil {
 		s.subscribers = []*actor.PID{notify}
@@ -353,6 +386,8 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 		// Settled, draining its write or interrupt: answer once drained.
 		s.queuedStarts = append(s.queuedStarts, queuedStart{msg: m, sender: sender})
 		return
+	case s.control.state.Person && !isWaitRequest(m.Request):
+		err = s.heldErr()
 	case s.sendPID != nil:
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
 	}
@@ -491,7 +526,7 @@ func startupExited(r messages.SendResult) error {
 }
 
 func (s *sessionActor) snapshot() messages.Snapshot {
-	snap := messages.Snapshot{SessionID: s.id, Name: s.spec.Name, Type: s.spec.Type, Status: s.status, SecretPrompt: s.secretPrompt}
+	snap := messages.Snapshot{SessionID: s.id, Name: s.spec.Name, Type: s.spec.Type, Status: s.status, SecretPrompt: s.secretPrompt, Control: s.control.state}
 	if s.bs != nil {
 		snap.PID = s.bs.PID()
 	}
@@ -499,17 +534,19 @@ func (s *sessionActor) snapshot() messages.Snapshot {
 }
 
 func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
+	var res messages.ReadResult
+	var err error
 	if c := m.Request.Cursor; c != nil {
-		res, err := s.bs.ReadSince(*c)
-		ctx.Respond(&ReadReply{Result: res, Err: err})
-		return
+		res, err = s.bs.ReadSince(*c)
+	} else {
+		var offset, count int
+		if offset, count, err = m.Request.Resolve(); err == nil {
+			res, err = s.bs.Read(offset, count)
+		}
 	}
-	offset, count, err := m.Request.Resolve()
-	if err != nil {
-		ctx.Respond(&ReadReply{Err: err})
-		return
+	if err == nil {
+		res.Handback = s.takeHandback()
 	}
-	res, err := s.bs.Read(offset, count)
 	ctx.Respond(&ReadReply{Result: res, Err: err})
 }
 
@@ -525,6 +562,8 @@ func (s *sessionActor) onSignal(ctx actor.Context, m *SignalSession) {
 		err = messages.ErrSessionClosing
 	case s.status.Exited:
 		err = messages.ErrSessionExited
+	case s.control.state.Person:
+		err = s.heldErr()
 	default:
 		// Signal may wait a moment (a command forked but not yet exec'd
 		// would lose the signal to the shell's handlers): off the mailbox.

@@ -71,6 +71,19 @@ type TryWriter interface {
 	TryWrite(p []byte) (int, error)
 }
 
+// PersonWriter is an optional Session capability: input a person types
+// while they hold the session's input (a console's take-over), written
+// like Write and recorded with its source (record.SourceOperator, or
+// record.SourceHuman and the person's label). It is never the agent's
+// own unfinished line: what it leaves in a line editor is foreign input
+// to the agent's next send.
+type PersonWriter interface {
+	// WriteAs writes p as Write does; secret reports that the terminal
+	// read with echo off when it was written (a password prompt), so
+	// the runtime keeps only its length.
+	WriteAs(ctx context.Context, source string, p []byte) (secret bool, err error)
+}
+
 // ForeignInputClearer is an optional Session capability: it discards
 // input that waits for the shell at its prompt and that no send wrote (a
 // terminal's answers to queries in a file someone cat'ed, bytes a program

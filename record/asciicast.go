@@ -93,7 +93,7 @@ func export(w io.Writer, r *Reader, version int) error {
 			c.event(ev.Mono, "i", data)
 		case KindResize:
 			c.event(ev.Mono, "r", fmt.Sprintf("%dx%d", ev.Cols, ev.Rows))
-		case KindSend, KindSettle, KindSignal, KindMark:
+		case KindSend, KindSettle, KindSignal, KindMark, KindControl:
 			c.event(ev.Mono, "m", marker(ev))
 		case KindExit:
 			switch {
@@ -228,6 +228,18 @@ func marker(ev Event) string {
 			return "signal"
 		}
 		return "signal " + ev.Signal.Name
+	case KindControl:
+		c := ev.Control
+		switch {
+		case c == nil:
+			return "control"
+		case c.Person && c.Interrupt:
+			return fmt.Sprintf("control: %s took the input (SIGINT)", c.Holder)
+		case c.Person:
+			return fmt.Sprintf("control: %s took the input", c.Holder)
+		default:
+			return fmt.Sprintf("control: back to the agent (%s)", c.Reason)
+		}
 	default:
 		return ev.Data
 	}

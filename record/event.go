@@ -36,6 +36,9 @@ const (
 	// KindForeign is input found in the terminal before a send that its
 	// caller did not write (another writer on the terminal).
 	KindForeign Kind = "foreign"
+	// KindControl is a change of who holds the session's input: a person
+	// took it over, or it came back to the agent.
+	KindControl Kind = "control"
 	// KindExit is the shell's exit.
 	KindExit Kind = "exit"
 	// KindCheckpoint starts a segment after the oldest were cut: the hash
@@ -88,6 +91,8 @@ type Event struct {
 	Settle *Settle `json:"settle,omitempty"`
 	Signal *Signal `json:"signal,omitempty"`
 	Exit   *Exit   `json:"exit,omitempty"`
+	// Control is who holds the input from this event on (KindControl).
+	Control *Control `json:"control,omitempty"`
 	// ExitCode is the status a prompt marker signed (KindPrompt).
 	ExitCode *int `json:"code,omitempty"`
 	// Checkpoint (KindCheckpoint) and Count (KindEnd: the records of the
@@ -128,6 +133,19 @@ type Settle struct {
 	Unwritten []string      `json:"unwritten,omitempty"`
 	// Cursor is the line cursor the send's output ended at.
 	Cursor int64 `json:"cursor"`
+}
+
+// Control is a change of who holds a session's input.
+type Control struct {
+	// Holder is "agent" or the person's label; Person says which.
+	Holder string `json:"holder"`
+	Person bool   `json:"person,omitempty"`
+	Epoch  uint64 `json:"epoch"`
+	// Reason: "taken" (a person took it), "returned" or "idle" (it came
+	// back to the agent).
+	Reason string `json:"reason"`
+	// Interrupt: the taker had the running command sent a SIGINT.
+	Interrupt bool `json:"interrupt,omitempty"`
 }
 
 // Signal is a signal sent to a foreground group.

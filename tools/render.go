@@ -72,7 +72,17 @@ func sendMeta(r messages.SendResult) string {
 	b.WriteString("\n[wait: ")
 	b.WriteString(string(r.WaitReason))
 	b.WriteString("]")
-	if r.Cause != "" && r.Cause != messages.CausePrompt && r.Cause != messages.CauseInput {
+	if r.Cause == messages.CauseTakenOver {
+		// A person took the terminal over from the console: the send
+		// settled at once, whatever the program was doing.
+		b.WriteString("\n[cause: taken_over: a person took control of the terminal")
+		if r.WaitReason == messages.WaitStdinRead {
+			b.WriteString(" while it waited for input")
+		} else {
+			b.WriteString("; the command may still be running")
+		}
+		b.WriteString("; your input is refused (CONTROL_HELD) until they hand it back]")
+	} else if r.Cause != "" && r.Cause != messages.CausePrompt && r.Cause != messages.CauseInput {
 		// The wait reason alone does not say it: a cancel, a close, an
 		// exit, a deadline or silence (the program may still run).
 		b.WriteString("\n[cause: ")
@@ -149,7 +159,22 @@ func renderScreen(s *messages.Screen, limit int) string {
 	return finalize(b.String(), limit)
 }
 
+// renderSend is a send's (or a wait's) text: the handback first, when
+// the result carries one, then the output and the metadata. A half-typed
+// line was discarded when the result reports foreign input (only a send,
+// which writes, discards: then its ForeignInput holds the line).
 func renderSend(r messages.SendResult, limit int) string {
+	// The result keeps room for its metadata without the optional lines.
+	least := r
+	least.Reader, least.ExitCode = "", nil
+	reserve := len(sendMeta(least)) + len(Marker) + 1
+	return withHandback(r.Handback, r.ForeignInput != "", limit, reserve, func(limit int) string { return renderSendBody(r, limit) })
+}
+
+// readReserve is the room a read's text keeps beside a handback.
+const readReserve = 64
+
+func renderSendBody(r messages.SendResult, limit int) string {
 	if r.Screen != nil {
 		// A full-screen program: the screen is what it shows; its redraw
 		// bytes are no log.
@@ -322,5 +347,8 @@ func renderKill(id messages.TaskID, outcome messages.TaskKillOutcome, t messages
 }
 
 func renderError(err error, limit int) string {
+	if s, ok := controlError(err); ok {
+		return finalize(s, limit)
+	}
 	return finalize("Error: "+err.Error(), limit)
 }

@@ -72,6 +72,9 @@ func mustJSON(v any) json.RawMessage {
 
 const sessionIDDesc = "Session id returned by terminal_open."
 
+// controlDesc tells the model about a person's hold on a terminal.
+const controlDesc = " A person may take control of the terminal from the console: until they hand it back, sends (and resize, signal, close) fail with CONTROL_HELD, a send in flight returns with cause taken_over, and terminal_wait, terminal_read and terminal_screen still work; the first result after the hand-back carries handback (who, when, the lines they typed, exit codes)."
+
 func statusSchema() schema {
 	return schema{
 		"type": "object",
@@ -118,7 +121,7 @@ func taskSchema() schema {
 
 func (t *Toolset) definitions() []Definition {
 	bg := !t.opts.DisableRunInBackground
-	sendDesc := "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit."
+	sendDesc := "Send text to a persistent terminal. By default Enter is submitted and the call waits for a prompt, stdin wait, output silence, timeout, or session exit." + controlDesc
 	maxWaitMs := int(t.opts.MaxWaitTimeout.Milliseconds())
 	sendProps := schema{
 		"sessionId": boundedStr("sessionId", sessionIDDesc),
@@ -142,7 +145,7 @@ func (t *Toolset) definitions() []Definition {
 		sendProps["run_in_background"] = boolProp("Return a task id at once instead of waiting; collect output with task_output, interrupt with task_kill.", false)
 	}
 	causes := []string{string(messages.CausePrompt), string(messages.CauseInput), string(messages.CausePattern), string(messages.CauseSilence), string(messages.CauseDeadline),
-		string(messages.CauseCancelled), string(messages.CauseClosed), string(messages.CauseExit), string(messages.CauseFailed)}
+		string(messages.CauseCancelled), string(messages.CauseClosed), string(messages.CauseExit), string(messages.CauseFailed), string(messages.CauseTakenOver)}
 	waitReasons := []string{string(messages.WaitStdinRead), string(messages.WaitInferredIdle), string(messages.WaitTimeout), string(messages.WaitSessionExit)}
 	sendOut := schema{
 		"type": "object",
@@ -151,7 +154,7 @@ func (t *Toolset) definitions() []Definition {
 			"sessionId":      schema{"type": "string"},
 			"viewport":       schema{"type": "string"},
 			"waitReason":     schema{"type": "string", "enum": waitReasons},
-			"cause":          schema{"type": "string", "enum": causes, "description": "which condition ended the send"},
+			"cause":          schema{"type": "string", "enum": causes, "description": "which condition ended the send; taken_over: a person took control of the terminal from the console (the command may still run; waitReason says what was true then)"},
 			"sessionStatus":  statusSchema(),
 			"truncated":      schema{"type": "boolean"},
 			"exitCode":       schema{"type": "integer"},
@@ -170,6 +173,7 @@ func (t *Toolset) definitions() []Definition {
 			"omittedFrom": schema{"type": "integer"},
 			"omittedTo":   schema{"type": "integer", "description": "final lines [omittedFrom, omittedTo) the truncated viewport leaves out; read them with terminal_read cursor=omittedFrom"},
 			"taskId":      schema{"type": "string"},
+			"handback":    handbackSchema(),
 		},
 		"required": []string{"kind", "sessionId"},
 	}
@@ -198,7 +202,7 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalWait,
-			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silence_ms is given), or timeout_ms. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once.",
+			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silence_ms is given), or timeout_ms. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once. It works while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"pattern":   boundedStr("pattern", fmt.Sprintf("Optional regular expression (RE2), at most %d characters (and %d steps with counted repetitions written out); return as soon as new output matches it.", messages.MaxPatternChars, messages.MaxPatternSize)),
@@ -221,7 +225,7 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalResize,
-			Description: "Set the terminal's size; the foreground program gets SIGWINCH and redraws.",
+			Description: "Set the terminal's size; the foreground program gets SIGWINCH and redraws. Refused (CONTROL_HELD) while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"rows":      schema{"type": "integer", "minimum": 1, "maximum": 500},
@@ -244,7 +248,7 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalRead,
-			Description: "Read retained scrollback of a terminal session, paged back from the newest line: offset lines are skipped from the end, then up to count lines are returned.",
+			Description: "Read retained scrollback of a terminal session, paged back from the newest line: offset lines are skipped from the end, then up to count lines are returned. Works while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"offset":    intProp("Lines to skip, counted back from the newest line.", 0, 0),
@@ -259,14 +263,14 @@ func (t *Toolset) definitions() []Definition {
 					"totalLines": schema{"type": "integer"}, "lineBegin": schema{"type": "integer"},
 					"lineEnd": schema{"type": "integer"}, "truncated": schema{"type": "boolean"},
 					"cursor": schema{"type": "integer"}, "omittedFrom": schema{"type": "integer"}, "omittedTo": schema{"type": "integer"},
-					"more": schema{"type": "boolean"},
+					"more": schema{"type": "boolean"}, "handback": handbackSchema(),
 				},
 				"required": []string{"sessionId", "text", "totalLines", "lineBegin", "lineEnd", "truncated"},
 			}),
 		},
 		{
 			Name:        TerminalSignal,
-			Description: "Send a signal to the terminal's current foreground process group (a real signal, delivered even when the program disabled ^C). SIGKILL is refused while the shell itself is in the foreground: close the session instead. A program that is pid 1 of the sandbox's pid namespace (one the shell exec'd) gets only the signals it has a handler for: any other is reported not delivered (delivered false), with the reason.",
+			Description: "Send a signal to the terminal's current foreground process group (a real signal, delivered even when the program disabled ^C). SIGKILL is refused while the shell itself is in the foreground: close the session instead. A program that is pid 1 of the sandbox's pid namespace (one the shell exec'd) gets only the signals it has a handler for: any other is reported not delivered (delivered false), with the reason. Refused (CONTROL_HELD) while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"signal":    schema{"type": "string", "enum": signals, "description": "Signal to send."},
@@ -283,7 +287,7 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalClose,
-			Description: "Close a terminal session: its whole process tree is terminated, and the call returns once it is gone.",
+			Description: "Close a terminal session: its whole process tree is terminated, and the call returns once it is gone. Refused (CONTROL_HELD) while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{"sessionId": boundedStr("sessionId", sessionIDDesc)}, "sessionId")),
 			OutputSchema: mustJSON(schema{
 				"type": "object",

@@ -96,7 +96,7 @@ func (t *Toolset) Options() Options { return t.opts }
 func (t *Toolset) Definitions() []Definition { return append([]Definition(nil), t.defs...) }
 
 // Guidance is the short usage text for a system prompt.
-const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned. A result marked secret is a password or passphrase prompt: ask your user to type it themselves; never type a credential."
+const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned. A result marked secret is a password or passphrase prompt: ask your user to type it themselves; never type a credential. A person may take control of a terminal from the console: until they hand it back, calls that type, resize, signal or close it fail with CONTROL_HELD (wait with terminal_wait), and your next result on it then says what they did."
 
 // backgroundGuidance is added when background sends are enabled.
 const backgroundGuidance = " For long-running commands, send with run_in_background and collect output with task_output; task_kill interrupts it with a real SIGINT."
@@ -436,7 +436,7 @@ func (t *Toolset) foreground(ctx context.Context, id messages.SessionID, res mes
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret, ForeignInput: res.ForeignInput, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo, Seq: res.Seq,
-			Running: processValues(res.Running), Screen: screenValue(res.Screen),
+			Running: processValues(res.Running), Screen: screenValue(res.Screen), Handback: handbackValue(res.Handback),
 		},
 	}, nil
 }
@@ -477,16 +477,21 @@ func (t *Toolset) read(ctx context.Context, owner messages.Owner, a args) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	text := renderRead(r, t.opts.MaxResultBytes)
-	if req.Cursor != nil {
-		r = fitCursorRead(r, *req.Cursor, t.opts.MaxResultBytes)
-		text = renderCursorRead(r, t.opts.MaxResultBytes)
-	}
+	// A handback's text comes first; the page fits in what it leaves, so
+	// a cursor read's cursor stops after the lines shown.
+	text := withHandback(r.Handback, false, t.opts.MaxResultBytes, readReserve, func(limit int) string {
+		if req.Cursor != nil {
+			r = fitCursorRead(r, *req.Cursor, limit)
+			return renderCursorRead(r, limit)
+		}
+		return renderRead(r, limit)
+	})
 	return Result{
 		Text: text,
 		Structured: ReadValue{SessionID: string(id), Text: r.Text, TotalLines: r.TotalLines,
 			LineBegin: r.LineBegin, LineEnd: r.LineEnd, Truncated: r.Truncated,
-			Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, More: r.More},
+			Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, More: r.More,
+			Handback: handbackValue(r.Handback)},
 	}, nil
 }
 

@@ -76,6 +76,9 @@ type ForegroundSendValue struct {
 	// Running: what the command left running when it returned to the
 	// prompt.
 	Running []ProcessValue `json:"running,omitempty"`
+	// Handback: on the first result after a person held the terminal,
+	// what they did.
+	Handback *HandbackValue `json:"handback,omitempty"`
 }
 
 // ProcessValue is a process left running in the session.
@@ -106,6 +109,8 @@ type ReadValue struct {
 	OmittedFrom uint64 `json:"omittedFrom,omitempty"`
 	OmittedTo   uint64 `json:"omittedTo,omitempty"`
 	More        bool   `json:"more,omitempty"`
+	// Handback: see ForegroundSendValue.Handback.
+	Handback *HandbackValue `json:"handback,omitempty"`
 }
 
 // SignalValue is terminal_signal's value. Reason says why a signal sent

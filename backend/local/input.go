@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/record"
 
 	"golang.org/x/sys/unix"
@@ -16,26 +17,39 @@ import (
 func (s *session) Enter() []byte { return []byte{'\r'} }
 
 func (s *session) Write(ctx context.Context, p []byte) error {
-	s.unmuteReplies()
 	s.noteInput(p)
+	_, err := s.write(ctx, p, record.SourceAgent)
+	return err
+}
+
+// WriteAs implements backend.PersonWriter: a person's input ends any
+// line the agent left open (the line editor's content is no longer the
+// agent's own).
+func (s *session) WriteAs(ctx context.Context, source string, p []byte) (bool, error) {
+	s.lineOpen.Store(false)
+	return s.write(ctx, p, source)
+}
+
+func (s *session) write(ctx context.Context, p []byte, source string) (secret bool, err error) {
+	s.unmuteReplies()
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		_ = s.master.SetWriteDeadline(time.Now())
 		close(fired)
 	})
-	secret := s.secretMode()
+	secret = s.secretMode()
 	n, err := s.master.Write(p)
-	s.recordInput(p[:n], secret)
+	s.recordInput(p[:n], source, secret)
 	if !stop() {
 		// The callback started: wait until it set its deadline before
 		// clearing it, or a late deadline would fail the next write.
 		<-fired
 		_ = s.master.SetWriteDeadline(time.Time{})
 		if ctx.Err() != nil {
-			return context.Cause(ctx)
+			return secret, context.Cause(ctx)
 		}
 	}
-	return err
+	return secret, err
 }
 
 // noteInput records whether a send's input left its line open.
@@ -85,16 +99,18 @@ func (s *session) TryWrite(p []byte) (int, error) {
 	if err == nil {
 		err = werr
 	}
-	s.recordInput(p[:n], secret)
+	s.recordInput(p[:n], record.SourceAgent, secret)
 	return n, err
 }
 
-// recordInput numbers what reached the terminal as the agent's input;
+// recordInput numbers what reached the terminal as source's input;
 // written at a secret prompt, only its length. The terminal's mode is read
 // before the write: the program that reads a secret turns echo back on as
 // soon as it has it.
-func (s *session) recordInput(p []byte, secret bool) {
+func (s *session) recordInput(p []byte, source string, secret bool) {
 	if len(p) > 0 {
-		s.stream.input(p, record.SourceAgent, secret)
+		s.stream.input(p, source, secret)
 	}
 }
+
+var _ backend.PersonWriter = (*session)(nil)
