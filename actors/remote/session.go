@@ -47,6 +47,8 @@ type remoteSession struct {
 	last    *actors.SendSettled // the most recent settled send
 
 	closeCall    uint64
+	closeStep    closeStep // what closeCall asks (control.go)
+	releases     int       // holds handed back for the owner's closes (control.go)
 	closeReason  string
 	closeWaiters []closeWaiter
 	lostErr      error
@@ -338,7 +340,7 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		p.onSpawned(ctx, m.rep)
 		return
 	case p.closeCall:
-		p.onClosed(ctx, m.rep)
+		p.onCloseStep(ctx, m.rep)
 		return
 	}
 	op := p.pending[m.call]
@@ -374,21 +376,8 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		reply = &actors.ResizeReply{Err: err}
 	case *actors.Mark:
 		reply = &actors.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
-	case *actors.TakeControl:
-		if err == nil && rep.GetTakeControl() == nil {
-			err = fmt.Errorf("%w: malformed take-control reply", messages.ErrTransport)
-		}
-		reply = &actors.ControlReply{Control: wire.ControlFrom(rep.GetTakeControl()), Err: err}
-	case *actors.ControlInput:
-		reply = &actors.ControlInputReply{Err: err}
-	case *actors.ReturnControl:
-		var h messages.Handback
-		if w := wire.HandbackFrom(rep.GetReturnControl()); w != nil {
-			h = *w
-		} else if err == nil {
-			err = fmt.Errorf("%w: malformed hand-back reply", messages.ErrTransport)
-		}
-		reply = &actors.ReturnControlReply{Handback: h, Err: err}
+	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
+		reply = controlReply(op.msg, rep, err)
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -529,20 +518,6 @@ func (p *remoteSession) startFailed(ctx actor.Context, err error) {
 	p.finish(ctx)
 }
 
-// controlBody is the wire request of a control request, naming the
-// host's id of the session.
-func (p *remoteSession) controlBody(m any) wire.RequestBody {
-	switch m := m.(type) {
-	case *actors.TakeControl:
-		return &wire.Request_TakeControl{TakeControl: wire.TakeControlTo(p.hostID, m.Request)}
-	case *actors.ControlInput:
-		return &wire.Request_ControlInput{ControlInput: &wire.ControlInput{Session: p.hostID, Epoch: m.Epoch, Data: m.Data}}
-	case *actors.ReturnControl:
-		return &wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: p.hostID, Epoch: m.Epoch}}
-	}
-	return nil
-}
-
 // described answers a Describe with the host's snapshot of the session
 // now, under the client's id; an exit it reports is recorded as one the
 // host pushed.
@@ -641,7 +616,13 @@ func (p *remoteSession) beginClose(ctx actor.Context, reason string, w closeWait
 		p.maybeFinish(ctx)
 		return
 	}
-	p.closeCall = p.call(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: reason}}}, false, false)
+	p.askKill()
+}
+
+// askKill asks the host to close the session (the close's step).
+func (p *remoteSession) askKill() {
+	p.closeStep = closeKill
+	p.closeCall = p.call(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: p.closeReason}}}, false, false)
 }
 
 func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
@@ -649,6 +630,9 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 	err := p.hostErr(rep.Error)
 	closed, report := wire.KillFrom(rep.GetKill())
 	_ = closed
+	if errors.Is(err, messages.ErrControlHeld) && p.heldClose(ctx, err) {
+		return
+	}
 	if err != nil && !errors.Is(err, messages.ErrNoSession) {
 		waiters := p.closeWaiters
 		p.closeWaiters = nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -137,6 +138,47 @@ func checkHandback(t *testing.T, hb messages.Handback) {
 	if hb.Since.IsZero() || hb.Until.Before(hb.Since) || hb.ToSeq <= hb.FromSeq || hb.ToCursor < hb.FromCursor {
 		t.Fatalf("handback bounds: %v..%v seq %d..%d cursor %d..%d", hb.Since, hb.Until, hb.FromSeq, hb.ToSeq, hb.FromCursor, hb.ToCursor)
 	}
+}
+
+// While a person holds a remote session's input, the model's close is
+// refused (CONTROL_HELD) and the session goes on, as on one machine; the
+// owner's dispose closes it all the same: the proxy hands the hold back
+// on the host, then closes, and the shell is gone.
+func TestControlCloseWhileHeld(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	h := startHost(t)
+	svc, o := newClient(t, h)
+	ctx := testkit.Ctx(t)
+	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sh.TakeControl(ctx, messages.TakeControlRequest{Person: "ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sh.Close(ctx, "agent closes"); !errors.Is(err, messages.ErrControlHeld) || !strings.Contains(err.Error(), "ada") {
+		t.Fatalf("the model's close while ada holds the input: %v, want CONTROL_HELD naming her", err)
+	}
+	if err := c.Type(ctx, []byte("echo still-$((40+2))\r")); err != nil {
+		t.Fatalf("the person's input after the refused close: %v", err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the screen to show still-42", func() bool {
+		sc, err := sh.Screen(ctx)
+		return err == nil && slices.ContainsFunc(sc.Rows, func(r string) bool { return strings.TrimSpace(r) == "still-42" })
+	})
+	if snap, err := sh.Describe(ctx); err != nil || snap.Control.Holder != "ada" {
+		t.Fatalf("describe after the refused close: %+v %v", snap.Control, err)
+	}
+
+	if err := svc.DisposeOwner(ctx, o); err != nil {
+		t.Fatalf("dispose while ada holds the input: %v", err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the held session's shell to exit", func() bool {
+		return syscall.Kill(sh.PID(), 0) == syscall.ESRCH
+	})
 }
 
 // While the host is lost, control requests fail with ErrHostLost at
