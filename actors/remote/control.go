@@ -117,3 +117,14 @@ func (p *remoteSession) heldClose(ctx actor.Context, err error) bool {
 func malformed(what string) error {
 	return fmt.Errorf("%w: malformed %s reply", messages.ErrTransport, what)
 }
+
+// onControlChanged: the session's input changed hands on the host. The
+// client's subscribers hear it as a local session's (EventControlChanged,
+// under the client's id).
+func (p *remoteSession) onControlChanged(m *linkControl) {
+	if p.lostErr != nil || p.phase == phaseClosed {
+		return
+	}
+	p.snap.Control = m.control
+	p.sys.EventStream.Publish(&actors.EventControlChanged{Owner: p.owner, Session: p.id, Control: m.control, Handback: m.handback})
+}

@@ -139,6 +139,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.onReply(ctx, m)
 	case *linkExited:
 		p.setStatus(ctx, m.status)
+	case *linkControl:
+		p.onControlChanged(m)
 	case *linkLost:
 		p.lose(ctx, m.err)
 	case *linkDetached:

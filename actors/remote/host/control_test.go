@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
@@ -31,6 +32,8 @@ func TestControlThroughHost(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	sub := sh.Subscribe()
+	defer sub.Close()
 	op, err := sh.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +93,25 @@ func TestControlThroughHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkHandback(t, hb)
+	// The client's subscribers heard both changes of hands, pushed by the
+	// host, as a local session's: the take-over, then the hand-back.
+	var changes []*actors.EventControlChanged
+	for len(changes) < 2 {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("events: %v (control changes so far: %d)", err, len(changes))
+		}
+		if e, ok := ev.(*actors.EventControlChanged); ok {
+			changes = append(changes, e)
+		}
+	}
+	if e := changes[0]; e.Session != sh.ID() || e.Control.Epoch != c.Epoch() || !e.Control.Person || e.Handback != nil {
+		t.Fatalf("the take-over's event: %+v", e)
+	}
+	if e := changes[1]; e.Session != sh.ID() || e.Control.Person || e.Control.Epoch <= c.Epoch() || e.Handback == nil {
+		t.Fatalf("the hand-back's event: %+v", e)
+	}
+	checkHandback(t, *changes[1].Handback)
 
 	res, err = sh.Send(ctx, messages.SendRequest{Text: "echo agent-again", Submit: true})
 	if err != nil || !strings.Contains(res.Viewport, "agent-again") {
@@ -112,6 +134,24 @@ func TestControlThroughHost(t *testing.T) {
 	}
 	if snap, err := sh.Describe(ctx); err != nil || snap.Control.Person {
 		t.Fatalf("describe after the hand-back: control %+v (%v)", snap.Control, err)
+	}
+
+	// A read is the agent's next result too: a second hold's hand-back
+	// comes with it.
+	c2, err := sh.TakeControl(ctx, messages.TakeControlRequest{Person: "ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Type(ctx, []byte("true\r")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Return(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page, err := sh.Read(ctx, messages.ReadRequest{})
+	if err != nil || page.Handback == nil || !slices.Equal(page.Handback.People, []string{"ada"}) ||
+		len(page.Handback.Lines) != 1 || page.Handback.Lines[0].Text != "true" {
+		t.Fatalf("the read after ada's hold: handback %+v, %v", page.Handback, err)
 	}
 	if _, err := sh.Close(ctx, "test"); err != nil {
 		t.Fatal(err)

@@ -111,10 +111,12 @@ func (g *gateway) Receive(ctx actor.Context) {
 				// after publishing: a client that fetches the record
 				// on that reply finds it kept.
 				sys.Root.Send(self, &sessionEnd{id: e.Session, recording: e.Report.Recording})
+			case *actors.EventControlChanged:
+				sys.Root.Send(self, e)
 			}
 		}, func(ev any) bool {
 			switch ev.(type) {
-			case *actors.EventSessionExited, *actors.EventSessionClosed:
+			case *actors.EventSessionExited, *actors.EventSessionClosed, *actors.EventControlChanged:
 				return true
 			}
 			return false
@@ -147,6 +149,13 @@ func (g *gateway) Receive(ctx actor.Context) {
 		}
 	case *sessionEnd:
 		g.onSessionEnd(m)
+	case *actors.EventControlChanged:
+		// Its client hears, as of an exit: a take-over, a hand-back (an
+		// idle one too).
+		if rec := g.sessions[m.Session]; rec != nil {
+			g.send(rec.to, &wire.Reply{Body: &wire.Reply_ControlChanged{ControlChanged: &wire.ControlChanged{
+				Session: string(m.Session), Control: wire.ControlTo(m.Control), Handback: wire.HandbackTo(m.Handback)}}})
+		}
 	case *tick:
 		g.checkClients()
 		g.expireRecords(time.Now())
