@@ -725,6 +725,11 @@ func (p *remoteSession) onStopping() {
 	if p.phase != phaseClosed {
 		p.phase = phaseClosed
 		if p.hostID != "" && p.lostErr == nil && !p.detached {
+			if c := p.snap.Control; c.Person {
+				// A person's hold, as last heard: handed back first, or
+				// the host refuses the close (control.go).
+				p.tell(&wire.Request{Body: &wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: p.hostID, Epoch: c.Epoch}}})
+			}
 			p.tell(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: "PTY session actor stopped"}}})
 		}
 		p.sys.Root.Send(p.ownerPID, &seam.OrphanClosed{ID: p.id})
