@@ -178,7 +178,13 @@ type (
 	// linkLost tells a proxy its host is lost.
 	linkLost struct{ err error }
 	// linkExited tells a proxy its session's shell exited on the host.
-	linkExited     struct{ status messages.SessionStatus }
+	linkExited struct{ status messages.SessionStatus }
+	// linkControl tells a proxy its session's input changed hands on
+	// the host (control.go).
+	linkControl struct {
+		control  messages.Control
+		handback *messages.Handback
+	}
 	linkHello      struct{}
 	linkHelloReply struct{ err error }
 	linkClose      struct{}
@@ -747,6 +753,11 @@ func (l *hostLink) onPush(rep *wire.Reply) {
 	if ex := rep.GetSessionExited(); ex != nil {
 		if w, ok := l.watchers[ex.GetSession()]; ok {
 			l.sys.Root.Send(w.pid, &linkExited{status: wire.StatusFrom(ex.GetStatus())})
+		}
+	}
+	if cc := rep.GetControlChanged(); cc != nil {
+		if w, ok := l.watchers[cc.GetSession()]; ok {
+			l.sys.Root.Send(w.pid, &linkControl{control: wire.ControlFrom(cc.GetControl()), handback: wire.HandbackFrom(cc.GetHandback())})
 		}
 	}
 }

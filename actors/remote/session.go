@@ -47,6 +47,8 @@ type remoteSession struct {
 	last    *actors.SendSettled // the most recent settled send
 
 	closeCall    uint64
+	closeStep    closeStep // what closeCall asks (control.go)
+	releases     int       // holds handed back for the owner's closes (control.go)
 	closeReason  string
 	closeWaiters []closeWaiter
 	lostErr      error
@@ -137,6 +139,8 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.onReply(ctx, m)
 	case *linkExited:
 		p.setStatus(ctx, m.status)
+	case *linkControl:
+		p.onControlChanged(m)
 	case *linkLost:
 		p.lose(ctx, m.err)
 	case *linkDetached:
@@ -239,7 +243,18 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		case p.lostErr != nil:
 			ctx.Respond(&actors.ResizeReply{Err: p.lostErr})
 		default:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols)}}, false)
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols, m.ControlEpoch)}}, false)
+		}
+	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
+		// The host's session holds the control state: a person's hold
+		// is taken, typed into and handed back there.
+		switch {
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			ctx.Respond(seam.Refuse(m, messages.ErrSessionClosing))
+		case p.lostErr != nil:
+			ctx.Respond(seam.Refuse(m, p.lostErr))
+		default:
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: p.controlBody(m)}, false)
 		}
 	case *actors.Mark:
 		// The label is checked on the host, where the record is.
@@ -327,7 +342,7 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		p.onSpawned(ctx, m.rep)
 		return
 	case p.closeCall:
-		p.onClosed(ctx, m.rep)
+		p.onCloseStep(ctx, m.rep)
 		return
 	}
 	op := p.pending[m.call]
@@ -363,6 +378,8 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		reply = &actors.ResizeReply{Err: err}
 	case *actors.Mark:
 		reply = &actors.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
+	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
+		reply = controlReply(op.msg, rep, err)
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -518,7 +535,7 @@ func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error)
 	if snap.Status.Exited {
 		p.setStatus(ctx, snap.Status)
 	}
-	p.snap.SecretPrompt = snap.SecretPrompt
+	p.snap.SecretPrompt, p.snap.Control = snap.SecretPrompt, snap.Control
 	if a := snap.Activity; a != nil {
 		p.activity = *a
 		if p.mirror != nil {
@@ -601,7 +618,13 @@ func (p *remoteSession) beginClose(ctx actor.Context, reason string, w closeWait
 		p.maybeFinish(ctx)
 		return
 	}
-	p.closeCall = p.call(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: reason}}}, false, false)
+	p.askKill()
+}
+
+// askKill asks the host to close the session (the close's step).
+func (p *remoteSession) askKill() {
+	p.closeStep = closeKill
+	p.closeCall = p.call(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: p.closeReason}}}, false, false)
 }
 
 func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
@@ -609,6 +632,9 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 	err := p.hostErr(rep.Error)
 	closed, report := wire.KillFrom(rep.GetKill())
 	_ = closed
+	if errors.Is(err, messages.ErrControlHeld) && p.heldClose(ctx, err) {
+		return
+	}
 	if err != nil && !errors.Is(err, messages.ErrNoSession) {
 		waiters := p.closeWaiters
 		p.closeWaiters = nil
@@ -699,6 +725,11 @@ func (p *remoteSession) onStopping() {
 	if p.phase != phaseClosed {
 		p.phase = phaseClosed
 		if p.hostID != "" && p.lostErr == nil && !p.detached {
+			if c := p.snap.Control; c.Person {
+				// A person's hold, as last heard: handed back first, or
+				// the host refuses the close (control.go).
+				p.tell(&wire.Request{Body: &wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: p.hostID, Epoch: c.Epoch}}})
+			}
 			p.tell(&wire.Request{Body: &wire.Request_Kill{Kill: &wire.Kill{Session: p.hostID, Reason: "PTY session actor stopped"}}})
 		}
 		p.sys.Root.Send(p.ownerPID, &seam.OrphanClosed{ID: p.id})

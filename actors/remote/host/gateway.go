@@ -111,10 +111,12 @@ func (g *gateway) Receive(ctx actor.Context) {
 				// after publishing: a client that fetches the record
 				// on that reply finds it kept.
 				sys.Root.Send(self, &sessionEnd{id: e.Session, recording: e.Report.Recording})
+			case *actors.EventControlChanged:
+				sys.Root.Send(self, e)
 			}
 		}, func(ev any) bool {
 			switch ev.(type) {
-			case *actors.EventSessionExited, *actors.EventSessionClosed:
+			case *actors.EventSessionExited, *actors.EventSessionClosed, *actors.EventControlChanged:
 				return true
 			}
 			return false
@@ -147,6 +149,13 @@ func (g *gateway) Receive(ctx actor.Context) {
 		}
 	case *sessionEnd:
 		g.onSessionEnd(m)
+	case *actors.EventControlChanged:
+		// Its client hears, as of an exit: a take-over, a hand-back (an
+		// idle one too).
+		if rec := g.sessions[m.Session]; rec != nil {
+			g.send(rec.to, &wire.Reply{Body: &wire.Reply_ControlChanged{ControlChanged: &wire.ControlChanged{
+				Session: string(m.Session), Control: wire.ControlTo(m.Control), Handback: wire.HandbackTo(m.Handback)}}})
+		}
 	case *tick:
 		g.checkClients()
 		g.expireRecords(time.Now())
@@ -389,8 +398,16 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_GetScreen:
 		return &actors.GetScreen{Owner: o, Session: messages.SessionID(b.GetScreen.GetSession())}
 	case *wire.Request_Resize:
-		id, rows, cols := wire.ResizeFrom(b.Resize)
-		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols}
+		id, rows, cols, epoch := wire.ResizeFrom(b.Resize)
+		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols, ControlEpoch: epoch}
+	case *wire.Request_TakeControl:
+		return &actors.TakeControl{Owner: o, Session: messages.SessionID(b.TakeControl.GetSession()), Request: wire.TakeControlRequestFrom(b.TakeControl)}
+	case *wire.Request_ControlInput:
+		c := b.ControlInput
+		return &actors.ControlInput{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch(), Data: c.GetData()}
+	case *wire.Request_ReturnControl:
+		c := b.ReturnControl
+		return &actors.ReturnControl{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch()}
 	case *wire.Request_Mark:
 		return &actors.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
 	case *wire.Request_List:
@@ -493,6 +510,14 @@ func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Resize{Resize: &wire.ResizeReply{}} })
 	case *actors.MarkReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Mark{Mark: &wire.MarkReply{Seq: m.Seq}} })
+	case *actors.ControlReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_TakeControl{TakeControl: wire.ControlTo(m.Control)} })
+	case *actors.ControlInputReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_ControlInput{ControlInput: &wire.ControlInputReply{}} })
+	case *actors.ReturnControlReply:
+		return okBody(m.Err, func() wire.ReplyBody {
+			return &wire.Reply_ReturnControl{ReturnControl: wire.HandbackTo(&m.Handback)}
+		})
 	}
 	return nil, false, nil
 }

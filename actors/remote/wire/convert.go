@@ -36,7 +36,7 @@ func StatusFrom(w *Status) messages.SessionStatus {
 func SnapshotTo(s messages.Snapshot) *Snapshot {
 	return &Snapshot{
 		Session: string(s.SessionID), Name: s.Name, Type: s.Type, Pid: int64(s.PID),
-		Status: StatusTo(s.Status), SecretPrompt: s.SecretPrompt, Activity: ActivityTo(s.Activity),
+		Status: StatusTo(s.Status), SecretPrompt: s.SecretPrompt, Activity: ActivityTo(s.Activity), Control: ControlTo(s.Control),
 	}
 }
 
@@ -47,7 +47,7 @@ func SnapshotFrom(w *Snapshot) messages.Snapshot {
 	}
 	return messages.Snapshot{
 		SessionID: messages.SessionID(w.Session), Name: w.Name, Type: w.Type, PID: int(w.Pid),
-		Status: StatusFrom(w.Status), SecretPrompt: w.SecretPrompt, Activity: ActivityFrom(w.Activity),
+		Status: StatusFrom(w.Status), SecretPrompt: w.SecretPrompt, Activity: ActivityFrom(w.Activity), Control: ControlFrom(w.Control),
 	}
 }
 
@@ -58,6 +58,7 @@ func SendResultTo(r messages.SendResult) *SendResult {
 		Truncated: r.Truncated, Reader: r.Reader, ElapsedNs: int64(r.Elapsed),
 		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret, ForeignInput: r.ForeignInput,
 		Cause: string(r.Cause), Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, Seq: r.Seq,
+		Handback: HandbackTo(r.Handback),
 	}
 	for _, p := range r.Running {
 		w.Running = append(w.Running, &Process{Pid: int64(p.PID), Command: p.Command, Detached: p.Detached})
@@ -82,6 +83,7 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 		Truncated: w.Truncated, Reader: w.Reader, Elapsed: time.Duration(w.ElapsedNs),
 		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret, ForeignInput: w.ForeignInput,
 		Cause: messages.Cause(w.Cause), Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, Seq: w.Seq,
+		Handback: HandbackFrom(w.Handback),
 	}
 	for _, p := range w.Running {
 		r.Running = append(r.Running, messages.Process{PID: int(p.Pid), Command: p.Command, Detached: p.Detached})
@@ -112,15 +114,16 @@ func ScreenFrom(w *Screen) messages.Screen {
 		Height: int(w.Height), Width: int(w.Width), AltScreen: w.AltScreen, Hash: w.Hash, Seq: w.Seq}
 }
 
-// ResizeTo encodes a resize of session.
-func ResizeTo(session messages.SessionID, rows, cols int) *Resize {
-	return &Resize{Session: string(session), Rows: int64(rows), Cols: int64(cols)}
+// ResizeTo encodes a resize of session; controlEpoch is the hold of the
+// person who resizes (0: the agent).
+func ResizeTo(session messages.SessionID, rows, cols int, controlEpoch uint64) *Resize {
+	return &Resize{Session: string(session), Rows: int64(rows), Cols: int64(cols), ControlEpoch: controlEpoch}
 }
 
 // ResizeFrom decodes a resize. Sizes beyond int are clamped, so the
 // runtime's range check sees them out of range.
-func ResizeFrom(w *Resize) (session messages.SessionID, rows, cols int) {
-	return messages.SessionID(w.GetSession()), clampInt(w.GetRows()), clampInt(w.GetCols())
+func ResizeFrom(w *Resize) (session messages.SessionID, rows, cols int, controlEpoch uint64) {
+	return messages.SessionID(w.GetSession()), clampInt(w.GetRows()), clampInt(w.GetCols()), w.GetControlEpoch()
 }
 
 // ReadTo encodes a scrollback page request, keeping nil as nil.
@@ -162,7 +165,7 @@ func clampInt(v int64) int {
 // ReadResultTo encodes a scrollback page.
 func ReadResultTo(r messages.ReadResult) *ReadReply {
 	return &ReadReply{Text: r.Text, TotalLines: int64(r.TotalLines), LineBegin: int64(r.LineBegin), LineEnd: int64(r.LineEnd), Truncated: r.Truncated,
-		Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, More: r.More}
+		Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, More: r.More, Handback: HandbackTo(r.Handback)}
 }
 
 // ReadResultFrom decodes a scrollback page.
@@ -171,7 +174,7 @@ func ReadResultFrom(w *ReadReply) messages.ReadResult {
 		return messages.ReadResult{}
 	}
 	return messages.ReadResult{Text: w.Text, TotalLines: int(w.TotalLines), LineBegin: int(w.LineBegin), LineEnd: int(w.LineEnd), Truncated: w.Truncated,
-		Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, More: w.More}
+		Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, More: w.More, Handback: HandbackFrom(w.Handback)}
 }
 
 // SignalResultTo encodes a signal's outcome.
@@ -272,3 +275,6 @@ func WaitFrom(w *WaitPolicy) messages.WaitPolicy {
 // ReplyBody is one of a Reply's bodies (the generated oneof), so code
 // outside this package can build a body apart from its Reply.
 type ReplyBody = isReply_Body
+
+// RequestBody is one of a Request's bodies (the generated oneof).
+type RequestBody = isRequest_Body

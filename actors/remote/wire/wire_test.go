@@ -213,11 +213,11 @@ func TestScreenAndResizeRoundTrip(t *testing.T) {
 	if len(got.Rows) != 2 || got.Rows[0] != sc.Rows[0] || got.CursorRow != 1 || got.CursorCol != 7 || got.Height != 2 || got.Width != 40 || !got.AltScreen || got.Hash != "h" || got.Seq != 9 {
 		t.Fatalf("%+v", got)
 	}
-	if id, rows, cols := ResizeFrom(ResizeTo("s", 30, 100)); id != "s" || rows != 30 || cols != 100 {
-		t.Fatalf("resize %s %dx%d", id, rows, cols)
+	if id, rows, cols, epoch := ResizeFrom(ResizeTo("s", 30, 100, 4)); id != "s" || rows != 30 || cols != 100 || epoch != 4 {
+		t.Fatalf("resize %s %dx%d epoch %d", id, rows, cols, epoch)
 	}
 	// A size beyond int stays out of range rather than wrapping into it.
-	if _, rows, _ := ResizeFrom(&Resize{Rows: 1 << 62}); rows < 1<<30 {
+	if _, rows, _, _ := ResizeFrom(&Resize{Rows: 1 << 62}); rows < 1<<30 {
 		t.Fatalf("rows %d", rows)
 	}
 }
@@ -237,7 +237,10 @@ func TestRequestSessionRoutes(t *testing.T) {
 		{&Request{Body: &Request_Kill{Kill: &Kill{Session: s}}}, s},
 		{&Request{Body: &Request_Describe{Describe: &Describe{Session: s}}}, s},
 		{&Request{Body: &Request_GetScreen{GetScreen: &GetScreen{Session: s}}}, s},
-		{&Request{Body: &Request_Resize{Resize: ResizeTo(s, 24, 80)}}, s},
+		{&Request{Body: &Request_Resize{Resize: ResizeTo(s, 24, 80, 0)}}, s},
+		{&Request{Body: &Request_TakeControl{TakeControl: TakeControlTo(s, messages.TakeControlRequest{})}}, s},
+		{&Request{Body: &Request_ControlInput{ControlInput: &ControlInput{Session: s, Epoch: 1}}}, s},
+		{&Request{Body: &Request_ReturnControl{ReturnControl: &ReturnControl{Session: s, Epoch: 1}}}, s},
 		{&Request{Body: &Request_Mark{Mark: &Mark{Session: s, Label: "x"}}}, s},
 		{&Request{Body: &Request_WatchStart{WatchStart: &WatchStart{Session: s, Since: 7}}}, s},
 		{&Request{Body: &Request_WatchAck{WatchAck: &WatchAck{Session: s, Stream: 9, Batch: 1}}}, s},
