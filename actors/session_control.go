@@ -64,6 +64,7 @@ type sessionControl struct {
 	// holder's turn. Control requests that arrive meanwhile wait in
 	// order in deferred.
 	fencing      bool
+	replaying    bool   // runDeferredControl hands a deferred request on
 	fencedTicket uint64 // the send already told of this take-over
 	// delegated: that send sends the take's SIGINT (it ran the command).
 	delegated bool
@@ -135,7 +136,8 @@ func (s *sessionActor) onTakeControl(m *TakeControl, sender *actor.PID) {
 		c.fencedTicket, c.fencing = s.sendTicket, true
 		c.delegated = req.Interrupt && !s.sendSettled
 		s.sys.Root.Send(s.sendPID, &takeOver{interrupt: req.Interrupt})
-		c.deferred = append(c.deferred, deferredControl{msg: m, sender: sender})
+		// First in line: what came after it waits for it.
+		c.deferred = append([]deferredControl{{msg: m, sender: sender}}, c.deferred...)
 		return
 	}
 	if req.Interrupt && !c.delegated {
@@ -167,7 +169,7 @@ func (s *sessionActor) onTakeControl(m *TakeControl, sender *actor.PID) {
 // stays, the rest is not written.
 func (s *sessionActor) deferControl(m any, sender *actor.PID) bool {
 	c := &s.control
-	if !c.writing && !c.fencing && len(c.deferred) == 0 {
+	if c.replaying || !c.writing && !c.fencing && len(c.deferred) == 0 {
 		return false
 	}
 	if _, input := m.(*ControlInput); !input && c.cancel != nil {
@@ -181,6 +183,11 @@ func (s *sessionActor) deferControl(m any, sender *actor.PID) bool {
 // while the fence is down.
 func (s *sessionActor) runDeferredControl() {
 	c := &s.control
+	if c.replaying {
+		return // the loop below goes on
+	}
+	c.replaying = true
+	defer func() { c.replaying = false }()
 	for len(c.deferred) > 0 && !c.writing && !c.fencing {
 		d := c.deferred[0]
 		c.deferred = c.deferred[1:]
@@ -225,7 +232,7 @@ func (s *sessionActor) onControlInput(m *ControlInput, sender *actor.PID) {
 	reply := func(r *ControlInputReply) { s.sys.Root.Send(sender, r) }
 	c := &s.control
 	if (c.fencing || len(c.deferred) > 0) && s.deferControl(m, sender) {
-		return
+		return // behind a change of holder
 	}
 	switch {
 	case !c.state.Person || m.Epoch != c.state.Epoch:

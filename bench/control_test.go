@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/record"
 	"github.com/ptyactor/ptyactor/test/fixture"
 )
 
@@ -92,7 +90,16 @@ func BenchmarkControlRaces(b *testing.B) {
 	close(done)
 	agent.Wait()
 	b.StopTimer()
-	violations, holders := checkControlStream(b, sp)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	outOfTurn, controls, err := fixture.ControlWrites(ctx, sp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range outOfTurn {
+		b.Log(s)
+	}
+	violations := len(outOfTurn)
 	b.ReportMetric(float64(takes.Load()), "takes")
 	b.ReportMetric(float64(returns.Load()), "handbacks")
 	b.ReportMetric(float64(typed.Load()), "page-writes")
@@ -100,56 +107,10 @@ func BenchmarkControlRaces(b *testing.B) {
 	b.ReportMetric(float64(stale.Load()), "stale-refused")
 	b.ReportMetric(float64(held.Load()), "held-refused")
 	b.ReportMetric(float64(violations), "stale-writes")
-	b.ReportMetric(float64(holders), "control-events")
+	b.ReportMetric(float64(controls), "control-events")
 	if violations > 0 {
 		b.Errorf("%d inputs written by someone who did not hold the input", violations)
 	}
-}
-
-// checkControlStream reads the session's events from its start and
-// counts inputs whose source is not the holder of the newest control
-// event before them.
-func checkControlStream(b *testing.B, sp *actors.Session) (violations, controls int) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	sn, err := sp.Describe(ctx)
-	if err != nil || sn.Activity == nil {
-		b.Fatalf("describe: %v", err)
-	}
-	last := sn.Activity.Seq
-	w, err := sp.Watch(ctx, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	holder := messages.AgentHolder
-	var seq uint64 = 1
-	for seq < last {
-		f, err := w.Next(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if f.Gap || f.Picture != nil {
-			b.Fatal("the session's window lost events: raise ringBytes or lower -benchtime")
-		}
-		for _, ev := range f.Events {
-			seq = ev.Seq
-			switch ev.Kind {
-			case record.KindControl:
-				controls++
-				holder = ev.Control.Holder
-			case record.KindInput:
-				want := record.SourceAgent
-				if holder != messages.AgentHolder {
-					want = record.SourceHuman + holder
-				}
-				if ev.Source != want {
-					violations++
-					b.Logf("event %d: input from %s while %s holds control", ev.Seq, ev.Source, holder)
-				}
-			}
-		}
-	}
-	return violations, controls
 }
 
 // Take-over latency: the agent runs `sleep 30`; a person takes control

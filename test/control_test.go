@@ -4,12 +4,14 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -317,4 +319,60 @@ func TestControlIdleTimeoutHandsBack(t *testing.T) {
 		t.Fatalf("read after the idle hand-back: %v %+v", err, rd.Handback)
 	}
 	h.prompt(sp.ID(), "echo agent", 0)
+}
+
+// Two people (as two console pages) and the agent race for the input:
+// exactly one holds it at a time, and no input from a hold that moved on
+// is written (the stream shows each input after its holder's take and
+// before the change that ends it). bench/ runs 1,000 rounds.
+func TestControlRaces(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	page := func(name string) {
+		for range 100 {
+			c, err := sp.TakeControl(ctx, messages.TakeControlRequest{Person: name})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if err := c.Type(ctx, []byte("# "+name+"\r")); err != nil && !errors.Is(err, messages.ErrControlStale) {
+				t.Error(err)
+				return
+			}
+			if _, err := c.Return(ctx); err != nil && !errors.Is(err, messages.ErrControlStale) {
+				t.Error(err)
+				return
+			}
+		}
+	}
+	wg.Go(func() { page("page-a") })
+	wg.Go(func() { page("page-b") })
+	var agent sync.WaitGroup
+	agent.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			_, err := sp.Send(ctx, messages.SendRequest{Text: ": agent", Submit: true})
+			if err != nil && !errors.Is(err, messages.ErrControlHeld) {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	wg.Wait()
+	close(done)
+	agent.Wait()
+	stale, controls, err := fixture.ControlWrites(ctx, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stale) > 0 || controls < 200 {
+		t.Fatalf("%d control events; inputs out of turn: %v", controls, stale)
+	}
 }
