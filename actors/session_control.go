@@ -68,7 +68,7 @@ type sessionControl struct {
 	fencedTicket uint64 // the send already told of this take-over
 	// delegated: that send sends the take's SIGINT (it ran the command).
 	delegated bool
-	deferred     []deferredControl
+	deferred  []deferredControl
 }
 
 // deferredControl is a control request waiting for the fence.
