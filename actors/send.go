@@ -108,6 +108,8 @@ type sendActor struct {
 	// handback is what people did before this result (the agent's first
 	// after they held the input).
 	handback *messages.Handback
+	// secretEntered: a person entered a secret before this result.
+	secretEntered bool
 	// lines are the input's lines still to be typed, each with its Enter:
 	// the next is written once the program reading the terminal consumed
 	// the previous one and waits again.
@@ -150,9 +152,10 @@ type evidence struct {
 	outputSeen   bool
 	markerSeen   bool // a verified marker, not yet proven by the exact tier
 	lastActivity time.Time
-	reader       string // the program proven to wait on the terminal
-	secret       bool   // it waits for a secret (echo off, canonical mode)
-	truncated    bool   // an incremental read lost output
+	reader       string                 // the program proven to wait on the terminal
+	secret       bool                   // it waits for a secret (echo off, canonical mode)
+	secretPrompt *messages.SecretPrompt // that wait's identity
+	truncated    bool                   // an incremental read lost output
 	status       messages.SessionStatus
 }
 
@@ -219,6 +222,12 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		a.onForeignCleared(m)
 	case *takeOver:
 		a.onTakeOver(m)
+	case *secretNote:
+		if a.settled() {
+			a.sys.Root.Send(a.parent, &secretBounced{})
+		} else {
+			a.secretEntered = true
+		}
 	case *handbackNote:
 		if a.settled() {
 			a.sys.Root.Send(a.parent, &handbackBounced{hb: m.hb})

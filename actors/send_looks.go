@@ -115,6 +115,11 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 		return false
 	}
 	a.ev.secret = obs.Secret
+	a.ev.secretPrompt = nil
+	if obs.Secret {
+		a.ev.secretPrompt = &messages.SecretPrompt{Session: a.session, Pgid: obs.Pgid, TID: obs.ReaderTID,
+			InputSeq: obs.InputSeq, Reader: obs.Reader}
+	}
 	if obs.Shell && a.onShellWait() {
 		return true
 	}

@@ -117,8 +117,19 @@ func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error
 		Cursor:     out.Cursor, OmittedFrom: out.OmittedFrom, OmittedTo: out.OmittedTo,
 		// Only a program's (or the shell's read builtin's) proven wait is a
 		// secret prompt; a prompt marker means the shell's line editor.
-		Secret:       a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
-		ForeignInput: a.foreign,
+		Secret:        a.ev.secret && code == nil && reason == messages.WaitStdinRead && err == nil,
+		ForeignInput:  a.foreign,
+		SecretEntered: a.secretEntered,
+	}
+	if res.Secret && a.ev.secretPrompt != nil {
+		p := *a.ev.secretPrompt
+		if t, ok := a.bs.(backend.Terminal); ok {
+			sc := t.Screen()
+			if sc.CursorRow >= 0 && sc.CursorRow < len(sc.Rows) {
+				p.Line = strings.TrimRight(sc.Rows[sc.CursorRow], " ")
+			}
+		}
+		res.SecretPrompt = &p
 	}
 	if t, ok := a.bs.(backend.Terminal); ok {
 		// A full-screen program: its screen is the result a person sees.

@@ -72,6 +72,9 @@ type sessionActor struct {
 	last         *SendSettled // the most recent settled send
 	secretPrompt bool         // it settled at a secret prompt, and no send started since
 	control      sessionControl
+	// secretEntered: a person entered a secret since the agent's last
+	// result (the next one says so).
+	secretEntered bool
 
 	// Close fence: one attempt at a time; failures are not cached.
 	closeAttempt uint64
@@ -174,6 +177,12 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onReturnControl(m, ctx.Sender())
 	case *takeOverFenced:
 		s.onTakeOverFenced(m.ticket)
+	case *EnterSecret:
+		s.onEnterSecret(m, ctx.Sender())
+	case *secretWritten:
+		s.onSecretWritten(m)
+	case *secretBounced:
+		s.secretEntered = true
 	case *personWritten:
 		s.onPersonWritten(m)
 	case *controlIdle:
@@ -354,6 +363,7 @@ func (s *sessionActor) spawnSend(ctx actor.Context, a *sendActor, notify *actor.
 		// The agent's first result after people held the input says
 		// what they did.
 		a.handback = s.takeHandback()
+		a.secretEntered, s.secretEntered = s.secretEntered, false
 	}
 	s.subscribers = nil
 	if notify != nil {

@@ -124,6 +124,12 @@ type StdinObservation struct {
 	// (read, select/poll or epoll on the pts or /dev/tty).
 	Waiting bool
 	Reader  string // command name of the waiting process
+	// ReaderTID is the waiting thread (a key of Waiters).
+	ReaderTID int
+	// InputSeq is the number of the newest input event in the session's
+	// stream when the look began (zero without a stream): a wait seen
+	// again with the same thread and no input since is the same wait.
+	InputSeq uint64
 	// Waiters maps each waiting thread id to its voluntary context switch
 	// count, so a wait left and re-entered between two looks is visible.
 	Waiters map[int]uint64

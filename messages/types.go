@@ -292,6 +292,12 @@ type SendResult struct {
 	// Handback, on the agent's first result after people held the
 	// session's input, is what they did.
 	Handback *Handback
+	// SecretPrompt, with Secret, is the prompt's wait: a person answers
+	// it (Session.EnterSecret), never the model.
+	SecretPrompt *SecretPrompt
+	// SecretEntered: a person typed a secret at a prompt since the
+	// agent's previous result (the secret itself is in no result).
+	SecretEntered bool
 }
 
 // ReadRequest pages retained scrollback, counted back from the newest line.

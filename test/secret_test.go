@@ -1,90 +1,62 @@
-//go:build linux
-
 package test
 
 import (
-	"encoding/json"
 	"errors"
-	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
-	"github.com/ptyactor/ptyactor/tools"
 )
 
-// A program that reads a line with echo off (getpass, read -s, ssh-keygen
-// and openssl passphrases) is a secret prompt; a prompt that echoes (read
-// -p, input()) is not. Each is answered so the session returns to its
-// prompt.
-func TestSecretPrompts(t *testing.T) {
-	requireProgram(t, "ssh-keygen", "openssh-client")
-	requireProgram(t, "openssl", "openssl")
+// A person's secret at a secret prompt: the result names the prompt's
+// wait; the secret goes in once, only at that wait (a later prompt of the
+// same program is a new one), and the agent's next result says a person
+// entered it, never what.
+func TestEnterSecretAtThePrompt(t *testing.T) {
 	h := newHarness(t, testkit.PTYConfig(), local.Options{})
-	dir := t.TempDir()
-	id := h.spawn(messages.SpawnRequest{Cwd: dir}).ID()
-	cases := []struct {
-		name, cmd string
-		secret    bool
-		answer    string // typed to finish the prompt
-	}{
-		{"getpass", `python3 -c 'import getpass; print(len(getpass.getpass("pw: ")))'`, true, "hunter2"},
-		{"read -s", `read -r -s -p "pw: " pw; echo; echo "${#pw}"`, true, "hunter2"},
-		{"ssh-keygen", `ssh-keygen -q -t ed25519 -f ` + filepath.Join(dir, "key"), true, ""},
-		{"openssl", `openssl genpkey -algorithm ed25519 -aes-256-cbc -out ` + filepath.Join(dir, "k.pem"), true, ""},
-		{"read -p", `read -r -p "name: " n; echo "hi $n"`, false, "ada"},
-		{"input", `python3 -c 'print("got", input("name: "))'`, false, "ada"},
+	sp := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	res := h.send(sp.ID(), `read -s -p 'pw1: ' a; echo; read -s -p 'pw2: ' b; echo; echo "lengths ${#a} ${#b}"`)
+	if !res.Secret || res.SecretPrompt == nil {
+		t.Fatalf("not at a secret prompt: %+v", res)
 	}
-	for _, c := range cases {
-		res := h.send(id, c.cmd)
-		if res.WaitReason != messages.WaitStdinRead || res.Secret != c.secret {
-			t.Fatalf("%s: %s secret %v, want stdin_read secret %v; viewport %q", c.name, res.WaitReason, res.Secret, c.secret, res.Viewport)
-		}
-		// Answer until the shell's prompt returns (passphrases are asked
-		// twice, the second time secret too).
-		for i := 0; res.ExitCode == nil; i++ {
-			if i == 3 {
-				t.Fatalf("%s: no prompt after three answers; viewport %q", c.name, res.Viewport)
-			}
-			res = h.send(id, c.answer)
-			if res.ExitCode == nil && res.Secret != c.secret {
-				t.Fatalf("%s: answer %d: secret %v; viewport %q", c.name, i, res.Secret, res.Viewport)
-			}
-		}
-		if res.Secret {
-			t.Fatalf("%s: the shell's prompt reported secret", c.name)
-		}
+	first := *res.SecretPrompt
+	if first.Line != "pw1:" || first.TID == 0 || first.Session != sp.ID() {
+		t.Fatalf("prompt %+v", first)
 	}
-}
-
-// With RefuseSecretInput, model text for a terminal at a secret prompt is
-// refused with a reason, and nothing is written; a person's input through
-// the facade still gets through.
-func TestRefuseSecretInput(t *testing.T) {
-	h := newHarness(t, testkit.PTYConfig(), local.Options{})
-	ts, err := tools.New(h.svc, tools.Options{RefuseSecretInput: true})
+	if err := sp.EnterSecret(ctx, first, []byte("hunter2")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sp.Wait(ctx, messages.WaitPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := h.spawn(messages.SpawnRequest{}).ID()
-	call := func(text string) tools.Result {
-		args, _ := json.Marshal(map[string]any{"sessionId": id, "text": text})
-		return ts.Call(testkit.Ctx(t), h.owner, tools.TerminalSend, args)
+	if !res.SecretEntered || !res.Secret || res.SecretPrompt == nil || res.SecretPrompt.Line != "pw2:" {
+		t.Fatalf("after the first secret: %+v", res)
 	}
-	if r := call(`read -r -s -p "pw: " pw; echo "len ${#pw}"`); r.IsError || !r.Structured.(tools.ForegroundSendValue).Secret {
-		t.Fatalf("prompt: %+v", r)
+	// The first prompt's wait is over: its link is dead, even though the
+	// same program waits at a secret prompt again.
+	if err := sp.EnterSecret(ctx, first, []byte("again")); !errors.Is(err, messages.ErrSecretPromptGone) {
+		t.Fatalf("a second secret at the first prompt: %v", err)
 	}
-	r := call("hunter2")
-	if !r.IsError || !errors.Is(r.Err, tools.ErrSecretPrompt) {
-		t.Fatalf("model text at a secret prompt: %+v, want ErrSecretPrompt", r)
+	if err := sp.EnterSecret(ctx, *res.SecretPrompt, []byte("s3cret-pass")); err != nil {
+		t.Fatal(err)
 	}
-	// The person types it.
-	res := h.send(id, "hunter2")
-	if res.ExitCode == nil || !hasLine(res.Viewport, "len 7") {
-		t.Fatalf("person's answer: %+v", res)
+	res, err = sp.Wait(ctx, messages.WaitPolicy{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := call("echo after"); r.IsError {
-		t.Fatalf("after the prompt: %+v", r)
+	if !hasLine(res.Viewport, "lengths 7 11") || !res.SecretEntered || res.Secret {
+		t.Fatalf("after the second secret: %+v", res)
+	}
+	rd, err := sp.Read(ctx, messages.ReadRequest{})
+	if err != nil || strings.Contains(rd.Text, "hunter2") || strings.Contains(rd.Text, "s3cret") {
+		t.Fatalf("the secret is in the transcript: %v %q", err, rd.Text)
+	}
+	// At the shell's prompt there is no secret prompt to answer.
+	if err := sp.EnterSecret(ctx, first, []byte("x")); !errors.Is(err, messages.ErrSecretPromptGone) {
+		t.Fatalf("a secret at the shell's prompt: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func (s *session) ProbeStdin() (backend.StdinObservation, error) {
 	if err != nil {
 		return backend.StdinObservation{}, err
 	}
-	obs := backend.StdinObservation{Supported: true, Pgid: pgid, Shell: pgid == s.PID()}
+	obs := backend.StdinObservation{Supported: true, Pgid: pgid, Shell: pgid == s.PID(), InputSeq: s.stream.inputs()}
 	// Cheapest facts first: while input is unread or output is pending the
 	// answer is "not yet", and the /proc walk (tens of microseconds) is
 	// skipped. A REPL echoing its input triggers many such looks.
@@ -62,7 +62,7 @@ func (s *session) ProbeStdin() (backend.StdinObservation, error) {
 	// back to the same read): a few preads on its held /proc files prove
 	// it without walking the shell's tree.
 	if w, ok := s.follow.Recheck(pgid); ok {
-		obs.Waiting, obs.Reader = true, w.Comm
+		obs.Waiting, obs.Reader, obs.ReaderTID = true, w.Comm, w.TID
 		obs.Waiters = map[int]uint64{w.TID: w.Switches}
 		obs.WaitTimeout, obs.HasWaitTimeout = w.Timeout, w.HasTimeout
 	} else if err := s.probeGroup(pgid, &obs); err != nil {
@@ -99,7 +99,7 @@ func (s *session) probeGroup(pgid int, obs *backend.StdinObservation) error {
 		}
 	}
 	if w, ok := g.Waiting(); ok {
-		obs.Waiting, obs.Reader = true, w.Comm
+		obs.Waiting, obs.Reader, obs.ReaderTID = true, w.Comm, w.TID
 		obs.WaitTimeout, obs.HasWaitTimeout = w.Timeout, w.HasTimeout
 		s.follow.Track(w)
 	}

@@ -46,8 +46,10 @@ type stream struct {
 	// event follows.
 	changed chan struct{}
 	ended   bool
-	// lastOutput is when the newest output came.
+	// lastOutput is when the newest output came; lastInput is the
+	// number of the newest input event.
 	lastOutput time.Time
+	lastInput  uint64
 	// screen gives the record's checkpoint the emulator's screen; it is
 	// called where the caller holds the session's lock (output, resize).
 	screen func() record.Event
@@ -202,7 +204,14 @@ func (st *stream) input(p []byte, source string, secret bool) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.add(ev)
+	st.lastInput = st.add(ev)
+}
+
+// inputs is the number of the newest input event (zero: none yet).
+func (st *stream) inputs() uint64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.lastInput
 }
 
 func (st *stream) resize(rows, cols int) {

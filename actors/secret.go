@@ -1,0 +1,116 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/record"
+)
+
+// A secret a person types at a secret prompt (a console's secret page):
+// written straight into the terminal, once, only while the kernel shows
+// the same wait the result reported (the same thread, asleep the same
+// number of times), so a secret never lands in a later prompt or in the
+// shell. It is recorded as its length only (the terminal reads it with
+// echo off), never logged, and never in a result: the agent's next result
+// only says that a person entered one.
+
+// EnterSecret writes a person's secret, with Enter, at prompt p, which
+// must still wait. Reply: *EnterSecretReply.
+type EnterSecret struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+	Prompt  messages.SecretPrompt
+	Secret  []byte
+}
+
+// EnterSecretReply answers EnterSecret.
+type EnterSecretReply struct{ Err error }
+
+func (m *EnterSecret) target() (messages.Owner, messages.SessionID) { return m.Owner, m.Session }
+func (m *EnterSecret) refuse(err error) any                         { return &EnterSecretReply{Err: err} }
+
+// EnterSecret types a person's secret at prompt p (from a result's
+// SecretPrompt), with Enter, if that prompt still waits; otherwise
+// messages.ErrSecretPromptGone and nothing is written. The secret's bytes
+// are zeroed once written.
+func (h *Session) EnterSecret(ctx context.Context, p messages.SecretPrompt, secret []byte) error {
+	r, err := askSession[*EnterSecretReply](ctx, h, &EnterSecret{Owner: h.owner, Session: h.ID(), Prompt: p, Secret: secret})
+	if err != nil {
+		return err
+	}
+	return r.Err
+}
+
+type (
+	// secretWritten: EnterSecret's write ended.
+	secretWritten struct {
+		err    error
+		sender *actor.PID
+	}
+	// secretNote: session → the send in flight, a person entered a
+	// secret; secretBounced: it had settled already.
+	secretNote    struct{}
+	secretBounced struct{}
+)
+
+func (s *sessionActor) onEnterSecret(m *EnterSecret, sender *actor.PID) {
+	reply := func(err error) { s.sys.Root.Send(sender, &EnterSecretReply{Err: err}) }
+	pw, canWrite := s.bs.(backend.PersonWriter)
+	pr, canProbe := s.bs.(backend.StdinProber)
+	switch {
+	case s.phase == phaseClosing || s.phase == phaseClosed:
+		reply(messages.ErrSessionClosing)
+		return
+	case s.status.Exited:
+		reply(messages.ErrSessionExited)
+		return
+	case !canWrite || !canProbe:
+		reply(messages.InvalidArgument("this session's backend cannot prove a secret prompt"))
+		return
+	case len(m.Secret) == 0:
+		reply(messages.InvalidArgument("the secret is empty"))
+		return
+	}
+	p, secret, self, sys := m.Prompt, m.Secret, s.self, s.sys
+	enter := s.bs.Enter()
+	go func() {
+		defer clear(secret)
+		obs, err := pr.ProbeStdin()
+		if err != nil || !samePrompt(obs, p) {
+			sys.Root.Send(self, &secretWritten{err: messages.Errorf(messages.CodeSecretPromptGone,
+				"the secret prompt of %s in PTY session %s no longer waits: nothing was written", p.Reader, p.Session), sender: sender})
+			return
+		}
+		line := append(append(make([]byte, 0, len(secret)+len(enter)), secret...), enter...)
+		_, err = pw.WriteAs(context.Background(), record.SourceOperator, line)
+		clear(line)
+		if err != nil {
+			err = fmt.Errorf("%w: a person's secret: %w", messages.ErrTransport, err)
+		}
+		sys.Root.Send(self, &secretWritten{err: err, sender: sender})
+	}()
+}
+
+// samePrompt reports whether obs shows the wait p names, still at a
+// secret prompt with nothing typed ahead.
+func samePrompt(obs backend.StdinObservation, p messages.SecretPrompt) bool {
+	return obs.Waiting && obs.Secret && obs.InputConsumed && obs.Pgid == p.Pgid &&
+		obs.ReaderTID == p.TID && obs.InputSeq == p.InputSeq
+}
+
+func (s *sessionActor) onSecretWritten(m *secretWritten) {
+	if m.err == nil {
+		// The agent's next result says a person entered a secret: the
+		// send in flight (a wait) when there is one.
+		if s.sendPID != nil && !s.sendStartup && !s.sendSettled {
+			s.sys.Root.Send(s.sendPID, &secretNote{})
+		} else {
+			s.secretEntered = true
+		}
+	}
+	s.sys.Root.Send(m.sender, &EnterSecretReply{Err: m.err})
+}
