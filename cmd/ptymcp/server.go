@@ -52,6 +52,12 @@ type server struct {
 	// does not cancel them).
 	calls    context.Context
 	endCalls context.CancelFunc
+
+	// secrets, when set, mints the links of URL-mode elicitation of a
+	// secret prompt (elicit.go); pending holds the input-required calls
+	// (2026-07-28) awaiting their retry, by request state, under mu.
+	secrets secretLinks
+	pending map[string]*pendingSecret
 }
 
 func newServer(svc *actors.Service, ts *tools.Toolset, log zerolog.Logger) *server {
@@ -94,10 +100,18 @@ func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 		}
 		defer release()
 	}
+	secretTool := name == tools.TerminalSend || name == tools.TerminalWait
+	if secretTool && req.Params.RequestState != "" {
+		// The retry of a call that asked for a secret (2026-07-28): it
+		// resumes that call, and never sends its text again.
+		return s.resumeSecret(ctx, req, owner, name)
+	}
 	r := s.tools.Call(ctx, owner, name, req.Params.Arguments)
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
-	if r.Structured != nil {
-		res.StructuredContent = r.Structured
+	res := toolResult(r)
+	if fg, ok := r.Structured.(tools.ForegroundSendValue); ok && secretTool && fg.Secret {
+		if el, ok := s.elicitSecret(ctx, req, owner, name, fg, res); ok {
+			return el
+		}
 	}
 	if bg, ok := r.Structured.(tools.BackgroundSendValue); ok {
 		s.watchTask(req.Session, messages.TaskID(bg.TaskID))

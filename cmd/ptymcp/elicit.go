@@ -1,0 +1,313 @@
+package main
+
+// URL-mode elicitation of a secret (MCP 2025-11-25, SEP-1036): when a
+// terminal_send or terminal_wait returns at a secret prompt (a password
+// read with echo off), a client that declared URL-mode elicitation gets a
+// one-shot link for its user, and the call goes on once the person typed
+// the secret there: its result is the terminal's next readiness, which
+// says a secret was entered, never what. The specification forbids form
+// elicitation for secrets (a form's answer passes through the client and
+// the server's protocol messages); a link's page writes the secret
+// straight into the terminal (actors.Session.EnterSecret), and the model
+// sees neither the secret nor the link.
+//
+// Which clients get what:
+//   - up to protocol 2025-11-25, with elicitation {"url": {}}: the call
+//     sends elicitation/create (mode "url") and waits for the person;
+//     once the secret is in, notifications/elicitation/complete, then the
+//     result of a wait to the next readiness;
+//   - on 2026-07-28, where a server sends no requests of its own (the SDK
+//     refuses Elicit there): the call returns an input-required result
+//     with a URL-mode elicitation input request; the client's retry of the
+//     call, carrying the input response, waits for the person and returns
+//     the next readiness. The retry never runs the call again: its text
+//     was the command that led to the prompt;
+//   - any other client, or a client that declines: the result as without
+//     elicitation (the secret prompt flagged).
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/tools"
+)
+
+// secretLinks mints the one-shot links a person types a secret through.
+// view.Secrets (branch hS) is to implement it; until it is merged, tests
+// use a fake that calls Session.EnterSecret, the path its page takes.
+type secretLinks interface {
+	// Mint returns a link to a page where a person types the secret for
+	// prompt p of owner's terminal; the link's token alone admits (it goes
+	// to the MCP client's user, not through a console login). entered is
+	// closed once a secret was written at p.
+	Mint(owner messages.Owner, p messages.SecretPrompt) (url string, entered <-chan struct{}, err error)
+}
+
+const (
+	// secretInput is the key of the input request on 2026-07-28.
+	secretInput = "secret"
+	// defaultSecretWait bounds how long a call waits for a person to type
+	// a secret when the call gives no timeout_ms: a person must notice the
+	// request, open the link and type; progress notifications keep the
+	// client's clock from running out meanwhile.
+	defaultSecretWait = 5 * time.Minute
+	// probeTimeout bounds the wait that learns the prompt's identity: the
+	// program is waiting already, so it settles at once.
+	probeTimeout = 10 * time.Second
+	// maxPendingSecrets bounds the input-required calls awaiting a retry,
+	// over all owners: a client that never retries leaves one until its
+	// deadline.
+	maxPendingSecrets = 256
+)
+
+// pendingSecret is an input-required call (2026-07-28) awaiting the
+// client's retry: what the retry resumes.
+type pendingSecret struct {
+	owner    messages.Owner
+	tool     string
+	session  string
+	orig     *mcp.CallToolResult // the result at the secret prompt
+	entered  <-chan struct{}
+	deadline time.Time
+	timeout  *int64 // the call's timeout_ms, for the wait after the secret
+}
+
+// callShape is what a terminal_send or terminal_wait call's arguments say
+// that elicitation needs: the terminal, and the call's deadline if given.
+type callShape struct {
+	SessionID string `json:"sessionId"`
+	TimeoutMs *int64 `json:"timeout_ms"`
+}
+
+// urlElicitation reports whether the calling client declared URL-mode
+// elicitation, and whether it speaks 2026-07-28 or later (input requests
+// instead of server requests). On 2026-07-28 each request carries the
+// client's capabilities in its _meta; before, the initialize did.
+func urlElicitation(req *mcp.CallToolRequest) (ok, inputRequests bool) {
+	meta := req.Params.GetMeta()
+	if v, _ := meta[mcp.MetaKeyProtocolVersion].(string); v >= "2026-07-28" {
+		raw, err := json.Marshal(meta[mcp.MetaKeyClientCapabilities])
+		var caps mcp.ClientCapabilities
+		if err != nil || json.Unmarshal(raw, &caps) != nil {
+			return false, true
+		}
+		return caps.Elicitation != nil && caps.Elicitation.URL != nil, true
+	}
+	if req.Session == nil {
+		return false, false
+	}
+	ip := req.Session.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.Capabilities.Elicitation.URL == nil {
+		return false, false
+	}
+	// The SDK refuses a server's Elicit from 2026-07-28 on (by the version
+	// the client asked for), so that is the line here too.
+	return true, ip.ProtocolVersion >= "2026-07-28"
+}
+
+// elicitSecret takes over a send's or wait's result at a secret prompt
+// for a client that elicits by URL; ok false leaves the result as it is.
+func (s *server) elicitSecret(ctx context.Context, req *mcp.CallToolRequest, owner messages.Owner, name string, fg tools.ForegroundSendValue, orig *mcp.CallToolResult) (*mcp.CallToolResult, bool) {
+	elicits, inputRequests := urlElicitation(req)
+	if s.secrets == nil || !elicits || !fg.Secret {
+		return nil, false
+	}
+	var shape callShape
+	_ = json.Unmarshal(req.Params.Arguments, &shape)
+	p, moved := s.promptOf(ctx, owner, fg)
+	if moved != nil {
+		return moved, true
+	}
+	if p == nil {
+		return nil, false
+	}
+	url, entered, err := s.secrets.Mint(owner, *p)
+	if err != nil {
+		s.log.Warn().Err(err).Str("session", fg.SessionID).Msg("no secret link for the prompt: the result goes back without elicitation")
+		return nil, false
+	}
+	params := &mcp.ElicitParams{Mode: "url", URL: url, ElicitationID: rand.Text(), Message: secretMessage(fg.SessionID, *p)}
+	wait := defaultSecretWait
+	if shape.TimeoutMs != nil && *shape.TimeoutMs > 0 {
+		wait = time.Duration(*shape.TimeoutMs) * time.Millisecond
+	}
+	if inputRequests {
+		key, ok := s.park(&pendingSecret{owner: owner, tool: name, session: fg.SessionID, orig: orig,
+			entered: entered, deadline: time.Now().Add(wait), timeout: shape.TimeoutMs})
+		if !ok {
+			return nil, false
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{secretInput: params}, RequestState: key}, true
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	er, err := req.Session.Elicit(wctx, params)
+	if err != nil {
+		s.log.Info().Err(err).Str("session", fg.SessionID).Msg("secret elicitation failed: the result goes back as it was")
+		return orig, true
+	}
+	if er.Action != "accept" {
+		return orig, true
+	}
+	select {
+	case <-entered:
+	case <-wctx.Done():
+		return notEntered(orig, ctx), true
+	}
+	if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: params.ElicitationID}); err != nil {
+		s.log.Info().Err(err).Msg("elicitation complete notification not sent")
+	}
+	return s.afterSecret(ctx, owner, fg.SessionID, shape.TimeoutMs), true
+}
+
+// resumeSecret answers the retry of an input-required call (2026-07-28):
+// the state names the pending call, whose result it gives back when the
+// client declined, or the next readiness once the person typed the
+// secret. It never runs the call again.
+func (s *server) resumeSecret(ctx context.Context, req *mcp.CallToolRequest, owner messages.Owner, name string) *mcp.CallToolResult {
+	s.mu.Lock()
+	p := s.pending[req.Params.RequestState]
+	delete(s.pending, req.Params.RequestState)
+	s.mu.Unlock()
+	var shape callShape
+	_ = json.Unmarshal(req.Params.Arguments, &shape)
+	if p == nil || p.owner != owner || p.tool != name || p.session != shape.SessionID {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Error: " + messages.InvalidArgument(
+			"requestState names no pending secret prompt of this call (it was answered, or its time ran out): nothing was sent; call terminal_wait for the terminal's state").Error()}}}
+	}
+	er, _ := req.Params.InputResponses[secretInput].(*mcp.ElicitResult)
+	if er == nil || er.Action != "accept" {
+		return p.orig
+	}
+	wctx, cancel := context.WithDeadline(ctx, p.deadline)
+	defer cancel()
+	select {
+	case <-p.entered:
+	case <-wctx.Done():
+		return notEntered(p.orig, ctx)
+	}
+	return s.afterSecret(ctx, owner, p.session, p.timeout)
+}
+
+// park keeps p for the client's retry under a fresh random key (the
+// request state, which a client echoes and cannot forge), dropping the
+// pending calls whose deadline passed.
+func (s *server) park(p *pendingSecret) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for k, q := range s.pending {
+		if now.After(q.deadline) {
+			delete(s.pending, k)
+		}
+	}
+	if len(s.pending) >= maxPendingSecrets {
+		return "", false
+	}
+	if s.pending == nil {
+		s.pending = map[string]*pendingSecret{}
+	}
+	key := rand.Text()
+	s.pending[key] = p
+	return key, true
+}
+
+// promptOf learns which wait the result's secret prompt is: a wait that
+// writes nothing settles at once at a program already waiting, and its
+// result names the prompt's wait (SendResult.SecretPrompt), which the
+// tools' value does not carry. When the program moved on meanwhile, moved
+// is the terminal's state from the result's cursor (its output since
+// then included), so nothing the probe saw is lost to the model.
+func (s *server) promptOf(ctx context.Context, owner messages.Owner, fg tools.ForegroundSendValue) (p *messages.SecretPrompt, moved *mcp.CallToolResult) {
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	res, err := s.svc.Session(owner, messages.SessionID(fg.SessionID)).Wait(pctx, messages.WaitPolicy{NoSilence: true, Timeout: probeTimeout})
+	switch {
+	case err != nil:
+		s.log.Info().Err(err).Str("session", fg.SessionID).Msg("the secret prompt's wait could not be learned")
+		return nil, nil
+	case res.Secret && res.SecretPrompt != nil && res.SecretPrompt.Session == messages.SessionID(fg.SessionID):
+		return res.SecretPrompt, nil
+	}
+	raw, _ := json.Marshal(map[string]any{"sessionId": fg.SessionID, "cursor": fg.Cursor})
+	return nil, toolResult(s.tools.Call(ctx, owner, tools.TerminalWait, raw))
+}
+
+// afterSecret is the call's result once a person typed the secret: a
+// wait to the terminal's next readiness (the program reading the secret
+// goes on), which says a secret was entered.
+func (s *server) afterSecret(ctx context.Context, owner messages.Owner, session string, timeoutMs *int64) *mcp.CallToolResult {
+	args := map[string]any{"sessionId": session}
+	if timeoutMs != nil {
+		args["timeout_ms"] = *timeoutMs
+	}
+	raw, _ := json.Marshal(args)
+	r := s.tools.Call(ctx, owner, tools.TerminalWait, raw)
+	res := toolResult(r)
+	appendText(res, secretEnteredLine)
+	if r.Structured != nil {
+		// The value as JSON, with secretEntered added: the tools' value
+		// has no such field yet (the send schema admits more properties).
+		var m map[string]any
+		if b, err := json.Marshal(r.Structured); err == nil && json.Unmarshal(b, &m) == nil {
+			m["secretEntered"] = true
+			res.StructuredContent = m
+		}
+	}
+	return res
+}
+
+const (
+	secretEnteredLine = "[secret entered: a person typed it at the prompt through the link the client showed them; it is not shown here]"
+	notEnteredLine    = "[secret prompt: the user was asked through the client but typed no secret in time; it still waits unless the program went on]"
+)
+
+// notEntered is the result at the secret prompt, saying the person typed
+// nothing while the call waited; a call whose context ended (cancelled,
+// the server stopping) gets it unchanged.
+func notEntered(orig *mcp.CallToolResult, ctx context.Context) *mcp.CallToolResult {
+	if ctx.Err() != nil {
+		return orig
+	}
+	res := *orig
+	res.Content = append([]mcp.Content(nil), orig.Content...)
+	appendText(&res, notEnteredLine)
+	return &res
+}
+
+// appendText adds a line to a result's (first) text.
+func appendText(res *mcp.CallToolResult, line string) {
+	for i, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			tc2 := *tc
+			tc2.Text += "\n" + line
+			res.Content[i] = &tc2
+			return
+		}
+	}
+	res.Content = append(res.Content, &mcp.TextContent{Text: line})
+}
+
+// secretMessage is what the client shows its user with the link.
+func secretMessage(session string, p messages.SecretPrompt) string {
+	prompt := p.Line
+	if prompt == "" {
+		prompt = "(no prompt text)"
+	}
+	return fmt.Sprintf("%s in terminal %s waits for a secret (a password or passphrase) at %q. Open the link to type it: it goes straight into the terminal, never to the AI model.",
+		p.Reader, session, prompt)
+}
+
+// toolResult is a tool's result as MCP sends it.
+func toolResult(r tools.Result) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}, IsError: r.IsError}
+	if r.Structured != nil {
+		res.StructuredContent = r.Structured
+	}
+	return res
+}

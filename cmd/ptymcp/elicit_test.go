@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/testkit"
+	"github.com/ptyactor/ptyactor/tools"
+)
+
+// The command every elicitation test runs: bash's read -s is a secret
+// prompt (echo off), and the length shows that the secret went in whole.
+const (
+	secretCmd  = `read -s -p 'pw: ' pw; echo len=${#pw}`
+	testSecret = "hunter2-xyz" // len=11
+	secretLen  = "len=11"
+)
+
+// fakeSecrets stands for view.Secrets until it is merged: its entry is
+// what the secret page does with what a person typed, the core's
+// Session.EnterSecret at the minted prompt, found by the token alone.
+type fakeSecrets struct {
+	svc *actors.Service
+
+	mu     sync.Mutex
+	links  map[string]*fakeLink
+	minted int
+}
+
+type fakeLink struct {
+	owner   messages.Owner
+	prompt  messages.SecretPrompt
+	entered chan struct{}
+}
+
+func (f *fakeSecrets) Mint(owner messages.Owner, p messages.SecretPrompt) (string, <-chan struct{}, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.links == nil {
+		f.links = map[string]*fakeLink{}
+	}
+	tok := rand.Text()
+	l := &fakeLink{owner: owner, prompt: p, entered: make(chan struct{})}
+	f.links[tok] = l
+	f.minted++
+	return "http://127.0.0.1:9/secret/" + string(p.Session) + "#token=" + tok, l.entered, nil
+}
+
+// enter types secret through the link at url, once.
+func (f *fakeSecrets) enter(ctx context.Context, url, secret string) error {
+	_, tok, ok := strings.Cut(url, "#token=")
+	f.mu.Lock()
+	l := f.links[tok]
+	delete(f.links, tok)
+	f.mu.Unlock()
+	if !ok || l == nil {
+		return errors.New("no such link: " + url)
+	}
+	if err := f.svc.Session(l.owner, l.prompt.Session).EnterSecret(ctx, l.prompt, []byte(secret)); err != nil {
+		return err
+	}
+	close(l.entered)
+	return nil
+}
+
+func (f *fakeSecrets) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.minted
+}
+
+// newElicitInproc is an in-process server whose secret links are a fake.
+func newElicitInproc(t *testing.T) (*inproc, *fakeSecrets) {
+	t.Helper()
+	p := newInproc(t, tools.Options{})
+	f := &fakeSecrets{svc: p.svc}
+	p.srv.secrets = f
+	return p, f
+}
+
+// clientWith connects a client with opts, asking for protocol version
+// (empty: the SDK's newest, 2026-07-28).
+func (p *inproc) clientWith(opts *mcp.ClientOptions, version string) *client {
+	p.t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := testkit.Ctx(p.t)
+	if _, err := p.srv.mcp.Connect(ctx, st, nil); err != nil {
+		p.t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
+		p.t.Fatalf("negotiated %s, want %s", got, version)
+	}
+	p.t.Cleanup(func() { _ = cs.Close() })
+	return &client{t: p.t, cs: cs}
+}
+
+// urlCaps declares URL-mode elicitation.
+var urlCaps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
+
+// noSecret fails if the secret is anywhere in res as sent.
+func noSecret(t *testing.T, res any) {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), testSecret) {
+		t.Fatalf("the secret is in the result: %s", b)
+	}
+}
+
+// atSecretPrompt asserts the plain result at the secret prompt.
+func atSecretPrompt(t *testing.T, r result) {
+	t.Helper()
+	if r.IsError || r.S["secret"] != true || r.S["secretEntered"] != nil || !strings.Contains(r.Text, "[secret prompt:") || strings.Contains(r.Text, "secret entered") {
+		t.Fatalf("want the plain result at the secret prompt, got %q %v", r.Text, r.S)
+	}
+}
+
+// secretWentIn asserts the result after a person typed the secret.
+func secretWentIn(t *testing.T, r result) {
+	t.Helper()
+	if r.IsError || !hasLine(r.Text, secretLen) || r.S["secretEntered"] != true || r.S["secret"] == true ||
+		!strings.Contains(r.Text, secretEnteredLine) || strings.Contains(r.Text, testSecret) {
+		t.Fatalf("want the readiness after the secret, got %q %v", r.Text, r.S)
+	}
+	noSecret(t, r)
+}
+
+func hasLine(text, line string) bool {
+	for l := range strings.SplitSeq(text, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
+}
+
+// On 2025-11-25 a client with URL elicitation gets elicitation/create
+// during the call and accepts (its user agreed to open the link); the
+// person types the secret through the link; the client hears the
+// elicitation complete, and the call's result is the terminal after the
+// secret.
+func TestElicitURLLegacy(t *testing.T) {
+	p, f := newElicitInproc(t)
+	ctx := testkit.Ctx(t)
+	asked := make(chan *mcp.ElicitParams, 1)
+	completed := make(chan string, 1)
+	c := p.clientWith(&mcp.ClientOptions{
+		Capabilities: urlCaps,
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- req.Params
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			completed <- req.Params.ElicitationID
+		},
+	}, "2025-11-25")
+	id := c.open(nil)
+	done := make(chan result, 1)
+	go func() {
+		r, err := c.callCtx(ctx, tools.TerminalSend, obj{"sessionId": id, "text": secretCmd})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	var el *mcp.ElicitParams
+	select {
+	case el = <-asked:
+	case <-ctx.Done():
+		t.Fatal("no elicitation")
+	}
+	if el.Mode != "url" || el.ElicitationID == "" || !strings.Contains(el.URL, "#token=") ||
+		!strings.Contains(el.Message, `"pw:"`) || !strings.Contains(el.Message, id) || el.RequestedSchema != nil {
+		t.Fatalf("elicitation %+v", el)
+	}
+	if err := f.enter(ctx, el.URL, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	secretWentIn(t, <-done)
+	select {
+	case got := <-completed:
+		if got != el.ElicitationID {
+			t.Fatalf("completed %q, want %q", got, el.ElicitationID)
+		}
+	case <-ctx.Done():
+		t.Fatal("no notifications/elicitation/complete")
+	}
+	// The link was one-shot, and the shell is back at its prompt.
+	if err := f.enter(ctx, el.URL, "again"); err == nil {
+		t.Fatal("the link took a second secret")
+	}
+	if r := c.send(id, "echo after"); !hasLine(r.Text, "after") {
+		t.Fatalf("after: %q", r.Text)
+	}
+}
+
+// A client that declines (or cancels) gets the result as without
+// elicitation: the secret prompt flagged, still waiting.
+func TestElicitDeclined(t *testing.T) {
+	p, f := newElicitInproc(t)
+	for _, action := range []string{"decline", "cancel"} {
+		var calls int
+		var mu sync.Mutex
+		c := p.clientWith(&mcp.ClientOptions{
+			Capabilities: urlCaps,
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: action}, nil
+			},
+		}, "2025-11-25")
+		id := c.open(nil)
+		r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd})
+		atSecretPrompt(t, r)
+		mu.Lock()
+		if calls != 1 {
+			t.Fatalf("%s: %d elicitations", action, calls)
+		}
+		mu.Unlock()
+		// A terminal_wait at the same prompt asks again.
+		r = c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000})
+		atSecretPrompt(t, r)
+		mu.Lock()
+		if calls != 2 {
+			t.Fatalf("%s: %d elicitations after the wait", action, calls)
+		}
+		mu.Unlock()
+	}
+	if f.count() != 4 {
+		t.Fatalf("%d links minted, want 4", f.count())
+	}
+}
+
+// A client without URL elicitation (none at all, or forms only, on either
+// protocol) gets the plain result: no link is minted, nothing is asked.
+func TestElicitNotDeclared(t *testing.T) {
+	p, f := newElicitInproc(t)
+	formOnly := &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("a form-only client was asked")
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		},
+	}
+	for _, tc := range []struct {
+		opts    *mcp.ClientOptions
+		version string
+	}{{nil, ""}, {nil, "2025-11-25"}, {formOnly, ""}, {formOnly, "2025-11-25"}} {
+		c := p.clientWith(tc.opts, tc.version)
+		id := c.open(nil)
+		res, err := c.cs.CallTool(testkit.Ctx(t), &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: obj{"sessionId": id, "text": secretCmd}})
+		if err != nil || res.NeedsInput() || res.InputRequests != nil {
+			t.Fatalf("version %q: %v %+v", tc.version, err, res)
+		}
+		atSecretPrompt(t, c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000}))
+	}
+	if n := f.count(); n != 0 {
+		t.Fatalf("%d links minted for clients without URL elicitation", n)
+	}
+}
+
+// On 2026-07-28 the call returns an input-required result with a URL-mode
+// elicitation; the person types the secret; the client's retry, carrying
+// the input response, returns the terminal after the secret. The retry's
+// state is one-shot: a second retry sends nothing.
+func TestElicitInputRequired(t *testing.T) {
+	p, f := newElicitInproc(t)
+	ctx := testkit.Ctx(t)
+	// The client does the retry itself, to see each round.
+	c := p.clientWith(&mcp.ClientOptions{Capabilities: urlCaps, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}, "2026-07-28")
+	id := c.open(nil)
+	args := obj{"sessionId": id, "text": secretCmd}
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	el, _ := res.InputRequests[secretInput].(*mcp.ElicitParams)
+	if !res.NeedsInput() || el == nil || el.Mode != "url" || el.ElicitationID == "" || !strings.Contains(el.URL, "#token=") ||
+		res.RequestState == "" || len(res.Content) != 0 || res.StructuredContent != nil {
+		t.Fatalf("want an input-required result with a URL elicitation, got %+v (%+v)", res, el)
+	}
+	if err := f.enter(ctx, el.URL, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	retry := &mcp.CallToolParams{Name: tools.TerminalSend, Arguments: args, RequestState: res.RequestState,
+		InputResponses: mcp.InputResponseMap{secretInput: &mcp.ElicitResult{Action: "accept"}}}
+	r, err := c.callParams(ctx, retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretWentIn(t, r)
+	// The same retry again finds nothing pending, and sends nothing: the
+	// shell's history holds no second read.
+	r, err = c.callParams(ctx, retry)
+	if err != nil || !r.IsError || !strings.Contains(r.Text, "requestState names no pending secret prompt") {
+		t.Fatalf("a second retry: %v %q", err, r.Text)
+	}
+	if r := c.send(id, "history | grep -c 'rea[d] -s'"); !hasLine(r.Text, "1") {
+		t.Fatalf("the command ran again: %q", r.Text)
+	}
+}
+
+// On 2026-07-28 with the SDK's own retry (its default), and a client that
+// declines: the retry returns the result at the secret prompt.
+func TestElicitInputRequiredDeclined(t *testing.T) {
+	p, f := newElicitInproc(t)
+	var mu sync.Mutex
+	var calls int
+	c := p.clientWith(&mcp.ClientOptions{
+		Capabilities: urlCaps,
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			if req.Params.Mode != "url" || req.Params.URL == "" {
+				t.Errorf("elicitation %+v", req.Params)
+			}
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}, "")
+	id := c.open(nil)
+	atSecretPrompt(t, c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd}))
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 1 || f.count() != 1 {
+		t.Fatalf("%d elicitations, %d links", calls, f.count())
+	}
+}
+
+// callParams runs a tool with full params (a retry).
+func (c *client) callParams(ctx context.Context, params *mcp.CallToolParams) (result, error) {
+	res, err := c.cs.CallTool(ctx, params)
+	if err != nil {
+		return result{}, err
+	}
+	r := result{IsError: res.IsError}
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			r.Text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &r.S)
+	}
+	return r, nil
+}
