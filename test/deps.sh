@@ -40,15 +40,19 @@ if ((${#missing[@]})); then
     exit 1
   fi
 fi
-# asciinema-player, from npm at the version test/player/package-lock.json
-# pins, for cmd/ptyrec's TestAsciinemaPlayerParses. npm writes
+# npm packages the tests run, each at the versions its package-lock.json
+# pins: test/player, asciinema-player, for cmd/ptyrec's
+# TestAsciinemaPlayerParses; test/mcpclient-ts, the TypeScript MCP SDK as
+# a client, for cmd/ptymcp's TestElicitTypeScript. npm writes
 # node_modules/.package-lock.json at each install: when it is missing or
 # older than the lockfile, install again; otherwise this costs one stat.
-player="$(dirname "${BASH_SOURCE[0]}")/player"
-if [ ! -f "$player/node_modules/.package-lock.json" ] || [ "$player/package-lock.json" -nt "$player/node_modules/.package-lock.json" ]; then
-  echo "$(basename "$0"): npm ci in $player" >&2
-  (cd "$player" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-    { echo "$(basename "$0"): npm ci failed in $player (asciinema-player for TestAsciinemaPlayerParses)" >&2; exit 1; }
-fi
+for npmpkg in player mcpclient-ts; do
+  npmdir="$(dirname "${BASH_SOURCE[0]}")/$npmpkg"
+  if [ ! -f "$npmdir/node_modules/.package-lock.json" ] || [ "$npmdir/package-lock.json" -nt "$npmdir/node_modules/.package-lock.json" ]; then
+    echo "$(basename "$0"): npm ci in $npmdir" >&2
+    (cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+      { echo "$(basename "$0"): npm ci failed in $npmdir" >&2; exit 1; }
+  fi
+done
 command -v go >/dev/null 2>&1 || { echo "$(basename "$0"): Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }
 
