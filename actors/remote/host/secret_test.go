@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	ptyremote "github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
@@ -95,6 +96,36 @@ func TestSecretThroughHost(t *testing.T) {
 				t.Fatalf("the %s's log has the secret %q:\n%s", name, s, log)
 			}
 		}
+	}
+}
+
+// While the host is lost a secret fails with ErrHostLost at once, like
+// every other request, and goes nowhere: the prompt was the host's.
+func TestSecretHostLost(t *testing.T) {
+	if isolate(t) {
+		return
+	}
+	h := startHost(t)
+	svc, o := newClient(t, h)
+	ctx := testkit.Ctx(t)
+	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sh.Send(ctx, messages.SendRequest{Text: `read -s -p 'pw: ' a`, Submit: true})
+	if err != nil || res.SecretPrompt == nil {
+		t.Fatalf("not at a secret prompt: %+v %v", res, err)
+	}
+	h.Kill(t)
+	testkit.WaitFor(t, 10*time.Second, "the host to be lost", func() bool {
+		snap, err := sh.Describe(ctx)
+		return err == nil && snap.Status.Exited && snap.Status.Cause == messages.CauseHostLost
+	})
+	if err := sh.EnterSecret(ctx, *res.SecretPrompt, []byte("hunter2")); !errors.Is(err, messages.ErrHostLost) {
+		t.Fatalf("a secret for a lost host's session: %v, want ErrHostLost", err)
+	}
+	if _, err := sh.Close(ctx, "written off"); err != nil {
+		t.Fatalf("close of a lost session: %v", err)
 	}
 }
 
