@@ -209,7 +209,11 @@ func (s *Secrets) release(token string, entered bool) {
 		return
 	}
 	if !entered {
-		l.state = secretDead
+		// Unless another link's entry spent it meanwhile: then it stays
+		// used, which is what its page should say.
+		if l.state == secretBusy {
+			l.state = secretDead
+		}
 		return
 	}
 	for _, o := range s.by {
