@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
@@ -26,6 +27,15 @@ type EnterSecret struct {
 	Prompt  messages.SecretPrompt
 	Secret  []byte
 }
+
+// Format keeps the secret out of every log line (a dead letter is logged
+// with its message): fmt and slog render its length only.
+func (m *EnterSecret) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "actors.EnterSecret{session:%s reader:%s secret:(%d bytes)}", m.Session, m.Prompt.Reader, len(m.Secret))
+}
+
+// LogValue implements slog.LogValuer.
+func (m *EnterSecret) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(m)) }
 
 // EnterSecretReply answers EnterSecret.
 type EnterSecretReply struct{ Err error }

@@ -359,7 +359,7 @@ func (a *tasksActor) pump(rec *taskRec) {
 	close(rec.finished)
 }
 
-// settleDetail is "wait: <reason>[, exit code <n>]" or
+// settleDetail is "wait: <reason>[, exit code <n>][, taken over: ...]" or
 // "session exited: <code|signal|unknown>".
 func settleDetail(res messages.SendResult) string {
 	if res.WaitReason == messages.WaitSessionExit {
@@ -374,6 +374,9 @@ func settleDetail(res messages.SendResult) string {
 	d := "wait: " + string(res.WaitReason)
 	if res.ExitCode != nil {
 		d += ", exit code " + strconv.Itoa(*res.ExitCode)
+	}
+	if res.Cause == messages.CauseTakenOver {
+		d += ", taken over: a person took the terminal's input"
 	}
 	return d
 }

@@ -376,3 +376,38 @@ func TestControlRaces(t *testing.T) {
 		t.Fatalf("%d control events; inputs out of turn: %v", controls, stale)
 	}
 }
+
+// A background send in flight settles the same way when a person takes
+// over, and a new one is refused while they hold the input.
+func TestTakeControlSettlesABackgroundSend(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	id, err := h.svc.StartTask(ctx, h.owner, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "sleep 30", Submit: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "sleep in the foreground", func() bool {
+		sn, err := sp.Describe(ctx)
+		return err == nil && sn.Activity != nil && sn.Activity.Program == "sleep"
+	})
+	if _, err := sp.TakeControl(ctx, messages.TakeControlRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, finished, err := h.svc.TaskStatus(ctx, h.owner, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		t.Fatal("the background send did not settle")
+	}
+	if snap, _, err = h.svc.TaskStatus(ctx, h.owner, id); err != nil || !strings.Contains(snap.Detail, "taken over") {
+		t.Fatalf("task %+v, %v", snap, err)
+	}
+	_, err = h.svc.StartTask(ctx, h.owner, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "echo bg", Submit: true}})
+	if !errors.Is(err, messages.ErrControlHeld) {
+		t.Fatalf("a background send while held: %v, want CONTROL_HELD", err)
+	}
+}

@@ -53,6 +53,13 @@ type Options struct {
 	// newest send settled at a secret prompt (a password read with echo
 	// off): the model must ask its user to type the secret instead.
 	RefuseSecretInput bool
+	// SecretLink, when set, makes a link for a person to type the secret
+	// a send's or wait's result waits for (its SecretPrompt) straight into
+	// the terminal: the result's secretUrl, which the model is told to
+	// give its user. The link must not be usable by the model itself
+	// (ptymcp's needs the person's console login: view.Secrets.Mint with
+	// standalone false). An error leaves the result without a link.
+	SecretLink func(owner messages.Owner, p messages.SecretPrompt) (url string, err error)
 	// Log receives one line per failed call; zero means none.
 	Log zerolog.Logger
 	// FetchRecording, when set, brings a closed session's record here

@@ -66,8 +66,9 @@ func renderOpen(r messages.SpawnResult, limit int) string {
 }
 
 // sendMeta is the metadata block of a foreground send: wait reason, the
-// exit code and the reader where known, the session status.
-func sendMeta(r messages.SendResult) string {
+// exit code and the reader where known, the session status; at a secret
+// prompt, secretURL (when there is one) is the link for the person.
+func sendMeta(r messages.SendResult, secretURL string) string {
 	var b strings.Builder
 	b.WriteString("\n[wait: ")
 	b.WriteString(string(r.WaitReason))
@@ -123,7 +124,26 @@ func sendMeta(r messages.SendResult) string {
 		b.WriteString(strconv.Quote(r.ForeignInput))
 		b.WriteString("]")
 	}
-	if r.Secret {
+	if r.SecretEntered {
+		// Said before a prompt that follows: the program may ask again
+		// (a retry, a second passphrase).
+		b.WriteString("\n[secret entered: A person entered the secret at the prompt.]")
+	}
+	switch {
+	case r.Secret && secretURL != "":
+		// The model holds the link but cannot use it (the page needs the
+		// person's console login); it is told not to try to type the
+		// secret itself.
+		b.WriteString("\n[secret prompt: The terminal waits for a secret")
+		if line := strings.TrimSpace(promptLine(r)); line != "" {
+			b.WriteString(" (")
+			b.WriteString(strconv.Quote(clip(line, 120)))
+			b.WriteString(")")
+		}
+		b.WriteString(". Do not type it yourself: give the user this link to type it: ")
+		b.WriteString(secretURL)
+		b.WriteString(" (it needs their console login). Then call terminal_wait.]")
+	case r.Secret:
 		b.WriteString("\n[secret prompt: it waits for a password or passphrase with echo off; ask the user to type it, never type a credential yourself]")
 	}
 	if r.Unwritten > 0 {
@@ -159,26 +179,39 @@ func renderScreen(s *messages.Screen, limit int) string {
 	return finalize(b.String(), limit)
 }
 
+// promptLine is the secret prompt's line on the screen, when known.
+func promptLine(r messages.SendResult) string {
+	if r.SecretPrompt == nil {
+		return ""
+	}
+	return r.SecretPrompt.Line
+}
+
 // renderSend is a send's (or a wait's) text: the handback first, when
 // the result carries one, then the output and the metadata. A half-typed
 // line was discarded when the result reports foreign input (only a send,
 // which writes, discards: then its ForeignInput holds the line).
-func renderSend(r messages.SendResult, limit int) string {
+func renderSend(r messages.SendResult, limit int) string { return renderSendLink(r, "", limit) }
+
+// renderSendLink is renderSend with the secret link for a person, when
+// the result is at a secret prompt and one was made.
+func renderSendLink(r messages.SendResult, secretURL string, limit int) string {
 	// The result keeps room for its metadata without the optional lines.
 	least := r
 	least.Reader, least.ExitCode = "", nil
-	reserve := len(sendMeta(least)) + len(Marker) + 1
-	return withHandback(r.Handback, r.ForeignInput != "", limit, reserve, func(limit int) string { return renderSendBody(r, limit) })
+	reserve := len(sendMeta(least, secretURL)) + len(Marker) + 1
+	return withHandback(r.Handback, r.ForeignInput != "", limit, reserve, func(limit int) string { return renderSendBody(r, secretURL, limit) })
 }
 
 // readReserve is the room a read's text keeps beside a handback.
 const readReserve = 64
 
-func renderSendBody(r messages.SendResult, limit int) string {
+func renderSendBody(r messages.SendResult, secretURL string, limit int) string {
 	if r.Screen != nil {
 		// A full-screen program: the screen is what it shows; its redraw
 		// bytes are no log.
-		return finalize(renderScreen(r.Screen, limit-len(sendMeta(r)))+sendMeta(r), limit)
+		meta := sendMeta(r, secretURL)
+		return finalize(renderScreen(r.Screen, limit-len(meta))+meta, limit)
 	}
 	body := r.Viewport
 	if body == "" {
@@ -186,7 +219,7 @@ func renderSendBody(r messages.SendResult, limit int) string {
 	}
 	// Under a tiny cap the optional lines go first (reader, then exit
 	// code), so the wait reason and the session status always show.
-	meta := sendMeta(r)
+	meta := sendMeta(r, secretURL)
 	if len(body)+len(meta)+len(Marker) > limit {
 		for _, drop := range []func(*messages.SendResult){
 			func(r *messages.SendResult) { r.Reader = "" },
@@ -196,7 +229,7 @@ func renderSendBody(r messages.SendResult, limit int) string {
 				break
 			}
 			drop(&r)
-			meta = sendMeta(r)
+			meta = sendMeta(r, secretURL)
 		}
 	}
 	return tailWithMeta(body, meta, r.Truncated, limit)

@@ -164,6 +164,8 @@ func (t *Toolset) definitions() []Definition {
 			"firstUnwritten": schema{"type": "string"},
 			"screen":         screenSchema(),
 			"secret":         schema{"type": "boolean", "description": "the program waits for a password or passphrase (echo off): ask the user to type it"},
+			"secretUrl":      schema{"type": "string", "description": "with secret: a link for the user to type the secret straight into the terminal (it needs their console login); give it to them, never type the secret yourself, then call terminal_wait"},
+			"secretEntered":  schema{"type": "boolean", "description": "a person entered a secret at a prompt since your previous result (the secret itself is in no result)"},
 			"foreignInput":   schema{"type": "string", "description": "input nobody sent (a terminal's answers to queries in a file that was printed, bytes a program pushed) that waited at the shell's prompt and was discarded so the command ran as sent; quoted"},
 			"cursor":         schema{"type": "integer", "description": "count of final output lines when the send settled: terminal_read with this cursor returns only what came after"},
 			"seq":            schema{"type": "integer", "description": "the number of the send's settle event in the session's record"},

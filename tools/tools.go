@@ -96,7 +96,7 @@ func (t *Toolset) Options() Options { return t.opts }
 func (t *Toolset) Definitions() []Definition { return append([]Definition(nil), t.defs...) }
 
 // Guidance is the short usage text for a system prompt.
-const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned. A result marked secret is a password or passphrase prompt: ask your user to type it themselves; never type a credential. A person may take control of a terminal from the console: until they hand it back, calls that type, resize, signal or close it fail with CONTROL_HELD (wait with terminal_wait), and your next result on it then says what they did."
+const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned. A result marked secret is a password or passphrase prompt: ask your user to type it themselves (give them the result's secretUrl when it has one); never type a credential. A person may take control of a terminal from the console: until they hand it back, calls that type, resize, signal or close it fail with CONTROL_HELD (wait with terminal_wait), and your next result on it then says what they did."
 
 // backgroundGuidance is added when background sends are enabled.
 const backgroundGuidance = " For long-running commands, send with run_in_background and collect output with task_output; task_kill interrupts it with a real SIGINT."
@@ -235,6 +235,9 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 			return Result{}, err
 		}
 		if snap.SecretPrompt {
+			if t.opts.SecretLink != nil {
+				return Result{}, fmt.Errorf("%w; call terminal_wait: its result carries a link (secretUrl) to give the user, who types the secret there themselves", ErrSecretPrompt)
+			}
 			return Result{}, ErrSecretPrompt
 		}
 	}
@@ -242,7 +245,7 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		return t.sendInBackground(ctx, owner, id, req)
 	}
 	res, err := t.svc.Session(owner, id).Send(ctx, req)
-	return t.foreground(ctx, id, res, err)
+	return t.foreground(ctx, owner, id, res, err)
 }
 
 // sendRequest reads terminal_send's arguments: the request, and whether
@@ -308,7 +311,7 @@ func (t *Toolset) wait(ctx context.Context, owner messages.Owner, a args) (Resul
 		return Result{}, err
 	}
 	res, err := t.svc.Session(owner, id).Wait(ctx, policy)
-	return t.foreground(ctx, id, res, err)
+	return t.foreground(ctx, owner, id, res, err)
 }
 
 // screen is terminal_screen.
@@ -422,23 +425,40 @@ func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
 
 // foreground is a settled send's (or wait's) result; a call whose
 // context ended says it was aborted.
-func (t *Toolset) foreground(ctx context.Context, id messages.SessionID, res messages.SendResult, err error) (Result, error) {
+func (t *Toolset) foreground(ctx context.Context, owner messages.Owner, id messages.SessionID, res messages.SendResult, err error) (Result, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("%w (%w)", ErrSendAborted, err)
 		}
 		return Result{}, err
 	}
+	secretURL := t.secretURL(owner, res)
 	return Result{
-		Text: renderSend(res, t.opts.MaxResultBytes),
+		Text: renderSendLink(res, secretURL, t.opts.MaxResultBytes),
 		Structured: ForegroundSendValue{
 			Kind: "foreground", SessionID: string(id), Viewport: res.Viewport, WaitReason: string(res.WaitReason), Cause: string(res.Cause),
 			SessionStatus: statusValue(res.Status), Truncated: res.Truncated, ExitCode: res.ExitCode, Reader: res.Reader,
 			ElapsedMs: res.Elapsed.Milliseconds(), Unwritten: res.Unwritten, FirstUnwritten: res.FirstUnwritten,
 			Secret: res.Secret, ForeignInput: res.ForeignInput, Cursor: res.Cursor, OmittedFrom: res.OmittedFrom, OmittedTo: res.OmittedTo, Seq: res.Seq,
 			Running: processValues(res.Running), Screen: screenValue(res.Screen), Handback: handbackValue(res.Handback),
+			SecretURL: secretURL, SecretEntered: res.SecretEntered,
 		},
 	}, nil
+}
+
+// secretURL is the link for a person to type the secret res waits for,
+// or "" (no secret prompt, no Options.SecretLink, or it failed: the
+// result then says to ask the user, as without a link).
+func (t *Toolset) secretURL(owner messages.Owner, res messages.SendResult) string {
+	if !res.Secret || res.SecretPrompt == nil || t.opts.SecretLink == nil {
+		return ""
+	}
+	u, err := t.opts.SecretLink(owner, *res.SecretPrompt)
+	if err != nil {
+		t.opts.Log.Warn().Str("session", string(res.SecretPrompt.Session)).Err(err).Msg("no secret link for a secret prompt")
+		return ""
+	}
+	return u
 }
 
 func processValues(ps []messages.Process) []ProcessValue {

@@ -61,6 +61,13 @@ type ForegroundSendValue struct {
 	FirstUnwritten string `json:"firstUnwritten,omitempty"`
 	// Secret: the program waits for a secret (echo off): ask the user.
 	Secret bool `json:"secret,omitempty"`
+	// SecretURL, with Secret, is a link for the person to type the secret
+	// straight into the terminal (Options.SecretLink); the model cannot
+	// use it (it needs the person's console login).
+	SecretURL string `json:"secretUrl,omitempty"`
+	// SecretEntered: a person typed a secret at a prompt since the
+	// previous result (the secret is in no result).
+	SecretEntered bool `json:"secretEntered,omitempty"`
 	// ForeignInput: input nobody sent that waited for the shell at its
 	// prompt, discarded before the send (quoted).
 	ForeignInput string `json:"foreignInput,omitempty"`

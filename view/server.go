@@ -29,6 +29,12 @@ type Source interface {
 	// operator): actors.Session.TakeControl. An unknown session is
 	// messages.ErrNoSession.
 	TakeControl(ctx context.Context, id messages.SessionID, req messages.TakeControlRequest) (Controller, error)
+	// EnterSecret types a person's secret, with Enter, at prompt p of
+	// session id if that prompt still waits (actors.Session.EnterSecret),
+	// else messages.ErrSecretPromptGone and nothing is written. It may
+	// keep secret until written (then zeroes it): the caller must not
+	// reuse it. An unknown session is messages.ErrNoSession.
+	EnterSecret(ctx context.Context, id messages.SessionID, p messages.SecretPrompt, secret []byte) error
 }
 
 // Controller is a person's hold on a session's input: actors.Control is
@@ -78,6 +84,9 @@ type Options struct {
 	Operator func(r *http.Request) bool
 	// Links are the share links the view accepts; nil: none.
 	Links *Links
+	// Secrets are the secret links the view accepts (a person types a
+	// secret at a secret prompt, /secret/<id>); nil: none.
+	Secrets *Secrets
 	// Assets holds the pages and xterm.js (package view/assets).
 	Assets fs.FS
 	// Origins are origins allowed besides the server's own host.
@@ -116,6 +125,9 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/login", s.login)
 	s.mux.HandleFunc("GET /api/sessions", s.sessions)
 	s.mux.HandleFunc("GET /api/watch/{id}", s.watch)
+	s.mux.HandleFunc("GET /secret/{id}", s.page("secret.html", false))
+	s.mux.HandleFunc("POST /api/secret/{id}/prompt", s.secretPrompt)
+	s.mux.HandleFunc("POST /api/secret/{id}", s.enterSecret)
 	return s, nil
 }
 

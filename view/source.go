@@ -96,3 +96,11 @@ func (s serviceSource) Watch(ctx context.Context, id messages.SessionID, since u
 	}
 	return s.svc.Session(o, id).Watch(ctx, since)
 }
+
+func (s serviceSource) EnterSecret(ctx context.Context, id messages.SessionID, p messages.SecretPrompt, secret []byte) error {
+	o, _, err := s.find(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.svc.Session(o, id).EnterSecret(ctx, p, secret)
+}

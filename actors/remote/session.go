@@ -103,6 +103,8 @@ type remoteOp struct {
 	// waits follow it (followers).
 	adopted   bool
 	followers []*follower
+	// secret: EnterSecret's copy of the secret on the wire (secret.go).
+	secret []byte
 }
 
 func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages.SpawnSpec, host *hostEntry, adopt *wire.ResumedSession, cfg messages.Config, clock actors.Clock, log zerolog.Logger) *remoteSession {
@@ -256,6 +258,17 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: p.controlBody(m)}, false)
 		}
+	case *actors.EnterSecret:
+		// The host's session proves the prompt still waits (secret.go).
+		switch {
+		case p.phase == phaseClosing || p.phase == phaseClosed:
+			ctx.Respond(&actors.EnterSecretReply{Err: messages.ErrSessionClosing})
+		case p.lostErr != nil:
+			ctx.Respond(&actors.EnterSecretReply{Err: p.lostErr})
+		default:
+			req, secret := p.enterSecret(m)
+			p.forward(&remoteOp{msg: m, sender: ctx.Sender(), secret: secret}, req, false)
+		}
 	case *actors.Mark:
 		// The label is checked on the host, where the record is.
 		switch {
@@ -380,6 +393,8 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 		reply = &actors.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
 	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
 		reply = controlReply(op.msg, rep, err)
+	case *actors.EnterSecret:
+		reply = secretReply(op, rep, err)
 	}
 	ctx.Send(op.sender, reply)
 	p.maybeFinish(ctx)
@@ -420,7 +435,7 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 		p.maybeFinish(ctx)
 		return
 	}
-	p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: wire.SendResultFrom(st.GetResult()), Err: err})
+	p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: p.result(st.GetResult()), Err: err})
 }
 
 // settle delivers a send's settlement to its waiters and frees the slot.

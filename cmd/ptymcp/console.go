@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -104,16 +105,16 @@ func newToken() (string, error) {
 }
 
 // viewServer is the console's handler over svc.
-func viewServer(f consoleFlags, svc *actors.Service, token string, links *view.Links, origins []string, log zerolog.Logger) (*view.Server, error) {
+func viewServer(f consoleFlags, svc *actors.Service, token string, links *view.Links, secrets *view.Secrets, origins []string, log zerolog.Logger) (*view.Server, error) {
 	return view.New(view.Options{
-		Source: view.ServiceSource(svc), OperatorToken: token, Links: links, Assets: assets.FS(),
+		Source: view.ServiceSource(svc), OperatorToken: token, Links: links, Secrets: secrets, Assets: assets.FS(),
 		Origins: origins, Log: log.With().Str("component", "console").Logger(), ControlIdle: f.controlIdle,
 	})
 }
 
 // startConsole serves the console over stdio: its own listener, its
 // token, its URL printed and written to a file.
-func startConsole(f consoleFlags, svc *actors.Service, links *view.Links, stderr io.Writer, log zerolog.Logger) (*console, error) {
+func startConsole(f consoleFlags, svc *actors.Service, links *view.Links, secrets *view.Secrets, stderr io.Writer, log zerolog.Logger) (*console, error) {
 	addr := f.addr
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -129,7 +130,7 @@ func startConsole(f consoleFlags, svc *actors.Service, links *view.Links, stderr
 	if err != nil {
 		return nil, err
 	}
-	h, err := viewServer(f, svc, token, links, nil, log)
+	h, err := viewServer(f, svc, token, links, secrets, nil, log)
 	if err != nil {
 		return nil, err
 	}
@@ -204,4 +205,18 @@ func (c *console) close() {
 // sharing is the tools' share links over the console at base.
 func sharing(links *view.Links, base string) *tools.Sharing {
 	return &tools.Sharing{Links: links, BaseURL: base}
+}
+
+// secretLink is the tools' maker of secret links (tools.Options.SecretLink)
+// over the console at base: base/secret/<session>#token=<token>. The links
+// need the operator's console login (view.Secrets.Mint, not standalone):
+// the model reads them in its results, and cannot use them.
+func secretLink(secrets *view.Secrets, base string) func(messages.Owner, messages.SecretPrompt) (string, error) {
+	return func(o messages.Owner, p messages.SecretPrompt) (string, error) {
+		token, err := secrets.Mint(o, p, false)
+		if err != nil {
+			return "", err
+		}
+		return base + "/secret/" + url.PathEscape(string(p.Session)) + "#token=" + token, nil
+	}
 }

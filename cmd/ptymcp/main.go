@@ -187,6 +187,9 @@ func run(args []string, stderr io.Writer) error {
 		c.tools.FetchRecording = fetchRecording(remote.Get(svc), c.local.RecordDir)
 	}
 	links := view.NewLinks(nil)
+	// Secret links: a person types a secret a terminal waits for on the
+	// console's page, never through the model.
+	secrets := view.NewSecrets(nil)
 	var cons *console
 	var ln net.Listener
 	switch {
@@ -198,13 +201,15 @@ func run(args []string, stderr io.Writer) error {
 		defer ln.Close()
 		if c.console.addr != "off" {
 			c.tools.Sharing = sharing(links, httpBase(ln, hc))
+			c.tools.SecretLink = secretLink(secrets, httpBase(ln, hc))
 		}
 	case c.console.addr != "off":
-		if cons, err = startConsole(c.console, svc, links, stderr, log); err != nil {
+		if cons, err = startConsole(c.console, svc, links, secrets, stderr, log); err != nil {
 			return err
 		}
 		defer cons.close()
 		c.tools.Sharing = sharing(links, cons.base)
+		c.tools.SecretLink = secretLink(secrets, cons.base)
 	}
 	ts, err := tools.New(svc, c.tools)
 	if err != nil {
@@ -227,7 +232,7 @@ func run(args []string, stderr io.Writer) error {
 	}
 	var console http.Handler
 	if c.console.addr != "off" {
-		v, err := viewServer(c.console, svc, hc.token, links, c.allowOrigins, log)
+		v, err := viewServer(c.console, svc, hc.token, links, secrets, c.allowOrigins, log)
 		if err != nil {
 			return err
 		}

@@ -74,7 +74,7 @@ func TestPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"console.html", "console.js", "view.html", "view.js", "common.js", "page.css", "vendor/xterm/xterm.mjs", "vendor/xterm/xterm.css"} {
+	for _, want := range []string{"console.html", "console.js", "view.html", "view.js", "secret.html", "secret.js", "common.js", "page.css", "vendor/xterm/xterm.mjs", "vendor/xterm/xterm.css"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("%s is not embedded (have %v)", want, got)
 		}

@@ -408,6 +408,11 @@ func protocol(o messages.Owner, req *wire.Request) any {
 	case *wire.Request_ReturnControl:
 		c := b.ReturnControl
 		return &actors.ReturnControl{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch()}
+	case *wire.Request_EnterSecret:
+		// The prompt names the session by this host's id, as the
+		// request does; the session zeroes the secret once written.
+		p, secret := wire.EnterSecretFrom(b.EnterSecret)
+		return &actors.EnterSecret{Owner: o, Session: messages.SessionID(b.EnterSecret.GetSession()), Prompt: p, Secret: secret}
 	case *wire.Request_Mark:
 		return &actors.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
 	case *wire.Request_List:
@@ -514,6 +519,8 @@ func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_TakeControl{TakeControl: wire.ControlTo(m.Control)} })
 	case *actors.ControlInputReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_ControlInput{ControlInput: &wire.ControlInputReply{}} })
+	case *actors.EnterSecretReply:
+		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_EnterSecret{EnterSecret: &wire.EnterSecretReply{}} })
 	case *actors.ReturnControlReply:
 		return okBody(m.Err, func() wire.ReplyBody {
 			return &wire.Reply_ReturnControl{ReturnControl: wire.HandbackTo(&m.Handback)}

@@ -58,7 +58,7 @@ func SendResultTo(r messages.SendResult) *SendResult {
 		Truncated: r.Truncated, Reader: r.Reader, ElapsedNs: int64(r.Elapsed),
 		Unwritten: int64(r.Unwritten), FirstUnwritten: r.FirstUnwritten, Secret: r.Secret, ForeignInput: r.ForeignInput,
 		Cause: string(r.Cause), Cursor: r.Cursor, OmittedFrom: r.OmittedFrom, OmittedTo: r.OmittedTo, Seq: r.Seq,
-		Handback: HandbackTo(r.Handback),
+		Handback: HandbackTo(r.Handback), SecretPrompt: SecretPromptTo(r.SecretPrompt), SecretEntered: r.SecretEntered,
 	}
 	for _, p := range r.Running {
 		w.Running = append(w.Running, &Process{Pid: int64(p.PID), Command: p.Command, Detached: p.Detached})
@@ -83,7 +83,7 @@ func SendResultFrom(w *SendResult) messages.SendResult {
 		Truncated: w.Truncated, Reader: w.Reader, Elapsed: time.Duration(w.ElapsedNs),
 		Unwritten: int(w.Unwritten), FirstUnwritten: w.FirstUnwritten, Secret: w.Secret, ForeignInput: w.ForeignInput,
 		Cause: messages.Cause(w.Cause), Cursor: w.Cursor, OmittedFrom: w.OmittedFrom, OmittedTo: w.OmittedTo, Seq: w.Seq,
-		Handback: HandbackFrom(w.Handback),
+		Handback: HandbackFrom(w.Handback), SecretPrompt: SecretPromptFrom(w.SecretPrompt), SecretEntered: w.SecretEntered,
 	}
 	for _, p := range w.Running {
 		r.Running = append(r.Running, messages.Process{PID: int(p.Pid), Command: p.Command, Detached: p.Detached})

@@ -28,6 +28,7 @@ var codes = []struct {
 	{Code_NO_RECORDING, messages.ErrNoRecording},
 	{Code_CONTROL_HELD, messages.ErrControlHeld},
 	{Code_CONTROL_STALE, messages.ErrControlStale},
+	{Code_SECRET_PROMPT_GONE, messages.ErrSecretPromptGone},
 	{Code_SESSION_CLOSING, messages.ErrSessionClosing},
 	{Code_SESSION_EXITED, messages.ErrSessionExited},
 	{Code_ABORTED_BEFORE_WRITE, messages.ErrAbortedBeforeWrite},

@@ -7,10 +7,11 @@ import (
 
 // Tokens are secrets: a Request carries the owner's capability token, an
 // OpenOwnerReply mints it and the resume token, a ResumeOwner carries the
-// resume token and its reply a new capability token. These methods keep them out
-// of every log line: fmt (%v, %s, Sprint) and slog render a redacted form.
-// (The generated String method still prints everything; nothing here calls
-// it.)
+// resume token and its reply a new capability token. So is a person's
+// secret in EnterSecret. These methods keep them out of every log line:
+// fmt (%v, %s, Sprint) and slog render a redacted form; a Request renders
+// no body at all. (The generated String method still prints everything;
+// nothing here calls it.)
 
 func (r *Request) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "wire.Request{call:%d body:%T token:%s}", r.GetCall(), r.GetBody(), redacted(r.GetToken()))
@@ -46,6 +47,17 @@ func (r *ResumeOwnerReply) Format(f fmt.State, _ rune) {
 
 // LogValue implements slog.LogValuer.
 func (r *ResumeOwnerReply) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(r)) }
+
+func (r *EnterSecret) Format(f fmt.State, _ rune) {
+	secret := `""`
+	if len(r.GetSecret()) > 0 {
+		secret = "[redacted]"
+	}
+	fmt.Fprintf(f, "wire.EnterSecret{session:%s reader:%q secret:%s}", r.GetSession(), r.GetPrompt().GetReader(), secret)
+}
+
+// LogValue implements slog.LogValuer.
+func (r *EnterSecret) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(r)) }
 
 func redacted(s string) string {
 	if s == "" {

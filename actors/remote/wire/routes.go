@@ -5,9 +5,11 @@ import "google.golang.org/protobuf/reflect/protoreflect"
 // The wire's route table is its schema: a request names a session exactly
 // when its body has a `session` field (StartSend, AwaitSend,
 // ReadSendOutput, CancelSend, Read, Signal, Kill, Describe, GetScreen,
-// Resize, Mark, TakeControl, ControlInput, ReturnControl). FetchRecording names its closed session client_session
-// instead: it is no request to a live session, and carries no owner. A new session request routes by declaring that field in
-// wire.proto; nothing here changes.
+// Resize, Mark, TakeControl, ControlInput, ReturnControl, EnterSecret).
+// FetchRecording names its closed session client_session instead: it is
+// no request to a live session, and carries no owner. A new session
+// request routes by declaring that field in wire.proto; nothing here
+// changes.
 
 // bodyField is the name of the field every session request body carries.
 const bodyField protoreflect.Name = "session"

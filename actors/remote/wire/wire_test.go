@@ -241,6 +241,7 @@ func TestRequestSessionRoutes(t *testing.T) {
 		{&Request{Body: &Request_TakeControl{TakeControl: TakeControlTo(s, messages.TakeControlRequest{})}}, s},
 		{&Request{Body: &Request_ControlInput{ControlInput: &ControlInput{Session: s, Epoch: 1}}}, s},
 		{&Request{Body: &Request_ReturnControl{ReturnControl: &ReturnControl{Session: s, Epoch: 1}}}, s},
+		{&Request{Body: &Request_EnterSecret{EnterSecret: EnterSecretTo(s, messages.SecretPrompt{Session: "pty-client"}, []byte("x"))}}, s},
 		{&Request{Body: &Request_Mark{Mark: &Mark{Session: s, Label: "x"}}}, s},
 		{&Request{Body: &Request_WatchStart{WatchStart: &WatchStart{Session: s, Since: 7}}}, s},
 		{&Request{Body: &Request_WatchAck{WatchAck: &WatchAck{Session: s, Stream: 9, Batch: 1}}}, s},
