@@ -30,22 +30,95 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
+	"github.com/ptyactor/ptyactor/view"
 )
 
-// secretLinks mints the one-shot links a person types a secret through.
-// view.Secrets (branch hS) is to implement it; until it is merged, tests
-// use a fake that calls Session.EnterSecret, the path its page takes.
+// secretLinks mints the one-shot links a person types a secret through
+// (consoleSecrets; a fake in tests).
 type secretLinks interface {
-	// Mint returns a link to a page where a person types the secret for
-	// prompt p of owner's terminal; the link's token alone admits (it goes
-	// to the MCP client's user, not through a console login). entered is
-	// closed once a secret was written at p.
-	Mint(owner messages.Owner, p messages.SecretPrompt) (url string, entered <-chan struct{}, err error)
+	// Mint makes a link to a page where a person types the secret for
+	// prompt p of owner's terminal; its token alone admits (it goes to
+	// the MCP client's user, never to the model, so it needs no console
+	// login).
+	Mint(owner messages.Owner, p messages.SecretPrompt) (mintedLink, error)
+}
+
+// mintedLink is a minted link: its URL; Entered, closed once a secret
+// was written at its prompt (through it or another link); Revoke kills
+// it (the client declined, or the call stopped waiting).
+type mintedLink struct {
+	URL     string
+	Entered <-chan struct{}
+	Revoke  func()
+}
+
+// consoleSecrets makes standalone links on the console at base, the
+// page that view.Secrets serves (/secret/<session>#token=...).
+type consoleSecrets struct {
+	secrets *view.Secrets
+	base    string
+}
+
+func (c consoleSecrets) Mint(owner messages.Owner, p messages.SecretPrompt) (mintedLink, error) {
+	token, err := c.secrets.Mint(owner, p, true)
+	if err != nil {
+		return mintedLink{}, err
+	}
+	return mintedLink{
+		URL:     c.base + "/secret/" + url.PathEscape(string(p.Session)) + "#token=" + token,
+		Entered: c.secrets.Done(token),
+		Revoke:  func() { c.secrets.Revoke(token) },
+	}, nil
+}
+
+// promptBook keeps the secret prompt each of an owner's terminals last
+// reported in a result, as the tools' link maker (tools.Options.
+// SecretLink) is handed it: the tools' value does not carry the prompt's
+// wait, and elicitation mints its own link for it. A terminal has one
+// send at a time, so the entry a call takes right after its result is
+// that result's prompt.
+type promptBook struct {
+	mu sync.Mutex
+	m  map[promptKey]messages.SecretPrompt
+}
+
+type promptKey struct {
+	owner   messages.Owner
+	session messages.SessionID
+}
+
+// wrap returns the tools' link maker that notes each prompt, then makes
+// the result's link with next.
+func (b *promptBook) wrap(next func(messages.Owner, messages.SecretPrompt) (string, error)) func(messages.Owner, messages.SecretPrompt) (string, error) {
+	return func(o messages.Owner, p messages.SecretPrompt) (string, error) {
+		b.mu.Lock()
+		if b.m == nil {
+			b.m = map[promptKey]messages.SecretPrompt{}
+		}
+		b.m[promptKey{o, p.Session}] = p
+		b.mu.Unlock()
+		return next(o, p)
+	}
+}
+
+// take returns and forgets the prompt the terminal last reported.
+func (b *promptBook) take(o messages.Owner, session messages.SessionID) (messages.SecretPrompt, bool) {
+	if b == nil {
+		return messages.SecretPrompt{}, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := promptKey{o, session}
+	p, ok := b.m[k]
+	delete(b.m, k)
+	return p, ok
 }
 
 const (
@@ -56,9 +129,6 @@ const (
 	// request, open the link and type; progress notifications keep the
 	// client's clock from running out meanwhile.
 	defaultSecretWait = 5 * time.Minute
-	// probeTimeout bounds the wait that learns the prompt's identity: the
-	// program is waiting already, so it settles at once.
-	probeTimeout = 10 * time.Second
 	// maxPendingSecrets bounds the input-required calls awaiting a retry,
 	// over all owners: a client that never retries leaves one until its
 	// deadline.
@@ -72,7 +142,7 @@ type pendingSecret struct {
 	tool     string
 	session  string
 	orig     *mcp.CallToolResult // the result at the secret prompt
-	entered  <-chan struct{}
+	link     mintedLink
 	deadline time.Time
 	timeout  *int64 // the call's timeout_ms, for the wait after the secret
 }
@@ -119,27 +189,25 @@ func (s *server) elicitSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	}
 	var shape callShape
 	_ = json.Unmarshal(req.Params.Arguments, &shape)
-	p, moved := s.promptOf(ctx, owner, fg)
-	if moved != nil {
-		return moved, true
-	}
-	if p == nil {
+	p, ok := s.prompts.take(owner, messages.SessionID(fg.SessionID))
+	if !ok {
 		return nil, false
 	}
-	url, entered, err := s.secrets.Mint(owner, *p)
+	link, err := s.secrets.Mint(owner, p)
 	if err != nil {
 		s.log.Warn().Err(err).Str("session", fg.SessionID).Msg("no secret link for the prompt: the result goes back without elicitation")
 		return nil, false
 	}
-	params := &mcp.ElicitParams{Mode: "url", URL: url, ElicitationID: rand.Text(), Message: secretMessage(fg.SessionID, *p)}
+	params := &mcp.ElicitParams{Mode: "url", URL: link.URL, ElicitationID: rand.Text(), Message: secretMessage(fg.SessionID, p)}
 	wait := defaultSecretWait
 	if shape.TimeoutMs != nil && *shape.TimeoutMs > 0 {
 		wait = time.Duration(*shape.TimeoutMs) * time.Millisecond
 	}
 	if inputRequests {
 		key, ok := s.park(&pendingSecret{owner: owner, tool: name, session: fg.SessionID, orig: orig,
-			entered: entered, deadline: time.Now().Add(wait), timeout: shape.TimeoutMs})
+			link: link, deadline: time.Now().Add(wait), timeout: shape.TimeoutMs})
 		if !ok {
+			link.Revoke()
 			return nil, false
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{secretInput: params}, RequestState: key}, true
@@ -149,14 +217,17 @@ func (s *server) elicitSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	er, err := req.Session.Elicit(wctx, params)
 	if err != nil {
 		s.log.Info().Err(err).Str("session", fg.SessionID).Msg("secret elicitation failed: the result goes back as it was")
+		link.Revoke()
 		return orig, true
 	}
 	if er.Action != "accept" {
+		link.Revoke()
 		return orig, true
 	}
 	select {
-	case <-entered:
+	case <-link.Entered:
 	case <-wctx.Done():
+		link.Revoke()
 		return notEntered(orig, ctx), true
 	}
 	if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: params.ElicitationID}); err != nil {
@@ -176,19 +247,25 @@ func (s *server) resumeSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	s.mu.Unlock()
 	var shape callShape
 	_ = json.Unmarshal(req.Params.Arguments, &shape)
-	if p == nil || p.owner != owner || p.tool != name || p.session != shape.SessionID {
+	if p != nil && (p.owner != owner || p.tool != name || p.session != shape.SessionID) {
+		p.link.Revoke()
+		p = nil
+	}
+	if p == nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Error: " + messages.InvalidArgument(
 			"requestState names no pending secret prompt of this call (it was answered, or its time ran out): nothing was sent; call terminal_wait for the terminal's state").Error()}}}
 	}
 	er, _ := req.Params.InputResponses[secretInput].(*mcp.ElicitResult)
 	if er == nil || er.Action != "accept" {
+		p.link.Revoke()
 		return p.orig
 	}
 	wctx, cancel := context.WithDeadline(ctx, p.deadline)
 	defer cancel()
 	select {
-	case <-p.entered:
+	case <-p.link.Entered:
 	case <-wctx.Done():
+		p.link.Revoke()
 		return notEntered(p.orig, ctx)
 	}
 	return s.afterSecret(ctx, owner, p.session, p.timeout)
@@ -203,6 +280,7 @@ func (s *server) park(p *pendingSecret) (string, bool) {
 	now := time.Now()
 	for k, q := range s.pending {
 		if now.After(q.deadline) {
+			q.link.Revoke()
 			delete(s.pending, k)
 		}
 	}
@@ -217,55 +295,20 @@ func (s *server) park(p *pendingSecret) (string, bool) {
 	return key, true
 }
 
-// promptOf learns which wait the result's secret prompt is: a wait that
-// writes nothing settles at once at a program already waiting, and its
-// result names the prompt's wait (SendResult.SecretPrompt), which the
-// tools' value does not carry. When the program moved on meanwhile, moved
-// is the terminal's state from the result's cursor (its output since
-// then included), so nothing the probe saw is lost to the model.
-func (s *server) promptOf(ctx context.Context, owner messages.Owner, fg tools.ForegroundSendValue) (p *messages.SecretPrompt, moved *mcp.CallToolResult) {
-	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	res, err := s.svc.Session(owner, messages.SessionID(fg.SessionID)).Wait(pctx, messages.WaitPolicy{NoSilence: true, Timeout: probeTimeout})
-	switch {
-	case err != nil:
-		s.log.Info().Err(err).Str("session", fg.SessionID).Msg("the secret prompt's wait could not be learned")
-		return nil, nil
-	case res.Secret && res.SecretPrompt != nil && res.SecretPrompt.Session == messages.SessionID(fg.SessionID):
-		return res.SecretPrompt, nil
-	}
-	raw, _ := json.Marshal(map[string]any{"sessionId": fg.SessionID, "cursor": fg.Cursor})
-	return nil, toolResult(s.tools.Call(ctx, owner, tools.TerminalWait, raw))
-}
-
 // afterSecret is the call's result once a person typed the secret: a
 // wait to the terminal's next readiness (the program reading the secret
-// goes on), which says a secret was entered.
+// goes on), which says a secret was entered (secretEntered).
 func (s *server) afterSecret(ctx context.Context, owner messages.Owner, session string, timeoutMs *int64) *mcp.CallToolResult {
 	args := map[string]any{"sessionId": session}
 	if timeoutMs != nil {
 		args["timeout_ms"] = *timeoutMs
 	}
 	raw, _ := json.Marshal(args)
-	r := s.tools.Call(ctx, owner, tools.TerminalWait, raw)
-	res := toolResult(r)
-	appendText(res, secretEnteredLine)
-	if r.Structured != nil {
-		// The value as JSON, with secretEntered added: the tools' value
-		// has no such field yet (the send schema admits more properties).
-		var m map[string]any
-		if b, err := json.Marshal(r.Structured); err == nil && json.Unmarshal(b, &m) == nil {
-			m["secretEntered"] = true
-			res.StructuredContent = m
-		}
-	}
-	return res
+	return toolResult(s.tools.Call(ctx, owner, tools.TerminalWait, raw))
 }
 
-const (
-	secretEnteredLine = "[secret entered: a person typed it at the prompt through the link the client showed them; it is not shown here]"
-	notEnteredLine    = "[secret prompt: the user was asked through the client but typed no secret in time; it still waits unless the program went on]"
-)
+// notEnteredLine ends a result whose person typed no secret in time.
+const notEnteredLine = "[secret prompt: the user was asked through the client but typed no secret in time; it still waits unless the program went on]"
 
 // notEntered is the result at the secret prompt, saying the person typed
 // nothing while the call waited; a call whose context ended (cancelled,

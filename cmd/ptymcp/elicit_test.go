@@ -1,19 +1,28 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
+	"github.com/ptyactor/ptyactor/view"
+	"github.com/ptyactor/ptyactor/view/assets"
+	"github.com/rs/zerolog"
 )
 
 // The command every elicitation test runs: bash's read -s is a secret
@@ -24,66 +33,80 @@ const (
 	secretLen  = "len=11"
 )
 
-// fakeSecrets stands for view.Secrets until it is merged: its entry is
-// what the secret page does with what a person typed, the core's
-// Session.EnterSecret at the minted prompt, found by the token alone.
-type fakeSecrets struct {
-	svc *actors.Service
-
-	mu     sync.Mutex
-	links  map[string]*fakeLink
+// secretPage is the console's secret page, in this process: view.Secrets
+// behind view's handler, the server ptymcp runs with a console.
+type secretPage struct {
+	base string
+	mu   sync.Mutex
+	// minted counts the standalone links elicitation made.
 	minted int
+	links  consoleSecrets
 }
 
-type fakeLink struct {
-	owner   messages.Owner
-	prompt  messages.SecretPrompt
-	entered chan struct{}
+func (sp *secretPage) Mint(owner messages.Owner, p messages.SecretPrompt) (mintedLink, error) {
+	sp.mu.Lock()
+	sp.minted++
+	sp.mu.Unlock()
+	return sp.links.Mint(owner, p)
 }
 
-func (f *fakeSecrets) Mint(owner messages.Owner, p messages.SecretPrompt) (string, <-chan struct{}, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.links == nil {
-		f.links = map[string]*fakeLink{}
+func (sp *secretPage) count() int {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.minted
+}
+
+// enter types secret through the link at link, as the page does with
+// what a person typed: POST /api/secret/<id> {token, secret}, with no
+// console login (the link is standalone).
+func (sp *secretPage) enter(ctx context.Context, link, secret string) error {
+	page, token, ok := strings.Cut(link, "#token=")
+	id, ok2 := strings.CutPrefix(page, sp.base+"/secret/")
+	if !ok || !ok2 {
+		return fmt.Errorf("not a secret link of %s: %s", sp.base, link)
 	}
-	tok := rand.Text()
-	l := &fakeLink{owner: owner, prompt: p, entered: make(chan struct{})}
-	f.links[tok] = l
-	f.minted++
-	return "http://127.0.0.1:9/secret/" + string(p.Session) + "#token=" + tok, l.entered, nil
-}
-
-// enter types secret through the link at url, once.
-func (f *fakeSecrets) enter(ctx context.Context, url, secret string) error {
-	_, tok, ok := strings.Cut(url, "#token=")
-	f.mu.Lock()
-	l := f.links[tok]
-	delete(f.links, tok)
-	f.mu.Unlock()
-	if !ok || l == nil {
-		return errors.New("no such link: " + url)
-	}
-	if err := f.svc.Session(l.owner, l.prompt.Session).EnterSecret(ctx, l.prompt, []byte(secret)); err != nil {
+	body, _ := json.Marshal(map[string]string{"token": token, "secret": secret})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, sp.base+"/api/secret/"+id, bytes.NewReader(body))
+	if err != nil {
 		return err
 	}
-	close(l.entered)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusNoContent {
+		return fmt.Errorf("%s: %s", resp.Status, msg)
+	}
 	return nil
 }
 
-func (f *fakeSecrets) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.minted
-}
-
-// newElicitInproc is an in-process server whose secret links are a fake.
-func newElicitInproc(t *testing.T) (*inproc, *fakeSecrets) {
+// newElicitInproc is an in-process server with the console's secret
+// links (view.Secrets behind view's handler on a loopback port), as
+// ptymcp runs with -console: the tools' results carry the login-bound
+// link, elicitation mints standalone ones.
+func newElicitInproc(t *testing.T) (*inproc, *secretPage) {
 	t.Helper()
-	p := newInproc(t, tools.Options{})
-	f := &fakeSecrets{svc: p.svc}
-	p.srv.secrets = f
-	return p, f
+	svc := fixture.Service(t, fixture.Options{Config: testConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
+	secrets := view.NewSecrets(nil)
+	v, err := view.New(view.Options{Source: view.ServiceSource(svc), OperatorToken: rand.Text(), Secrets: secrets, Assets: assets.FS(), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(v)
+	t.Cleanup(hs.Close)
+	prompts := &promptBook{}
+	ts, err := tools.New(svc, tools.Options{SecretLink: prompts.wrap(secretLink(secrets, hs.URL))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(svc, ts, zerolog.Nop())
+	page := &secretPage{base: hs.URL, links: consoleSecrets{secrets: secrets, base: hs.URL}}
+	s.secrets, s.prompts = page, prompts
+	t.Cleanup(s.close)
+	return &inproc{t: t, svc: svc, srv: s}, page
 }
 
 // clientWith connects a client with opts, asking for protocol version
@@ -121,10 +144,12 @@ func noSecret(t *testing.T, res any) {
 	}
 }
 
-// atSecretPrompt asserts the plain result at the secret prompt.
-func atSecretPrompt(t *testing.T, r result) {
+// atSecretPrompt asserts the plain result at the secret prompt, with the
+// tools' link (which needs the console login) when withLink.
+func atSecretPrompt(t *testing.T, r result, withLink bool) {
 	t.Helper()
-	if r.IsError || r.S["secret"] != true || r.S["secretEntered"] != nil || !strings.Contains(r.Text, "[secret prompt:") || strings.Contains(r.Text, "secret entered") {
+	if r.IsError || r.S["secret"] != true || r.S["secretEntered"] != nil || !strings.Contains(r.Text, "[secret prompt:") ||
+		strings.Contains(r.Text, "secret entered") || (r.str("secretUrl") != "") != withLink {
 		t.Fatalf("want the plain result at the secret prompt, got %q %v", r.Text, r.S)
 	}
 }
@@ -133,7 +158,7 @@ func atSecretPrompt(t *testing.T, r result) {
 func secretWentIn(t *testing.T, r result) {
 	t.Helper()
 	if r.IsError || !hasLine(r.Text, secretLen) || r.S["secretEntered"] != true || r.S["secret"] == true ||
-		!strings.Contains(r.Text, secretEnteredLine) || strings.Contains(r.Text, testSecret) {
+		!strings.Contains(r.Text, "[secret entered: ") || r.S["secretUrl"] != nil || strings.Contains(r.Text, "#token=") {
 		t.Fatalf("want the readiness after the secret, got %q %v", r.Text, r.S)
 	}
 	noSecret(t, r)
@@ -214,27 +239,33 @@ func TestElicitDeclined(t *testing.T) {
 	p, f := newElicitInproc(t)
 	for _, action := range []string{"decline", "cancel"} {
 		var calls int
+		var urls []string
 		var mu sync.Mutex
 		c := p.clientWith(&mcp.ClientOptions{
 			Capabilities: urlCaps,
-			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				mu.Lock()
 				calls++
+				urls = append(urls, req.Params.URL)
 				mu.Unlock()
 				return &mcp.ElicitResult{Action: action}, nil
 			},
 		}, "2025-11-25")
 		id := c.open(nil)
 		r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd})
-		atSecretPrompt(t, r)
+		atSecretPrompt(t, r, true)
 		mu.Lock()
 		if calls != 1 {
 			t.Fatalf("%s: %d elicitations", action, calls)
 		}
+		// The declined link is dead: the page refuses it.
+		if err := f.enter(testkit.Ctx(t), urls[0], testSecret); err == nil || !strings.Contains(err.Error(), "410") {
+			t.Fatalf("%s: the declined link: %v", action, err)
+		}
 		mu.Unlock()
 		// A terminal_wait at the same prompt asks again.
 		r = c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000})
-		atSecretPrompt(t, r)
+		atSecretPrompt(t, r, true)
 		mu.Lock()
 		if calls != 2 {
 			t.Fatalf("%s: %d elicitations after the wait", action, calls)
@@ -267,7 +298,7 @@ func TestElicitNotDeclared(t *testing.T) {
 		if err != nil || res.NeedsInput() || res.InputRequests != nil {
 			t.Fatalf("version %q: %v %+v", tc.version, err, res)
 		}
-		atSecretPrompt(t, c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000}))
+		atSecretPrompt(t, c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000}), true)
 	}
 	if n := f.count(); n != 0 {
 		t.Fatalf("%d links minted for clients without URL elicitation", n)
@@ -334,7 +365,7 @@ func TestElicitInputRequiredDeclined(t *testing.T) {
 		},
 	}, "")
 	id := c.open(nil)
-	atSecretPrompt(t, c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd}))
+	atSecretPrompt(t, c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd}), true)
 	mu.Lock()
 	defer mu.Unlock()
 	if calls != 1 || f.count() != 1 {

@@ -167,7 +167,7 @@ func TestElicitTypeScript(t *testing.T) {
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
 	sc, _ := res.StructuredContent.(map[string]any)
-	if !hasLine(text, secretLen) || !strings.Contains(text, secretEnteredLine) || sc["secretEntered"] != true || sc["secret"] == true || sc["sessionId"] != rep.SessionID {
+	if !hasLine(text, secretLen) || !strings.Contains(text, "[secret entered: ") || sc["secretEntered"] != true || sc["secret"] == true || sc["sessionId"] != rep.SessionID {
 		t.Fatalf("result %s", rep.Result)
 	}
 	if strings.Contains(string(rep.Result), testSecret) || strings.Contains(string(rep.Result), "#token=") {

@@ -192,6 +192,8 @@ func run(args []string, stderr io.Writer) error {
 	secrets := view.NewSecrets(nil)
 	var cons *console
 	var ln net.Listener
+	// The console's base URL, where secret links lead (none: no console).
+	var secretBase string
 	switch {
 	case c.httpAddr != "":
 		// Listening before the tools exist: share links name the address.
@@ -201,7 +203,7 @@ func run(args []string, stderr io.Writer) error {
 		defer ln.Close()
 		if c.console.addr != "off" {
 			c.tools.Sharing = sharing(links, httpBase(ln, hc))
-			c.tools.SecretLink = secretLink(secrets, httpBase(ln, hc))
+			secretBase = httpBase(ln, hc)
 		}
 	case c.console.addr != "off":
 		if cons, err = startConsole(c.console, svc, links, secrets, stderr, log); err != nil {
@@ -209,13 +211,24 @@ func run(args []string, stderr io.Writer) error {
 		}
 		defer cons.close()
 		c.tools.Sharing = sharing(links, cons.base)
-		c.tools.SecretLink = secretLink(secrets, cons.base)
+		secretBase = cons.base
+	}
+	// With a console, results at a secret prompt carry a link for the
+	// person (it needs the console login), and clients that elicit by URL
+	// get a standalone one for their user (elicit.go); the book notes
+	// each result's prompt for the latter.
+	prompts := &promptBook{}
+	if secretBase != "" {
+		c.tools.SecretLink = prompts.wrap(secretLink(secrets, secretBase))
 	}
 	ts, err := tools.New(svc, c.tools)
 	if err != nil {
 		return err
 	}
 	s := newServer(svc, ts, log)
+	if secretBase != "" {
+		s.secrets, s.prompts = consoleSecrets{secrets: secrets, base: secretBase}, prompts
+	}
 	s.maxTerminals = c.maxTerminals
 	defer s.close()
 	if c.hosts.resumeFile != "" {

@@ -54,9 +54,11 @@ type server struct {
 	endCalls context.CancelFunc
 
 	// secrets, when set, mints the links of URL-mode elicitation of a
-	// secret prompt (elicit.go); pending holds the input-required calls
+	// secret prompt (elicit.go), for the prompts the tools' results
+	// noted in prompts; pending holds the input-required calls
 	// (2026-07-28) awaiting their retry, by request state, under mu.
 	secrets secretLinks
+	prompts *promptBook
 	pending map[string]*pendingSecret
 }
 
