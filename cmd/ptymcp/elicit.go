@@ -183,16 +183,15 @@ func urlElicitation(req *mcp.CallToolRequest) (ok, inputRequests bool) {
 // elicitSecret takes over a send's or wait's result at a secret prompt
 // for a client that elicits by URL; ok false leaves the result as it is.
 func (s *server) elicitSecret(ctx context.Context, req *mcp.CallToolRequest, owner messages.Owner, name string, fg tools.ForegroundSendValue, orig *mcp.CallToolResult) (*mcp.CallToolResult, bool) {
+	// Taken whether or not the client elicits: the book keeps no prompt
+	// past the result that reported it.
+	p, ok := s.prompts.take(owner, messages.SessionID(fg.SessionID))
 	elicits, inputRequests := urlElicitation(req)
-	if s.secrets == nil || !elicits || !fg.Secret {
+	if s.secrets == nil || !elicits || !fg.Secret || !ok {
 		return nil, false
 	}
 	var shape callShape
 	_ = json.Unmarshal(req.Params.Arguments, &shape)
-	p, ok := s.prompts.take(owner, messages.SessionID(fg.SessionID))
-	if !ok {
-		return nil, false
-	}
 	link, err := s.secrets.Mint(owner, p)
 	if err != nil {
 		s.log.Warn().Err(err).Str("session", fg.SessionID).Msg("no secret link for the prompt: the result goes back without elicitation")

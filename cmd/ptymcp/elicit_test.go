@@ -303,6 +303,12 @@ func TestElicitNotDeclared(t *testing.T) {
 	if n := f.count(); n != 0 {
 		t.Fatalf("%d links minted for clients without URL elicitation", n)
 	}
+	// Each result's prompt was taken: none is kept for a later call.
+	p.srv.prompts.mu.Lock()
+	defer p.srv.prompts.mu.Unlock()
+	if n := len(p.srv.prompts.m); n != 0 {
+		t.Fatalf("%d prompts kept", n)
+	}
 }
 
 // On 2026-07-28 the call returns an input-required result with a URL-mode
