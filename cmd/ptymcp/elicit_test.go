@@ -397,3 +397,27 @@ func (c *client) callParams(ctx context.Context, params *mcp.CallToolParams) (re
 	}
 	return r, nil
 }
+
+// A client that accepts but whose person types nothing within the call's
+// timeout_ms gets the result at the secret prompt, saying so; the link
+// is revoked.
+func TestElicitNotEnteredInTime(t *testing.T) {
+	p, f := newElicitInproc(t)
+	urls := make(chan string, 1)
+	c := p.clientWith(&mcp.ClientOptions{
+		Capabilities: urlCaps,
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			urls <- req.Params.URL
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}, "2025-11-25")
+	id := c.open(nil)
+	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd, "timeout_ms": 2000})
+	if !strings.HasSuffix(r.Text, "\n"+notEnteredLine) {
+		t.Fatalf("no line saying nothing was typed: %q", r.Text)
+	}
+	atSecretPrompt(t, r, true)
+	if err := f.enter(testkit.Ctx(t), <-urls, testSecret); err == nil || !strings.Contains(err.Error(), "410") {
+		t.Fatalf("the link after the call gave up: %v", err)
+	}
+}
