@@ -13,5 +13,8 @@
 // token. Every request's Origin is checked, and the WebSocket's. Viewers
 // never write to a terminal and never resize it, but for an operator who
 // takes a session's input over (Source.TakeControl) until they hand it
-// back or their idle timeout (Options.ControlIdle) runs out.
+// back or their idle timeout (Options.ControlIdle) runs out; and the
+// secret page, where a person types the secret a program waits for at a
+// secret prompt (Secrets: one-shot links, bound to that prompt's wait),
+// straight into the terminal and never through the model.
 package view
