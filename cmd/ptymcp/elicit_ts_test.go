@@ -105,7 +105,9 @@ func TestElicitTypeScript(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lines := make(chan tsReport)
+	// Buffered past what the client reports, so the reader never blocks
+	// on a test that stopped reading (it failed).
+	lines := make(chan tsReport, 16)
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(reports)
