@@ -94,7 +94,8 @@ func TestRemoteWatch(t *testing.T) {
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "seq 1 2000; echo seq-done", Submit: true}); err != nil {
 		t.Fatal(err)
 	}
-	evs := watched(t, ctx, w, start, func(out string) bool { return strings.Contains(out, "seq-done\r\n") })
+	// The line seq-done alone, not the command's echo ("echo seq-done").
+	evs := watched(t, ctx, w, start, func(out string) bool { return strings.Contains(out, "\nseq-done\r\n") })
 	nums := numberLine.FindAllStringSubmatch(outputOf(evs), -1)
 	if len(nums) != 2000 {
 		t.Fatalf("%d numbers watched, want 2000", len(nums))
@@ -132,8 +133,8 @@ func TestRemoteWatch(t *testing.T) {
 		t.Fatalf("second viewer's picture: %+v, %v", f3, err)
 	}
 	// The picture, and the events after it the mirror holds, show it all.
-	if !strings.Contains(string(f3.Picture.Draw), "seq-done") {
-		watched(t, ctx, w3, f3.Picture.Seq, func(out string) bool { return strings.Contains(out, "seq-done\r\n") })
+	if !strings.Contains(string(f3.Picture.Draw), "\nseq-done") {
+		watched(t, ctx, w3, f3.Picture.Seq, func(out string) bool { return strings.Contains(out, "\nseq-done\r\n") })
 	}
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "echo after-all", Submit: true}); err != nil {
 		t.Fatal(err)
