@@ -1,5 +1,5 @@
 // The TypeScript MCP SDK as a real client of ptymcp, for cmd/ptymcp's
-// TestElicitTypeScript: it speaks MCP on its stdin and stdout (ptymcp's
+// TestElicitTypeScript and TestElicitTypeScriptBrowser: it speaks MCP on its stdin and stdout (ptymcp's
 // stdio transport is at the other end), declares URL-mode elicitation on
 // the SDK's newest protocol (2025-11-25), opens a terminal and sends the
 // command in argv[2], which stops at a secret prompt.
@@ -8,8 +8,9 @@
 // elicitation it was asked ("elicit", with its params: the link), the
 // elicitation complete notification ("complete"), the send's result
 // ("result"), or what went wrong ("error"). It answers an elicitation with
-// the action the Go test writes as a line on fd 4 ("accept", "decline"),
-// after the test typed the secret through the link: a person at the page.
+// the action the Go test writes as a line on fd 4 ("accept", "decline"):
+// before the person types the secret at the link (the user agreed to open
+// it), or after (a headless chromium typed it on the page).
 import fs from 'node:fs';
 import net from 'node:net';
 import readline from 'node:readline';
