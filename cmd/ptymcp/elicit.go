@@ -214,12 +214,15 @@ func (s *server) elicitSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	er, err := req.Session.Elicit(wctx, params)
-	if err != nil {
-		s.log.Info().Err(err).Str("session", fg.SessionID).Msg("secret elicitation failed: the result goes back as it was")
-		link.Revoke()
-		return orig, true
-	}
-	if er.Action != "accept" {
+	if err != nil || er.Action != "accept" {
+		if entered(link) {
+			// The person typed it before the client's dialog closed (or
+			// its answer failed): the terminal went on.
+			return s.afterSecret(ctx, owner, fg.SessionID, shape.TimeoutMs), true
+		}
+		if err != nil {
+			s.log.Info().Err(err).Str("session", fg.SessionID).Msg("secret elicitation failed: the result goes back as it was")
+		}
 		link.Revoke()
 		return orig, true
 	}
@@ -256,6 +259,9 @@ func (s *server) resumeSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	}
 	er, _ := req.Params.InputResponses[secretInput].(*mcp.ElicitResult)
 	if er == nil || er.Action != "accept" {
+		if entered(p.link) {
+			return s.afterSecret(ctx, owner, p.session, p.timeout) // typed before the decline
+		}
 		p.link.Revoke()
 		return p.orig
 	}
@@ -268,6 +274,16 @@ func (s *server) resumeSecret(ctx context.Context, req *mcp.CallToolRequest, own
 		return notEntered(p.orig, ctx)
 	}
 	return s.afterSecret(ctx, owner, p.session, p.timeout)
+}
+
+// entered reports whether a secret was already written at link's prompt.
+func entered(link mintedLink) bool {
+	select {
+	case <-link.Entered:
+		return true
+	default:
+		return false
+	}
 }
 
 // park keeps p for the client's retry under a fresh random key (the

@@ -421,3 +421,21 @@ func TestElicitNotEnteredInTime(t *testing.T) {
 		t.Fatalf("the link after the call gave up: %v", err)
 	}
 }
+
+// A person who typed the secret before the client's dialog closed with a
+// decline (dismissed, timed out) still moved the terminal on: the result
+// is the readiness after the secret, never a stale "type it" with a link.
+func TestElicitTypedThenDeclined(t *testing.T) {
+	p, f := newElicitInproc(t)
+	c := p.clientWith(&mcp.ClientOptions{
+		Capabilities: urlCaps,
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if err := f.enter(ctx, req.Params.URL, testSecret); err != nil {
+				t.Errorf("typing at the link: %v", err)
+			}
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}, "2025-11-25")
+	id := c.open(nil)
+	secretWentIn(t, c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd}))
+}
