@@ -63,8 +63,9 @@ type Options struct {
 	// the terminal's screen after everything it appended before, and the
 	// next segment begins there. Only the caller knows which screen
 	// follows which event: the writer runs behind it. A segment that
-	// reaches twice its size without one begins with a checkpoint that
-	// has no screen.
+	// reaches twice its size while no screen was claimed (the caller
+	// printed nothing since) begins with a checkpoint that has no screen;
+	// once claimed, the segment waits for it.
 	Screens bool
 	// Log receives what no caller can be told: a segment the cap could
 	// not remove. The zero Logger discards.
@@ -117,8 +118,12 @@ type Writer struct {
 	due bool
 	err error
 	// wantScreen: the segment is full and waits for the caller's screen
-	// (Options.Screens); WantsScreen claims it.
+	// (Options.Screens); WantsScreen claims it, and claimed holds until
+	// the caller's checkpoint is written: it is on its way, behind the
+	// events queued before it, so the segment waits for it however far
+	// the writer runs behind, instead of starting one without a screen.
 	wantScreen atomic.Bool
+	claimed    atomic.Bool
 	// progress is closed (and replaced) whenever written, queued or err
 	// change, waking Flush and a blocked Append.
 	progress chan struct{}
@@ -267,7 +272,13 @@ func (w *Writer) Path() string { return w.path }
 
 // WantsScreen reports, once, that the current segment is full and the
 // next begins at the checkpoint the caller appends next (Options.Screens).
-func (w *Writer) WantsScreen() bool { return w.wantScreen.CompareAndSwap(true, false) }
+func (w *Writer) WantsScreen() bool {
+	if w.wantScreen.CompareAndSwap(true, false) {
+		w.claimed.Store(true)
+		return true
+	}
+	return false
+}
 
 // poke wakes the writing goroutine; a wake-up already pending is enough.
 func (w *Writer) poke() {
@@ -463,11 +474,11 @@ func (w *Writer) appendRecord(ev Event) error {
 	// before it, a checkpoint included.
 	if size := w.segBytes + int64(len(w.buf)+frameLen+len(e)); w.opts.MaxBytes > 0 && ev.Kind != KindEnd &&
 		w.segBytes+int64(len(w.buf)) > 0 && size > w.opts.SegmentBytes {
-		if !w.opts.Screens || size > 2*w.opts.SegmentBytes {
+		if !w.opts.Screens || size > 2*w.opts.SegmentBytes && !w.claimed.Load() {
 			if err := w.rotate(nil); err != nil {
 				return err
 			}
-		} else {
+		} else if !w.claimed.Load() {
 			w.wantScreen.Store(true)
 		}
 	}
@@ -481,6 +492,9 @@ func (w *Writer) appendRecord(ev Event) error {
 // removes the oldest segments over the cap.
 func (w *Writer) rotate(screen *Checkpoint) error {
 	w.wantScreen.Store(false)
+	if screen != nil {
+		w.claimed.Store(false)
+	}
 	if w.opts.MaxBytes <= 0 {
 		return nil // no segments: a screen is not needed
 	}

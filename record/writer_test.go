@@ -340,3 +340,63 @@ func TestSegments(t *testing.T) {
 		}
 	}
 }
+
+// A caller that claimed a screen appends it behind the events it queued
+// meanwhile, however many (the writer runs behind it): the segment waits
+// for it, and no segment begins with a checkpoint without a screen (a
+// stress run cut such a record, and its replay could not start).
+func TestClaimedScreenIsWaitedFor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.rec")
+	w, err := NewWriter(path, Options{Clock: fixedClock, MaxBytes: 64 << 10, SegmentBytes: 2 << 10, Screens: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Event{Seq: 1, Kind: KindStart, Rows: 24, Cols: 80}); err != nil {
+		t.Fatal(err)
+	}
+	seq := uint64(1)
+	out := func(n int) {
+		for range n {
+			seq++
+			if err := w.Append(Event{Seq: seq, Kind: KindOutput, Data: fmt.Sprintf("line %d of the flood\r\n", seq)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimed := 0
+	for range 20 {
+		out(40)
+		if w.WantsScreen() {
+			claimed++
+			// Three segments' worth of events behind the claim.
+			out(400)
+			if err := w.Append(Event{Kind: KindCheckpoint, Rows: 24, Cols: 80, Checkpoint: &Checkpoint{Screen: []string{"$"}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if claimed < 2 {
+		t.Fatalf("%d screens claimed", claimed)
+	}
+	segs, err := Segments(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range segs[1:] {
+		r, err := Open(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := r.Next()
+		r.Close()
+		if err != nil || cp.Kind != KindCheckpoint || len(cp.Checkpoint.Screen) == 0 {
+			t.Fatalf("%s begins with %+v (%v): want a checkpoint with a screen", s, cp, err)
+		}
+	}
+}
