@@ -187,15 +187,18 @@ func TestSoak(t *testing.T) {
 		end = readHostState(t)
 		return end.goroutines <= base.goroutines+goSlack && end.fds <= base.fds+fdSlack
 	})
-	// The heap may keep a little more than it had: 2 MiB for runtime and
-	// pool caches sized by the peak, plus protoactor's process registry,
+	// The heap may keep a little more than it had: 3 MiB for runtime and
+	// pool caches sized by the peak (2.2-2.3 MiB after 200 cycles on an
+	// idle machine, 2.95 under the stress script's busy loops with a
+	// browser test alongside, 2.77 after 800 cycles: the peak's, not the
+	// cycles'), plus protoactor's process registry,
 	// which shards its PIDs over 1024×32 Go maps: a map keeps its table
 	// (288 B) once a PID was stored in it, so the registry grows with the
 	// registrations until every map has one (~9 MiB), and never shrinks.
 	// Measured: 2.4 MiB for 1000 cycles, all of the growth but 0.5 MiB.
 	// A leak of ~2 KiB per cycle fails the long run.
 	_, seq := actorsOf(h)
-	heapSlack := uint64(2<<20) + 320*min(seq-baseSeq, 1024*32)
+	heapSlack := uint64(3<<20) + 320*min(seq-baseSeq, 1024*32)
 	t.Logf("end state against the baseline: goroutines %d -> %d, fds %d -> %d, actors %d -> %d (%d started), heap in use %.2f -> %.2f MiB (bound +%.2f MiB)",
 		base.goroutines, end.goroutines, base.fds, end.fds, baseActors, actors, seq-baseSeq, mib(base.heap), mib(end.heap), mib(heapSlack))
 	if end.heap > base.heap+heapSlack {

@@ -67,7 +67,7 @@ func TestSecretRemoteInBrowser(t *testing.T) {
 	b.Open(r.consoleURL)
 	b.WaitJS(`document.body.innerText.includes("remote-deploy") && document.body.innerText.includes("secret prompt")`, 15*time.Second)
 	enterSecret(t, b, link, "pw:", pw, "")
-	res = r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": "len="})
+	res = r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": `len=[0-9]+\s`})
 	if res.IsError || !strings.Contains(res.Text, "len="+strconv.Itoa(len(pw))) || res.S["secretEntered"] != true ||
 		!strings.Contains(res.Text, "A person entered the secret at the prompt.") || res.S["secretUrl"] != nil {
 		t.Fatalf("the wait after the secret: %v\n%s", res.S, res.Text)

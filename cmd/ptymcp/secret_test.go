@@ -224,7 +224,7 @@ func TestSecretInBrowser(t *testing.T) {
 	b.WaitJS(`document.body.innerText.includes("deploy") && document.body.innerText.includes("secret prompt")`, 15*time.Second)
 	enterSecret(t, b, link, "pw:", pw, "secret.png")
 	b.WaitJS(`document.getElementById("name").textContent === "deploy"`, 5*time.Second)
-	res = r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": "len="})
+	res = r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": `len=[0-9]+\s`})
 	if res.IsError || !strings.Contains(res.Text, "len="+strconv.Itoa(len(pw))) || res.S["secretEntered"] != true ||
 		!strings.Contains(res.Text, "A person entered the secret at the prompt.") || res.S["secretUrl"] != nil {
 		t.Fatalf("the wait after the secret: %v\n%s", res.S, res.Text)
@@ -241,7 +241,7 @@ func TestSecretInBrowser(t *testing.T) {
 		t.Fatalf("getpass: no link: %v\n%s", res.S, res.Text)
 	}
 	enterSecret(t, b, link, "Password:", pw2, "")
-	if res = r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": "plen"}); !strings.Contains(res.Text, "plen "+strconv.Itoa(len(pw2))) || res.S["secretEntered"] != true {
+	if res = r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": `plen [0-9]+\s`}); !strings.Contains(res.Text, "plen "+strconv.Itoa(len(pw2))) || res.S["secretEntered"] != true {
 		t.Fatalf("getpass after the secret: %v\n%s", res.S, res.Text)
 	}
 
@@ -337,7 +337,7 @@ func TestHTTPSecretLink(t *testing.T) {
 	if code := post(true); code != http.StatusNoContent {
 		t.Fatalf("with the token: %d", code)
 	}
-	res = c.ok(tools.TerminalWait, obj{"sessionId": id, "pattern": "len="})
+	res = c.ok(tools.TerminalWait, obj{"sessionId": id, "pattern": `len=[0-9]+\s`})
 	if !strings.Contains(res.Text, "len=12") || res.S["secretEntered"] != true || strings.Contains(res.Text, "over-http-pw") {
 		t.Fatalf("the wait after the secret: %v\n%s", res.S, res.Text)
 	}
