@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
@@ -55,6 +56,9 @@ func (h *Session) EnterSecret(ctx context.Context, p messages.SecretPrompt, secr
 	return r.Err
 }
 
+// secretWriteBound bounds the write of a person's secret.
+const secretWriteBound = 10 * time.Second
+
 type (
 	// secretWritten: EnterSecret's write ended.
 	secretWritten struct {
@@ -96,7 +100,11 @@ func (s *sessionActor) onEnterSecret(m *EnterSecret, sender *actor.PID) {
 			return
 		}
 		line := append(append(make([]byte, 0, len(secret)+len(enter)), secret...), enter...)
-		_, err = pw.WriteAs(context.Background(), record.SourceOperator, line)
+		// Bounded: a program that stopped reading must not hold this
+		// goroutine (the prompt was proven waiting a moment ago).
+		wctx, cancel := context.WithTimeout(context.Background(), secretWriteBound)
+		_, err = pw.WriteAs(wctx, record.SourceOperator, line)
+		cancel()
 		clear(line)
 		if err != nil {
 			err = fmt.Errorf("%w: a person's secret: %w", messages.ErrTransport, err)

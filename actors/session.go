@@ -251,6 +251,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			s.control.idle.Stop()
 		}
 		s.dropPersonInput()
+		s.refuseDeferredControl(messages.ErrSessionClosing)
 		for _, w := range s.queuedStarts {
 			s.sys.Root.Send(w.sender, &StartSendReply{Err: messages.ErrSessionClosing})
 		}

@@ -317,6 +317,18 @@ func (s *sessionActor) dropPersonInput() {
 	}
 }
 
+// refuseDeferredControl answers the control requests still waiting for
+// the fence when the session stops: nobody waits for a reply that cannot
+// come.
+func (s *sessionActor) refuseDeferredControl(err error) {
+	for _, d := range s.control.deferred {
+		if r := refusal(d.msg, err); r != nil && d.sender != nil {
+			s.sys.Root.Send(d.sender, r)
+		}
+	}
+	s.control.deferred = nil
+}
+
 func (s *sessionActor) onReturnControl(m *ReturnControl, sender *actor.PID) {
 	c := &s.control
 	if !c.state.Person || m.Epoch != c.state.Epoch {
