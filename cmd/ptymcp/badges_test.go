@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
@@ -101,4 +102,55 @@ func TestConsoleBadgesInBrowser(t *testing.T) {
 
 	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "exit 4"})
 	expect("exited", "", code(4), "exited (4)")
+}
+
+// forged sends every request with a principal header of its own, which
+// the guard must drop.
+type forged struct{ base http.RoundTripper }
+
+func (f forged) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(principalHeader, "admin")
+	return f.base.RoundTrip(r)
+}
+
+// Over HTTP an owner is named by the client, its connection's number and
+// the principal the guard authenticated (the token's holder, at the
+// connection's address); a principal the client claims is ignored.
+func TestHTTPOwnerNames(t *testing.T) {
+	s := httpServer(t)
+	name := func(c *client, id string) string {
+		req, _ := http.NewRequest("GET", "http://"+s.addr+"/api/sessions", nil)
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var list []struct{ ID, Owner string }
+		if err := json.NewDecoder(res.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range list {
+			if e.ID == id {
+				return e.Owner
+			}
+		}
+		t.Fatalf("session %s not listed: %v", id, list)
+		return ""
+	}
+	a := httpClient(t, s)
+	if got, want := name(a, a.open(nil)), "http #1 (token@127.0.0.1)"; got != want {
+		t.Errorf("the first HTTP client's owner is %q, want %q", got, want)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "forger\x1b[31m", Version: "0"}, nil).Connect(testkit.Ctx(t),
+		&mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1, HTTPClient: &http.Client{Transport: forged{bearer{s.token, s.tr}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	b := &client{t: t, cs: cs}
+	if got, want := name(b, b.open(nil)), "forger[31m #2 (token@127.0.0.1)"; got != want {
+		t.Errorf("a client claiming a principal: owner %q, want %q (the guard's principal, controls dropped)", got, want)
+	}
 }
