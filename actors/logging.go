@@ -14,7 +14,7 @@ import (
 // Debug because they are the runtime's internals, not the embedder's news.
 // A remote peer that closed its connection cleanly is logged by protoactor
 // at Error ("EndpointWriter lost connection"); it is news, not a fault, and
-// is raised to Info instead (cleanClose).
+// is lowered to Info instead (cleanClose).
 type slogToZerolog struct {
 	zl    zerolog.Logger
 	attrs []slog.Attr

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
@@ -129,7 +130,7 @@ func Logger(w io.Writer, format string, level zerolog.Level, component string) z
 	}
 	out := w
 	if format == LogText {
-		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: "15:04:05.000"}
+		out = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.TimeOnly}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Str("component", component).Logger()
 }
