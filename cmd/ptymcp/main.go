@@ -73,7 +73,6 @@ var examples = []string{
 	`ptymcp -workspace ~/project                   # over stdio: what an MCP client runs`,
 	`claude mcp add terminals -- ptymcp -workspace "$PWD"`,
 	`ptymcp -http 127.0.0.1:8765 -workspace ~/project   # streamable HTTP on /mcp, bearer token`,
-	`ptymcp -host 127.0.0.1:7400 -host-insecure     # terminals on a ptyhost`,
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
