@@ -74,8 +74,13 @@ func TestStderrAsREADMESays(t *testing.T) {
 			_, err := io.Copy(out, ptmx)
 			read <- err
 		}()
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
+		var waitErr error
+		exited := make(chan struct{})
+		go func() { waitErr = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { // a failed test leaves no process behind
+			_ = cmd.Process.Kill()
+			<-exited
+		})
 		// Once it has started, end stdio: it disposes and exits.
 		testkit.WaitFor(t, 30*time.Second, "ptymcp to start", func() bool {
 			return strings.Contains(out.String(), "ptymcp starting")
@@ -84,12 +89,11 @@ func TestStderrAsREADMESays(t *testing.T) {
 			t.Fatal(err)
 		}
 		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("ptymcp: %v", err)
+		case <-exited:
+			if waitErr != nil {
+				t.Fatalf("ptymcp: %v", waitErr)
 			}
 		case <-time.After(60 * time.Second):
-			_ = cmd.Process.Signal(syscall.SIGKILL)
 			t.Fatal("ptymcp did not exit after its stdin closed")
 		}
 		if err := <-read; err != nil && !errors.Is(err, syscall.EIO) {
