@@ -405,7 +405,7 @@ func TestConsoleBadges(t *testing.T) {
 		})
 		_ = b
 	}
-	waitBadge("waiting", "bash")
+	waitBadge("prompt", "bash")
 	op, err := s.sh.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 	if err != nil {
 		t.Fatal(err)

@@ -50,6 +50,10 @@ type stream struct {
 	// number of the newest input event.
 	lastOutput time.Time
 	lastInput  uint64
+	// lastCode is the newest prompt event's exit code (prompted: one
+	// came), the console's "at prompt" badge's.
+	lastCode int
+	prompted bool
 	// screen gives the record's checkpoint the emulator's screen; it is
 	// called where the caller holds the session's lock (output, resize).
 	screen func() record.Event
@@ -122,6 +126,17 @@ func (st *stream) latest() (uint64, time.Time) {
 	return st.seq, st.lastOutput
 }
 
+// lastExit is the newest prompt event's exit code; nil before the first.
+func (st *stream) lastExit() *int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.prompted {
+		return nil
+	}
+	code := st.lastCode
+	return &code
+}
+
 // end says no event follows: the session closed.
 func (st *stream) end() {
 	st.mu.Lock()
@@ -188,6 +203,7 @@ func (st *stream) checkpoint() {
 func (st *stream) prompt(code int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.lastCode, st.prompted = code, true
 	st.add(record.Event{Kind: record.KindPrompt, ExitCode: &code})
 }
 

@@ -50,8 +50,10 @@ func (s *session) Older(seq uint64) ([]record.Event, bool) { return s.stream.old
 const pictureReuse = 16 * time.Millisecond
 
 // Activity implements backend.Watchable: the badge from the kernel (the
-// foreground program blocked reading the terminal, the terminal's echo
-// off), the foreground program and its folder, the last output.
+// foreground program blocked reading the terminal, and how: a line or
+// keys, echo off, a wait with its own timeout; the shell itself, with the
+// last prompt marker's exit code), the foreground program and its
+// folder, the last output.
 func (s *session) Activity() messages.Activity {
 	s.mu.Lock()
 	size := s.screen.Size()
@@ -68,10 +70,13 @@ func (s *session) Activity() messages.Activity {
 		return a
 	}
 	a.Program, a.Cwd = foregroundProgram(pgid)
-	if reader, ok := s.waitingReader(pgid); ok {
-		a.Badge, a.Reader = messages.BadgeWaiting, reader
-		if s.secretMode() {
-			a.Badge = messages.BadgeSecret
+	if reader, r, ok := s.waitingReader(pgid); ok {
+		s.mu.Lock()
+		r.FullScreen = s.screen.AltScreen()
+		s.mu.Unlock()
+		a.Badge, a.Reader = r.Badge(), reader
+		if a.Badge == messages.BadgePrompt {
+			a.ExitCode = s.stream.lastExit()
 		}
 	}
 	return a

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -14,11 +15,24 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/sandbox"
 )
 
 func main() {
+	fs := flag.NewFlagSet("demo", flag.ExitOnError)
+	cli.Usage(fs, "go run ./cmd/demo [-version]",
+		`demo is ptyactor's scripted tour: a persistent bash session on a real
+PTY, step by step, each step printing what was sent, why the send
+returned, the exit code and the latency.`,
+		`go run ./cmd/demo`, `go run ./cmd/demo -version`)
+	version := cli.VersionFlag(fs)
+	_ = fs.Parse(os.Args[1:]) // ExitOnError: -help exits 0, a bad flag 2
+	if *version {
+		fmt.Println(cli.Version("demo"))
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)

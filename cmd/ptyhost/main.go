@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors/remote/host"
+	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
-	"github.com/rs/zerolog"
 )
 
 func main() {
@@ -54,10 +54,26 @@ type config struct {
 	local       terminals.Flags
 }
 
+// summary and examples open -help.
+const summary = `ptyhost runs ptyactor terminals for remote clients (ptymcp -host, or
+remote.Client in Go): sessions spawn here and run next to their PTYs,
+readiness decided here. Off loopback it needs mutual TLS. A lost client's
+sessions keep running for -client-grace, to be resumed. It prints where
+it listens on stdout; logs go to stderr (JSON lines, or text when stderr
+is a terminal: -log-format).`
+
+var examples = []string{
+	`ptyhost -listen 127.0.0.1:7400 -insecure -sandbox danger-full-access   # development, loopback only`,
+	`ptyhost -listen 10.0.0.5:7400 -tls-cert host.pem -tls-key host.key -tls-ca ca.pem`,
+	`ptymcp -host 10.0.0.5:7400 -host-tls-cert client.pem -host-tls-key client.key -host-tls-ca ca.pem   # its client`,
+}
+
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("ptyhost", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.Usage(fs, "ptyhost -listen ADDR [flags]", summary, examples...)
+	version := cli.VersionFlag(fs)
 	fs.StringVar(&c.listen, "listen", "", "serve clients on ADDR (host:port; port 0 picks one, printed on stderr)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate (chain) the host presents; required unless -insecure")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of -tls-cert")
@@ -69,6 +85,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c.local.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if *version {
+		return c, cli.ErrVersion
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -105,11 +124,14 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
+	if errors.Is(err, cli.ErrVersion) {
+		fmt.Println(cli.Version("ptyhost"))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	lvl, _ := zerolog.ParseLevel(c.local.LogLevel)
-	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptyhost").Logger()
+	log := c.local.Logger(stderr, "ptyhost")
 	var tc *tls.Config
 	if !c.insecure {
 		if tc, err = terminals.LoadTLS("-tls", c.tlsCert, c.tlsKey, c.tlsCA); err != nil {

@@ -100,7 +100,7 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 
 	// The console lists it, waiting for input at the shell's prompt.
 	b.Open(consoleURL)
-	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("waiting for input")`, 15*time.Second)
+	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("at prompt")`, 15*time.Second)
 	if strings.Contains(b.Output(), "#token=") {
 		t.Fatal("the page logged its token")
 	}
@@ -175,7 +175,7 @@ func TestHTTPConsoleInBrowser(t *testing.T) {
 	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
 	c.send(id, "echo over-http")
 	b.Open("http://" + s.addr + "/#token=" + s.token)
-	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("waiting for input")`, 15*time.Second)
+	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`) && document.body.innerText.includes("at prompt")`, 15*time.Second)
 	link := c.ok(tools.TerminalShare, obj{"sessionId": id, "label": "http share"}).str("url")
 	if !strings.HasPrefix(link, "http://"+s.addr+"/v/"+id+"#token=") {
 		t.Fatalf("share link %q", link)
@@ -368,7 +368,7 @@ func TestTakeOverInBrowser(t *testing.T) {
 	b.Eval(`document.getElementById("interrupt").click(); document.getElementById("take").click()`, nil)
 	b.WaitJS(`ptyView.control.you`, 10*time.Second)
 	takenOver(t, done)
-	b.WaitJS(`ptyView.badge === "waiting"`, 10*time.Second)
+	b.WaitJS(`ptyView.badge === "prompt"`, 10*time.Second)
 	typeKeys(t, b, "echo again-$((6*7))\r", 0)
 	b.WaitJS(bufferText+`.includes("again-42")`, 10*time.Second)
 	b.Eval(`document.getElementById("handback").click()`, nil)

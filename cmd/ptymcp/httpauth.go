@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 )
 
@@ -276,6 +277,7 @@ func (g *guard) ownOrigin(o string, r *http.Request) bool {
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Header.Del(principalHeader) // only the guard says who called
 	if vs := r.Header.Values("Origin"); len(vs) > 0 {
 		if len(vs) > 1 {
 			g.refuse(w, r, http.StatusForbidden, "forbidden: more than one Origin header")
@@ -313,7 +315,27 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, http.StatusUnauthorized, reason)
 		return
 	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	r.Header.Set(principalHeader, "token@"+host)
 	g.next.ServeHTTP(w, r)
+}
+
+// principalHeader carries who a request authenticated as (the holder of
+// the token, at the connection's address) from the guard to the tool
+// calls, which the SDK hands the request's header (RequestExtra): it
+// names the MCP session's owner. The guard drops any the client sent.
+const principalHeader = "X-Ptymcp-Principal"
+
+// principal is who the guard authenticated for a tool call's request; ""
+// over stdio.
+func principal(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.Header == nil {
+		return ""
+	}
+	return extra.Header.Get(principalHeader)
 }
 
 // unauthorized is why r does not carry the token, or ""; presented says

@@ -29,6 +29,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/actors/remote"
+	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/ptyactor/ptyactor/view"
@@ -59,10 +60,27 @@ type config struct {
 	console        consoleFlags
 }
 
+// summary and examples open -help.
+const summary = `ptymcp serves persistent terminals to AI agents over MCP: bash sessions
+on real PTYs whose sends return when the program waits for input (proven
+by the kernel on Linux), with real signals, isolation between clients and
+verified teardown. It speaks MCP over stdio (an MCP client starts it), or
+streamable HTTP with -http; people watch the terminals in the console
+whose URL it prints on stderr. Logs go to stderr: JSON lines, or text
+when stderr is a terminal (-log-format).`
+
+var examples = []string{
+	`ptymcp -workspace ~/project                   # over stdio: what an MCP client runs`,
+	`claude mcp add terminals -- ptymcp -workspace "$PWD"`,
+	`ptymcp -http 127.0.0.1:8765 -workspace ~/project   # streamable HTTP on /mcp, bearer token`,
+}
+
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("ptymcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cli.Usage(fs, "ptymcp [flags]", summary, examples...)
+	version := cli.VersionFlag(fs)
 	fs.StringVar(&c.httpAddr, "http", "", "serve streamable HTTP on ADDR (path /mcp) instead of stdio")
 	fs.DurationVar(&c.sessionTimeout, "http-session-timeout", 30*time.Minute, "with -http: close (and dispose) an HTTP session idle this long; 0 never")
 	fs.StringVar(&c.tokenFile, "http-token-file", "", "with -http: file holding the bearer token every request must carry; created (mode 0600) with a random token when missing (default: "+tokenFileName+" in the user config directory)")
@@ -86,6 +104,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.hosts.resumeFile, "resume-file", "", "with -host, over stdio: keep the terminals when the connection ends (for the hosts' -client-grace) and resume them in the next ptymcp started with this file (mode 0600, holds the resume tokens)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if *version {
+		return c, cli.ErrVersion
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -149,11 +170,14 @@ func run(args []string, stderr io.Writer) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
+	if errors.Is(err, cli.ErrVersion) {
+		fmt.Println(cli.Version("ptymcp"))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	lvl, _ := zerolog.ParseLevel(c.local.LogLevel)
-	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Str("component", "ptymcp").Logger()
+	log := c.local.Logger(stderr, "ptymcp")
 	c.tools.Log = log
 	var hc *httpCreds
 	if c.httpAddr != "" {

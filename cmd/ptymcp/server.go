@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
+	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/rs/zerolog"
@@ -39,6 +43,8 @@ type server struct {
 
 	mu     sync.Mutex
 	owners map[*mcp.ServerSession]messages.Owner
+	// conns numbers the MCP sessions that got an owner, for its label.
+	conns int
 	// kept, with -resume-file: the owner the first MCP session gets, which
 	// is detached, not disposed, when that session ends (resume.go).
 	kept   messages.Owner
@@ -91,7 +97,7 @@ func (s *server) call(ctx context.Context, name string, req *mcp.CallToolRequest
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.calls, cancel)()
-	owner := s.ownerFor(ctx, req.Session)
+	owner := s.ownerFor(ctx, req.Session, principal(req.Extra))
 	if tok := req.Params.GetProgressToken(); tok != nil && (name == tools.TerminalSend || name == tools.TerminalWait) {
 		defer s.progress(ctx, req.Session, tok, name)()
 	}
@@ -152,8 +158,9 @@ func (s *server) progress(ctx context.Context, ss *mcp.ServerSession, tok any, n
 // ownerFor returns the session's owner, minting it on first use and
 // arranging its disposal when the session ends. A session that cannot get
 // an owner (the service is shutting down) gets the zero owner, which every
-// tool refuses.
-func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession) messages.Owner {
+// tool refuses. principal is who the HTTP guard authenticated ("" over
+// stdio), for the owner's label.
+func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession, principal string) messages.Owner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if o, ok := s.owners[ss]; ok || s.closed || ss == nil {
@@ -162,14 +169,15 @@ func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession) messages.O
 	o, err := s.kept, error(nil)
 	s.kept = messages.Owner{}
 	if o.IsZero() {
-		o, err = s.svc.NewOwner(ctx, "mcp-"+ss.ID())
+		s.conns++
+		o, err = s.svc.NewOwner(ctx, ownerLabel(ss, s.conns, principal))
 	}
 	if err != nil {
 		s.log.Warn().Err(err).Msg("cannot open an owner for the MCP session")
 		return messages.Owner{}
 	}
 	s.owners[ss] = o
-	s.log.Info().Str("mcp_session", ss.ID()).Msg("owner opened")
+	s.log.Info().Str("mcp_session", ss.ID()).Str("owner", o.Label()).Msg("owner opened")
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -178,6 +186,37 @@ func (s *server) ownerFor(ctx context.Context, ss *mcp.ServerSession) messages.O
 	}()
 	return o
 }
+
+// ownerLabel names an MCP session's owner for people (the console's owner
+// column, the logs): the client's name from its initialize (clientInfo)
+// and the connection's number on this server, "claude-code #1"; over
+// HTTP, with the principal the guard authenticated, "claude-code #2
+// (token@127.0.0.1)". The name is the client's word: cut, controls
+// dropped.
+func ownerLabel(ss *mcp.ServerSession, n int, principal string) string {
+	name := ""
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		name = p.ClientInfo.Name
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name[:textcut.Head(name, maxClientName)])
+	if name == "" {
+		name = "mcp client"
+	}
+	label := name + " #" + strconv.Itoa(n)
+	if principal != "" {
+		label += " (" + principal + ")"
+	}
+	return label
+}
+
+// maxClientName bounds the client's name in an owner's label, in bytes.
+const maxClientName = 64
 
 func (s *server) dispose(ss *mcp.ServerSession) {
 	s.mu.Lock()

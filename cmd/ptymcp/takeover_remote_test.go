@@ -45,7 +45,7 @@ func TestTakeOverRemoteInBrowser(t *testing.T) {
 
 	// The person stops the sleep and types a command: it runs on the host.
 	typeKeys(t, b, "c", chromedp.ModifierCtrl)
-	b.WaitJS(`ptyView.badge === "waiting"`, 15*time.Second)
+	b.WaitJS(`ptyView.badge === "prompt"`, 15*time.Second)
 	typeKeys(t, b, "echo remote-$((6*7))\r", 0)
 	b.WaitJS(bufferText+`.includes("remote-42")`, 15*time.Second)
 

@@ -43,7 +43,7 @@ func (s *server) task(ctx context.Context, ss *mcp.ServerSession, uri string) (m
 	if !ok || id == "" {
 		return messages.TaskSnapshot{}, nil, messages.NoTask(messages.TaskID(id))
 	}
-	return s.svc.TaskStatus(ctx, s.ownerFor(ctx, ss), messages.TaskID(id))
+	return s.svc.TaskStatus(ctx, s.ownerFor(ctx, ss, ""), messages.TaskID(id))
 }
 
 // subscribe admits a subscription to one of the session's own tasks.

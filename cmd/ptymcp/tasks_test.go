@@ -214,7 +214,7 @@ func TestCancelledSendInterrupts(t *testing.T) {
 
 	// The same through Toolset.Call: the error says the send was aborted,
 	// after it settled; the next send runs in the shell.
-	owner := p.srv.ownerFor(testkit.Ctx(t), firstSession(p))
+	owner := p.srv.ownerFor(testkit.Ctx(t), firstSession(p), "")
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	resc := make(chan tools.Result, 1)

@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -57,6 +59,10 @@ func commands() []command {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
+		fmt.Fprintln(stdout, cli.Version("ptyrec"))
+		return exitOK
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -75,7 +81,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: ptyrec COMMAND [flags] FILE")
+	cli.WriteHeader(w, "ptyrec COMMAND [flags] FILE",
+		`ptyrec reads the record of a ptyactor session (ptymcp and ptyhost record
+every session under ~/.local/state/ptyactor/recordings by default): it
+checks the record's hash chain, exports it for asciinema, prints its
+transcript or the screen after an event. ptyrec -version prints the
+version.`,
+		`ptyrec verify -expect HASH FILE   # HASH: the one terminal_close returned`,
+		`ptyrec export -format asciicast-v2 -o out.cast FILE && asciinema play out.cast`,
+		`ptyrec cat FILE | less`)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  ptyrec %s %s\n    \t%s\n", c.name, c.args, c.help)
 	}

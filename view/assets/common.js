@@ -2,15 +2,25 @@
 // state, and a DOM builder that only ever sets text (a session's name, cwd
 // or program is never parsed as HTML).
 
+const known = (v) => v !== undefined && v !== null;
+const by = (s) => (s.reader ? `: ${s.reader}` : "");
+
+// A badge's words for a person: the shell at its prompt (with the last
+// command's exit code), a program waiting for a line, a full-screen one
+// reading keys while it draws (with its output's age, where the state
+// has it: the console's list), a secret prompt.
 const badges = {
   running: () => "running",
-  waiting: (s) => (s.reader ? `waiting for input (${s.reader})` : "waiting for input"),
-  secret: () => "secret prompt",
-  exited: (s) => (s.exitCode === undefined || s.exitCode === null ? "exited" : `exited (${s.exitCode})`),
+  prompt: (s) => (known(s.exitCode) ? `at prompt (last exit ${s.exitCode})` : "at prompt"),
+  waiting: (s) => "waiting for input" + by(s),
+  interactive: (s) => "interactive" + by(s) + (known(s.idleMs) && s.idleMs >= 0 ? `, output ${ago(s.idleMs)}` : ""),
+  secret: (s) => "secret prompt" + by(s),
+  exited: (s) => (known(s.exitCode) ? `exited (${s.exitCode})` : "exited"),
   lost: () => "host lost",
 };
 
-// badgeText is what a badge says for a state: {badge, reader, exitCode}.
+// badgeText is what a badge says for a state: {badge, reader, exitCode,
+// idleMs}.
 export function badgeText(state) {
   const text = badges[state.badge];
   return text ? text(state) : state.badge || "unknown";

@@ -328,7 +328,7 @@ func TestViewPage(t *testing.T) {
 	c1.send(t, `{"t":"resize","seq":5,"rows":12,"cols":50}`)
 	b.WaitJS(`ptyView.term.cols === 50 && ptyView.term.rows === 12 && ptyView.seq === 5`, wait)
 	c1.send(t, `{"t":"state","badge":"waiting","reader":"vim"}`)
-	b.WaitJS(`document.getElementById("badge").textContent === "waiting for input (vim)"`, wait)
+	b.WaitJS(`document.getElementById("badge").textContent === "waiting for input: vim"`, wait)
 	b.Screenshot(filepath.Join(screenshots(t), "view.png"))
 
 	// The server drops the socket: the page comes back asking for what
@@ -418,7 +418,7 @@ func TestConsolePage(t *testing.T) {
 		href  string
 	}{
 		{[]string{"build", "agent-a", "local", "/work/app", "make", "running controlled by operator since ", "3s ago"}, "/s/s1"},
-		{[]string{"editor", "agent-b", "gpu-1", "/home/dev", "vim", "waiting for input (vim)", "2m ago"}, "/s/s2"},
+		{[]string{"editor", "agent-b", "gpu-1", "/home/dev", "vim", "waiting for input: vim", "2m ago"}, "/s/s2"},
 	}
 	for i, w := range want {
 		same := len(got[i].Cells) == len(w.cells)
@@ -445,10 +445,13 @@ func TestConsolePage(t *testing.T) {
 	// Every badge's words.
 	var badges []string
 	b.Eval(`import("/assets/common.js").then((m) => [
-		{badge: "running"}, {badge: "waiting", reader: "python3"}, {badge: "secret"},
+		{badge: "running"}, {badge: "prompt", reader: "bash", exitCode: 3}, {badge: "prompt", exitCode: 0}, {badge: "prompt"},
+		{badge: "waiting", reader: "python3"}, {badge: "interactive", reader: "top", idleMs: 1500},
+		{badge: "interactive", reader: "top"}, {badge: "secret", reader: "bash"}, {badge: "secret"},
 		{badge: "exited", exitCode: 2}, {badge: "lost"},
 	].map(m.badgeText))`, &badges)
-	if w := "running|waiting for input (python3)|secret prompt|exited (2)|host lost"; strings.Join(badges, "|") != w {
+	if w := "running|at prompt (last exit 3)|at prompt (last exit 0)|at prompt|waiting for input: python3|interactive: top, output 1s ago|" +
+		"interactive: top|secret prompt: bash|secret prompt|exited (2)|host lost"; strings.Join(badges, "|") != w {
 		t.Errorf("badges %q, want %s", badges, w)
 	}
 

@@ -162,7 +162,8 @@ func TestRemoteWatch(t *testing.T) {
 }
 
 // The console's badge of a session on a host is the host kernel's:
-// waiting (cat reads), secret (getpass reads); lost once the host is
+// waiting (cat reads), at the prompt with the last exit code, secret
+// (getpass reads); lost once the host is
 // killed, while a watch in progress keeps waiting (its context bounds it)
 // instead of ending.
 func TestRemoteWatchBadges(t *testing.T) {
@@ -197,6 +198,11 @@ func TestRemoteWatchBadges(t *testing.T) {
 	waitBadge(messages.BadgeWaiting, "cat")
 	if res, err := sh.Send(ctx, messages.SendRequest{Keys: []string{"Ctrl-C"}}); err != nil || res.Cause != messages.CausePrompt {
 		t.Fatalf("^C: %+v, %v", res, err)
+	}
+	// At the prompt, with the interrupted cat's code, across the wire.
+	waitBadge(messages.BadgePrompt, "bash")
+	if snap, err := sh.Describe(ctx); err != nil || snap.Activity == nil || snap.Activity.ExitCode == nil || *snap.Activity.ExitCode != 130 {
+		t.Fatalf("at the prompt after ^C: %+v, %v; want exit code 130", snap.Activity, err)
 	}
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: `python3 -c "import getpass; getpass.getpass('pw: ')"`, Submit: true}); err != nil {
 		t.Fatal(err)

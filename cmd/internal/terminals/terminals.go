@@ -1,6 +1,7 @@
 // Package terminals is what ptymcp and ptyhost share: the flags that
-// confine and time their local terminals, the service that runs them, and
-// the loading of their TLS certificates.
+// confine and time their local terminals (and their log's level and
+// format), the service that runs them, and the loading of their TLS
+// certificates.
 package terminals
 
 import (
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/local"
+	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
 	"github.com/ptyactor/ptyactor/sandbox"
@@ -28,6 +31,7 @@ type Flags struct {
 	AllowNetwork bool
 	Runtime      messages.Config
 	LogLevel     string
+	LogFormat    string // json, text, or "": text on a terminal, else JSON
 	// Record: where every session's record goes ("off": nowhere), the
 	// key file that keys its chain, one session's cap, and the folder's
 	// caps (its total, and its records' age).
@@ -88,6 +92,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.Runtime.DisposeGraceMs, "dispose-grace-ms", f.Runtime.DisposeGraceMs, "teardown grace between SIGTERM and SIGKILL")
 	fs.IntVar(&f.Runtime.MaxReadBytes, "max-read-bytes", f.Runtime.MaxReadBytes, "per-send output buffer and read page size")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "stderr log level: debug, info, warn, error, disabled")
+	fs.StringVar(&f.LogFormat, "log-format", "", cli.LogFormatUsage)
 	fs.StringVar(&f.RecordDir, "record-dir", "", "folder of the sessions' records (0700; one others can read is refused), or off (default: ptyactor/recordings under $XDG_STATE_HOME or ~/.local/state)")
 	fs.StringVar(&f.RecordKey, "record-key", "", "file (0600) holding the key that keys the records' hash chain (HMAC-SHA-256)")
 	fs.Int64Var(&f.RecordMaxBytes, "record-max-bytes", defaultRecordMaxBytes, "cap of one session's record; the oldest segments are cut beyond it")
@@ -124,6 +129,9 @@ func (f *Flags) Check() error {
 	}
 	if _, err := zerolog.ParseLevel(f.LogLevel); err != nil {
 		return fmt.Errorf("-log-level: %w", err)
+	}
+	if err := cli.CheckLogFormat(f.LogFormat); err != nil {
+		return err
 	}
 	return f.checkRecord()
 }
@@ -162,6 +170,12 @@ func (f *Flags) checkRecord() error {
 		}
 	}
 	return nil
+}
+
+// Logger is the command's stderr log at -log-level, in -log-format.
+func (f *Flags) Logger(stderr io.Writer, component string) zerolog.Logger {
+	lvl, _ := zerolog.ParseLevel(f.LogLevel)
+	return cli.Logger(stderr, f.LogFormat, lvl, component)
 }
 
 // recording is the backend's record settings from the flags.
