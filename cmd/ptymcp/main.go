@@ -115,10 +115,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			c.local.Hide = append(c.local.Hide, d)
 		}
 	}
+	c.local.HideFiles = append(c.local.HideFiles, c.credentialFiles()...)
 	if c.hosts.resumeFile != "" && c.httpAddr != "" {
 		return c, errors.New("-resume-file keeps the stdio connection's terminals: not with -http")
 	}
 	return c, nil
+}
+
+// credentialFiles are the files the flags name that hold a secret (a
+// private key, resume tokens), hidden from sandboxed shells; the bearer
+// token's file is added once known (loadHTTPCreds), -record-key's by
+// terminals.
+func (c config) credentialFiles() []string {
+	return []string{c.tlsKey, c.console.tlsKey, c.hosts.key, c.hosts.resumeFile}
 }
 
 // checkHTTPFlags refuses, before anything listens, an HTTP setup that
@@ -161,6 +170,9 @@ func run(args []string, stderr io.Writer) error {
 		if hc, err = loadHTTPCreds(c, log); err != nil {
 			return err
 		}
+		// The token is also the console's operator login.
+		c.local.HideFiles = append(c.local.HideFiles, hc.file)
+
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -257,6 +269,7 @@ func run(args []string, stderr io.Writer) error {
 // httpCreds is what the HTTP server proves itself and its callers with.
 type httpCreds struct {
 	token string
+	file  string      // the token's file
 	tls   *tls.Config // nil: plain HTTP (loopback only)
 }
 
@@ -275,7 +288,7 @@ func loadHTTPCreds(c config, log zerolog.Logger) (*httpCreds, error) {
 	}
 	// The path only: the token is never logged.
 	log.Info().Str("token_file", path).Bool("created", created).Msg("HTTP requests need the bearer token in this file")
-	hc := &httpCreds{token: token}
+	hc := &httpCreds{token: token, file: path}
 	if c.tlsCert != "" {
 		if hc.tls, err = terminals.LoadTLS("-http-tls", c.tlsCert, c.tlsKey, ""); err != nil {
 			return nil, err
