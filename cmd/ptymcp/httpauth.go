@@ -313,6 +313,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, http.StatusUnauthorized, reason)
 		return
 	}
+	showedToken(r)
 	g.next.ServeHTTP(w, r)
 }
 
