@@ -373,11 +373,8 @@ func (s *Server) Dial(ctx context.Context, path string, o DialOptions) (*websock
 	if o.Cookie != nil {
 		h.Set("Cookie", CookieHeader(o.Cookie))
 	}
-	if o.Host != "" {
-		h.Set("Host", o.Host)
-	}
 	u := "ws" + strings.TrimPrefix(s.URL(path), "http")
-	c, res, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &http.Client{Transport: s.tr}, HTTPHeader: h})
+	c, res, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &http.Client{Transport: s.tr}, HTTPHeader: h, Host: o.Host})
 	if res != nil && res.Body != nil {
 		_ = res.Body.Close()
 	}
