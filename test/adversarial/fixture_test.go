@@ -128,7 +128,7 @@ type Server struct {
 	HTTP *http.Client
 	tr   *http.Transport
 
-	stderr lockedBuf
+	stderr *lockedBuf
 	done   chan struct{}
 	err    error // cmd.Wait's, once done is closed
 }
@@ -141,7 +141,7 @@ func Start(t testing.TB, opts Options) *Server {
 	root := t.TempDir()
 	s := &Server{
 		t: t, Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"),
-		done: make(chan struct{}),
+		done: make(chan struct{}), stderr: &lockedBuf{},
 	}
 	s.ConfigHome, s.StateHome = filepath.Join(s.Home, ".config"), filepath.Join(s.Home, ".local", "state")
 	for _, d := range []string{s.Home, s.Workdir} {
@@ -207,7 +207,7 @@ func Start(t testing.TB, opts Options) *Server {
 				}
 			}
 		}
-		_, _ = io.Copy(&s.stderr, pr)
+		_, _ = io.Copy(s.stderr, pr)
 	}()
 	select {
 	case st := <-up:
@@ -246,6 +246,23 @@ func (s *Server) Stop() {
 		<-s.done
 		s.t.Errorf("ptymcp still running %v after SIGTERM", stopTimeout)
 	}
+}
+
+// From is the server as reached from source address ip (127.0.0.2, say:
+// all of 127/8 is loopback): its HTTP client, Do, Dial, Watch and MCP
+// connect from there. The source-bound cases (throttles, bounds per
+// source) use it.
+func (s *Server) From(ip string) *Server {
+	s.t.Helper()
+	c := *s
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 30 * time.Second}
+	c.tr = &http.Transport{DialContext: d.DialContext}
+	if s.tr.TLSClientConfig != nil {
+		c.tr.TLSClientConfig = s.tr.TLSClientConfig.Clone()
+	}
+	c.HTTP = &http.Client{Transport: c.tr, CheckRedirect: s.HTTP.CheckRedirect}
+	s.t.Cleanup(c.tr.CloseIdleConnections)
+	return &c
 }
 
 // Done is closed once the server exited.
