@@ -624,7 +624,10 @@ func (c *MCP) Share(id string, args map[string]any) (token, url string) {
 
 // Proc is the server's figures from /proc.
 type Proc struct {
-	RSSKiB  int
+	RSSKiB int
+	// HWMKiB is the peak RSS since the server started (VmHWM): its
+	// growth over an attack bounds what the attack cost.
+	HWMKiB  int
 	Threads int
 	FDs     int
 }
@@ -647,6 +650,8 @@ func (s *Server) Proc() Proc {
 		switch k {
 		case "VmRSS":
 			p.RSSKiB = n
+		case "VmHWM":
+			p.HWMKiB = n
 		case "Threads":
 			p.Threads = n
 		}
