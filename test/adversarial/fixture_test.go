@@ -128,7 +128,7 @@ type Server struct {
 	HTTP *http.Client
 	tr   *http.Transport
 
-	stderr lockedBuf
+	stderr *lockedBuf
 	done   chan struct{}
 	err    error // cmd.Wait's, once done is closed
 }
@@ -141,7 +141,7 @@ func Start(t testing.TB, opts Options) *Server {
 	root := t.TempDir()
 	s := &Server{
 		t: t, Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"),
-		done: make(chan struct{}),
+		done: make(chan struct{}), stderr: &lockedBuf{},
 	}
 	s.ConfigHome, s.StateHome = filepath.Join(s.Home, ".config"), filepath.Join(s.Home, ".local", "state")
 	for _, d := range []string{s.Home, s.Workdir} {
@@ -207,7 +207,7 @@ func Start(t testing.TB, opts Options) *Server {
 				}
 			}
 		}
-		_, _ = io.Copy(&s.stderr, pr)
+		_, _ = io.Copy(s.stderr, pr)
 	}()
 	select {
 	case st := <-up:
@@ -246,6 +246,23 @@ func (s *Server) Stop() {
 		<-s.done
 		s.t.Errorf("ptymcp still running %v after SIGTERM", stopTimeout)
 	}
+}
+
+// From is the server as reached from source address ip (127.0.0.2, say:
+// all of 127/8 is loopback): its HTTP client, Do, Dial, Watch and MCP
+// connect from there. The source-bound cases (throttles, bounds per
+// source) use it.
+func (s *Server) From(ip string) *Server {
+	s.t.Helper()
+	c := *s
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 30 * time.Second}
+	c.tr = &http.Transport{DialContext: d.DialContext}
+	if s.tr.TLSClientConfig != nil {
+		c.tr.TLSClientConfig = s.tr.TLSClientConfig.Clone()
+	}
+	c.HTTP = &http.Client{Transport: c.tr, CheckRedirect: s.HTTP.CheckRedirect}
+	s.t.Cleanup(c.tr.CloseIdleConnections)
+	return &c
 }
 
 // Done is closed once the server exited.
@@ -373,11 +390,8 @@ func (s *Server) Dial(ctx context.Context, path string, o DialOptions) (*websock
 	if o.Cookie != nil {
 		h.Set("Cookie", CookieHeader(o.Cookie))
 	}
-	if o.Host != "" {
-		h.Set("Host", o.Host)
-	}
 	u := "ws" + strings.TrimPrefix(s.URL(path), "http")
-	c, res, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &http.Client{Transport: s.tr}, HTTPHeader: h})
+	c, res, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: &http.Client{Transport: s.tr}, HTTPHeader: h, Host: o.Host})
 	if res != nil && res.Body != nil {
 		_ = res.Body.Close()
 	}
@@ -610,7 +624,10 @@ func (c *MCP) Share(id string, args map[string]any) (token, url string) {
 
 // Proc is the server's figures from /proc.
 type Proc struct {
-	RSSKiB  int
+	RSSKiB int
+	// HWMKiB is the peak RSS since the server started (VmHWM): its
+	// growth over an attack bounds what the attack cost.
+	HWMKiB  int
 	Threads int
 	FDs     int
 }
@@ -633,6 +650,8 @@ func (s *Server) Proc() Proc {
 		switch k {
 		case "VmRSS":
 			p.RSSKiB = n
+		case "VmHWM":
+			p.HWMKiB = n
 		case "Threads":
 			p.Threads = n
 		}
