@@ -83,13 +83,15 @@ func capLines(s *Server) int { return strings.Count(s.Stderr(), capLine) }
 func TestHTTPIdleConnectionsDoNotLockOutTheTokenHolder(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
+		tls     bool // the token holder's slot found under TLS too
 		sources func(i int) string
 	}{
-		{"one source", func(int) string { return "" }},
-		{"30 sources", func(i int) string { return fmt.Sprintf("127.0.3.%d", 1+i%30) }},
+		{"one source", false, func(int) string { return "" }},
+		{"one source, TLS", true, func(int) string { return "" }},
+		{"30 sources", false, func(i int) string { return fmt.Sprintf("127.0.3.%d", 1+i%30) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Start(t, Options{})
+			s := Start(t, Options{TLS: tc.tls})
 			start := time.Now()
 			flood := func() {
 				for i := range 300 {
