@@ -177,7 +177,6 @@ func run(args []string, stderr io.Writer) error {
 		}
 		// The token is also the console's operator login.
 		c.local.HideFiles = append(c.local.HideFiles, hc.file)
-
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
