@@ -155,7 +155,7 @@ func (l *connLimit) capEvent(which, closed, source string) func() {
 	l.logged, l.suppressed = now, 0
 	return func() {
 		l.log.Warn().Str("cap", which).Int("max_conns", l.max).Int("max_conns_per_source", l.perSource).
-			Str("source", source).Str("closed", closed).Int("suppressed", suppressed).Dur("log_every", capLogEvery).
+			Str("source", source).Str("closed", closed).Int("suppressed", suppressed).Str("log_every", capLogEvery.String()).
 			Msg("HTTP connection cap reached: closing connections that have not shown the token, idle ones and the oldest first")
 	}
 }
