@@ -630,6 +630,8 @@ type Proc struct {
 	HWMKiB  int
 	Threads int
 	FDs     int
+	// CPU is the server's user and system time so far.
+	CPU time.Duration
 }
 
 // Proc reads the server's figures from /proc/PID.
@@ -661,7 +663,28 @@ func (s *Server) Proc() Proc {
 		s.t.Fatalf("server fds: %v", err)
 	}
 	p.FDs = len(fds)
+	p.CPU = cpuTime(s.PID)
 	return p
+}
+
+// cpuTime is process pid's user and system time (/proc/PID/stat, in
+// clock ticks of 10 ms: USER_HZ is 100 on Linux).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return time.Duration(u+st) * 10 * time.Millisecond
 }
 
 // ctx is a context for one case's steps, ended at the test's end.
