@@ -45,6 +45,11 @@ const (
 	stateEvery   = time.Second
 	msgBurst     = 1000
 	msgRate      = 500
+	// pingEvery: a viewer must answer a ping within writeTimeout, this
+	// often. A viewer that stopped reading while the session went quiet
+	// has no frame to fail on: its socket would hold the server's
+	// buffered frames for as long as the session stays quiet.
+	pingEvery = 10 * time.Second
 )
 
 // hello is the page's first message.
@@ -123,9 +128,10 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	// only once they have (the socket is closed by then, which ends the
 	// reader's Read).
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); v.read(ctx, cancel) }()
 	go func() { defer wg.Done(); v.states(ctx, entry) }()
+	go func() { defer wg.Done(); v.keepalive(ctx, cancel) }()
 	if guard != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); v.guard(ctx, *guard) }()
@@ -224,6 +230,31 @@ func (v *viewer) guard(ctx context.Context, a access) {
 		cancel()
 		v.c.Close(websocket.StatusPolicyViolation, reason)
 		return
+	}
+}
+
+// keepalive pings the viewer every pingEvery and drops it when no pong
+// comes within writeTimeout (a browser answers by itself, even in a
+// hidden tab; the pong is read by the reader, v.read).
+func (v *viewer) keepalive(ctx context.Context, cancel context.CancelFunc) {
+	t := time.NewTicker(pingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, pcancel := context.WithTimeout(ctx, writeTimeout)
+		err := v.c.Ping(pctx)
+		pcancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				v.srv.opts.Log.Info().Str("session", string(v.id)).Msg("view: viewer dropped: no answer to a ping")
+			}
+			cancel()
+			return
+		}
 	}
 }
 

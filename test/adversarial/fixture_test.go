@@ -54,9 +54,15 @@ const (
 	stopTimeout  = 20 * time.Second
 )
 
-var bin struct {
+var bins struct {
+	dirOnce sync.Once
+	dir     string
+	dirErr  error
+	builds  sync.Map // command name → *build
+}
+
+type build struct {
 	once sync.Once
-	dir  string
 	path string
 	err  error
 }
@@ -64,26 +70,36 @@ var bin struct {
 // ptymcpBin is cmd/ptymcp built once per test binary (without -race:
 // the server's speed matters to the load cases, and cmd/ptymcp's own
 // tests run it under the race detector).
-func ptymcpBin(t testing.TB) string {
+func ptymcpBin(t testing.TB) string { return command(t, "ptymcp") }
+
+// ptyrecBin is cmd/ptyrec, built once per test binary.
+func ptyrecBin(t testing.TB) string { return command(t, "ptyrec") }
+
+// command builds cmd/<name> once per test binary, into a folder
+// TestMain removes.
+func command(t testing.TB, name string) string {
 	t.Helper()
-	bin.once.Do(func() {
-		if bin.dir, bin.err = os.MkdirTemp("", "ptyactor-adversarial-"); bin.err != nil {
-			return
-		}
-		bin.path = filepath.Join(bin.dir, "ptymcp")
-		if out, err := exec.Command("go", "build", "-o", bin.path, "github.com/ptyactor/ptyactor/cmd/ptymcp").CombinedOutput(); err != nil {
-			bin.err = fmt.Errorf("go build ptymcp: %v\n%s", err, out)
+	bins.dirOnce.Do(func() { bins.dir, bins.dirErr = os.MkdirTemp("", "ptyactor-adversarial-") })
+	if bins.dirErr != nil {
+		t.Fatal(bins.dirErr)
+	}
+	v, _ := bins.builds.LoadOrStore(name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		b.path = filepath.Join(bins.dir, name)
+		if out, err := exec.Command("go", "build", "-o", b.path, "github.com/ptyactor/ptyactor/cmd/"+name).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", name, err, out)
 		}
 	})
-	if bin.err != nil {
-		t.Fatal(bin.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin.path
+	return b.path
 }
 
 func removeBinaries() {
-	if bin.dir != "" {
-		_ = os.RemoveAll(bin.dir)
+	if bins.dir != "" {
+		_ = os.RemoveAll(bins.dir)
 	}
 }
 
@@ -630,6 +646,8 @@ type Proc struct {
 	HWMKiB  int
 	Threads int
 	FDs     int
+	// CPU is the server's user and system time so far.
+	CPU time.Duration
 }
 
 // Proc reads the server's figures from /proc/PID.
@@ -661,7 +679,28 @@ func (s *Server) Proc() Proc {
 		s.t.Fatalf("server fds: %v", err)
 	}
 	p.FDs = len(fds)
+	p.CPU = cpuTime(s.PID)
 	return p
+}
+
+// cpuTime is process pid's user and system time (/proc/PID/stat, in
+// clock ticks of 10 ms: USER_HZ is 100 on Linux).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return time.Duration(u+st) * 10 * time.Millisecond
 }
 
 // ctx is a context for one case's steps, ended at the test's end.
