@@ -14,8 +14,8 @@ package main
 // at the cap a new connection closes the oldest one that has not shown
 // the token, idle ones first; only connections that have (and requests
 // being served) keep their slot. One source address holds at most
-// -http-max-conns-per-source connections without the token, its oldest
-// closed for its next, so one source cannot take the others' room.
+// -http-max-conns-per-source idle connections without the token, its
+// oldest closed for its next, so one source cannot take the others' room.
 
 import (
 	"context"
@@ -64,8 +64,8 @@ func closeAfterRefusal(w http.ResponseWriter) {
 }
 
 // connLimit is a listener that keeps at most max accepted connections
-// open, and at most perSource of one source that have not shown the
-// token: at either cap a new connection closes the oldest that has not
+// open, and at most perSource idle ones of one source that have not
+// shown the token: at either cap a new connection closes the oldest that has not
 // (httplimits.go's comment says why).
 type connLimit struct {
 	net.Listener
@@ -115,7 +115,7 @@ func (l *connLimit) admit(lc *limitedConn) (victims []*limitedConn, line func(),
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var which, closed string
-	if l.withoutToken(lc.source) >= l.perSource {
+	if l.idleWithoutToken(lc.source) >= l.perSource {
 		v := l.victim(lc.source)
 		victims = append(victims, v)
 		l.remove(v)
@@ -128,7 +128,7 @@ func (l *connLimit) admit(lc *limitedConn) (victims []*limitedConn, line func(),
 			l.remove(v)
 			which, closed = "-http-max-conns", v.kind()
 		} else {
-			which, closed, ok = "-http-max-conns", "the new connection (every slot shows the token or serves a request)", false
+			which, closed, ok = "-http-max-conns", "the new connection (every slot has shown the token)", false
 		}
 	}
 	if ok {
@@ -160,11 +160,14 @@ func (l *connLimit) capEvent(which, closed, source string) func() {
 	}
 }
 
-// withoutToken counts source's connections that have not shown the token.
-func (l *connLimit) withoutToken(source string) int {
+// idleWithoutToken counts source's idle connections that have not shown
+// the token. One serving a request is not counted: on loopback every
+// client is one source, and a person's live views (sockets served for as
+// long as they are open) must not close each other.
+func (l *connLimit) idleWithoutToken(source string) int {
 	n := 0
 	for c := range l.conns {
-		if !c.authed && c.source == source {
+		if !c.authed && c.busy == 0 && c.source == source {
 			n++
 		}
 	}
@@ -172,13 +175,13 @@ func (l *connLimit) withoutToken(source string) int {
 }
 
 // victim is the connection to close for a new one: of those that have
-// not shown the token (of source, when not ""), an idle one before one
-// serving a request, then the oldest (accepted, or last served); nil
-// when every connection has shown the token.
+// not shown the token, an idle one before one serving a request, then
+// the oldest (accepted, or last served); nil when every connection has
+// shown the token. With a source, only that source's idle ones count.
 func (l *connLimit) victim(source string) *limitedConn {
 	var best *limitedConn
 	for c := range l.conns {
-		if c.authed || source != "" && c.source != source {
+		if c.authed || source != "" && (c.source != source || c.busy > 0) {
 			continue
 		}
 		if best == nil || before(c, best) {

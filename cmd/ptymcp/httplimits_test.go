@@ -219,6 +219,14 @@ func TestConnLimitVictims(t *testing.T) {
 	if victims, _, ok := l.admit(conn("127.0.0.6")); ok || len(victims) != 0 {
 		t.Fatalf("every slot showed the token: victims %v ok %v, want the new one refused", victims, ok)
 	}
+	// Per source, only idle connections count and go: a person's live
+	// views (served for as long as they are open) do not close each other.
+	l = newConnLimit(nil, 10, 1, zerolog.Nop())
+	x1, x2, x3 := conn("127.0.0.7"), conn("127.0.0.7"), conn("127.0.0.7")
+	admit(x1)
+	x1.busy = 1
+	admit(x2)
+	admit(x3, x2)
 	// IPv6 sources count by their /64.
 	if x, y := sourceOf(&net.TCPAddr{IP: net.ParseIP("2001:db8::1")}), sourceOf(&net.TCPAddr{IP: net.ParseIP("2001:db8::ffff:2")}); x != y {
 		t.Fatalf("one /64, two sources: %s %s", x, y)

@@ -71,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.tlsCert, "http-tls-cert", "", "with -http: serve HTTPS with this PEM certificate (chain); needs -http-tls-key; required off loopback")
 	fs.StringVar(&c.tlsKey, "http-tls-key", "", "with -http: the PEM private key of -http-tls-cert")
 	fs.IntVar(&c.maxConns, "http-max-conns", defaultMaxConns, "with -http: at most this many connections open at once; at the cap a new one closes the oldest that has not shown the token, idle ones first (or is closed itself when all have)")
-	fs.IntVar(&c.maxConnsSource, "http-max-conns-per-source", defaultMaxConnsPerSource, "with -http: at most this many connections without the token from one source address (an IPv6 /64); its oldest is closed for its next")
+	fs.IntVar(&c.maxConnsSource, "http-max-conns-per-source", defaultMaxConnsPerSource, "with -http: at most this many idle connections without the token from one source address (an IPv6 /64); its oldest is closed for its next")
 	fs.IntVar(&c.maxSessions, "http-max-sessions", defaultMaxHTTPSessions, "with -http: at most this many MCP sessions at once; an initialize beyond is refused (HTTP 503) until one ends or expires")
 	fs.IntVar(&c.maxTerminals, "max-terminals", defaultMaxTerminals, "at most this many terminals per MCP session (connection); a terminal_open beyond is refused until one is closed")
 	c.console.register(fs)
