@@ -24,9 +24,14 @@ type BubblewrapOptions struct {
 	// Path is the bwrap binary. Empty means "bwrap", looked up in $PATH at
 	// every Wrap, so installing bubblewrap takes effect without a restart.
 	Path string
-	// Hide are host folders a sandboxed shell must not see at all, even
-	// read-only: each is covered with an empty tmpfs (the records'
-	// folder, which holds every session's record).
+	// Hide are host paths a sandboxed shell must not see at all, even
+	// read-only: a folder (the records' folder, which holds every
+	// session's record) is covered with an empty tmpfs, a file (a
+	// credential: a token file, a TLS private key) with /dev/null, which
+	// the sandbox cannot read. Each is looked at on every Wrap (hideNow):
+	// one missing then is left out, so a folder must exist before the
+	// first shell starts to be hidden from it (the commands create the
+	// folders they hide).
 	Hide []string
 }
 
@@ -84,9 +89,12 @@ var hiddenByBwrap = []string{"/tmp", "/dev", "/proc"}
 //     pid namespace) and --tmpfs /tmp.
 //   - the root: --bind (WorkspaceWrite) or --ro-bind (ReadOnly, so a root
 //     under /tmp stays visible), then --ro-bind over each path in ro.
-//   - --tmpfs over each path in hide, last, so no bind above uncovers it.
+//   - over each path in hide, last, so no bind above uncovers it: a
+//     --tmpfs over a folder, a --ro-bind of /dev/null over a file (a
+//     tmpfs cannot cover a file; the device on a mount made in the
+//     sandbox's user namespace cannot even be opened: a read fails).
 //   - --chdir cwd, --info-fd infoFD.
-func bwrapArgs(r Resolution, cwd string, ro, hide []string, infoFD, seccompFD int) []string {
+func bwrapArgs(r Resolution, cwd string, ro []string, hide []hidden, infoFD, seccompFD int) []string {
 	a := []string{"--unshare-all"}
 	if r.Network {
 		a = append(a, "--share-net")
@@ -109,10 +117,48 @@ func bwrapArgs(r Resolution, cwd string, ro, hide []string, infoFD, seccompFD in
 	for _, p := range ro {
 		a = append(a, "--ro-bind", p, p)
 	}
-	for _, p := range hide {
-		a = append(a, "--tmpfs", p)
+	for _, h := range hide {
+		if h.dir {
+			a = append(a, "--tmpfs", h.path)
+		} else {
+			a = append(a, "--ro-bind", "/dev/null", h.path)
+		}
 	}
 	return append(a, "--chdir", cwd, "--info-fd", strconv.Itoa(infoFD), "--seccomp", strconv.Itoa(seccompFD), "--")
+}
+
+// hidden is a path to hide as it is at a spawn: a folder or not.
+type hidden struct {
+	path string
+	dir  bool
+}
+
+// hideNow is paths as the host has them now, the one place every hidden
+// path passes before it reaches bwrap's argv: each resolved (the mount
+// covers what a symbolic link leads to), once, and a path that does not
+// exist left out. bwrap would have to make it, which fails in the
+// read-only root ("Can't mkdir … Read-only file system": every spawn
+// failed so), and there is nothing in it to hide yet.
+func hideNow(paths []string) []hidden {
+	var out []hidden
+	seen := map[string]bool{}
+	for _, p := range paths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		real, err = filepath.Abs(real)
+		if err != nil || seen[real] {
+			continue
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			continue
+		}
+		seen[real] = true
+		out = append(out, hidden{path: real, dir: fi.IsDir()})
+	}
+	return out
 }
 
 // readOnlyUnderRoot lists what stays read-only under a WorkspaceWrite

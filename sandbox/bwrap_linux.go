@@ -53,7 +53,7 @@ func (b *Bubblewrap) Wrap(argv []string, r Resolution, cwd string) (_ *Command, 
 		return nil, fmt.Errorf("sandbox: info pipe: %w", err)
 	}
 	const infoFD, seccompFD = 3, 4 // ExtraFiles[0], [1]
-	argvOut := append([]string{path}, bwrapArgs(r, dir, readOnlyUnderRoot(r), b.hide, infoFD, seccompFD)...)
+	argvOut := append([]string{path}, bwrapArgs(r, dir, readOnlyUnderRoot(r), hideNow(b.hide), infoFD, seccompFD)...)
 	argvOut = append(argvOut, argv...)
 	return &Command{
 		Argv:       argvOut,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,5 +158,43 @@ func TestBubblewrapMissingRoot(t *testing.T) {
 	r := Resolution{Mode: ReadOnly, Root: "/nonexistent/ptyactor-root"}
 	if _, err := Confine(NewBubblewrap(BubblewrapOptions{}), []string{"/bin/bash"}, r, "/"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("missing root: %v, want ErrInvalid", err)
+	}
+}
+
+// TestBubblewrapHides runs a real bwrap over a root holding a secret
+// file and a secret folder, both hidden, and a hidden folder that does
+// not exist: the shell starts (before, bwrap failed making the missing
+// one in the read-only root), reading the file fails, the folder is
+// empty, and the file beside them is read.
+func TestBubblewrapHides(t *testing.T) {
+	requireBwrap(t)
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	file, dir, plain := filepath.Join(root, "token"), filepath.Join(root, "state"), filepath.Join(root, "plain")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for p, body := range map[string]string{file: "secret-token-1", filepath.Join(dir, "url"): "secret-url-2", plain: "plain-3"} {
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
+		r := Resolution{Owner: messages.NewOwner("a"), Mode: m, Root: root}
+		b := NewBubblewrap(BubblewrapOptions{Hide: []string{file, dir, filepath.Join(root, "missing", "console")}})
+		c, err := Confine(b, []string{"/bin/sh", "-c", "cat token; ls -A state; cat plain; echo; echo done"}, r, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+		cmd.ExtraFiles = c.ExtraFiles
+		out, err := cmd.CombinedOutput()
+		c.Close()
+		if err != nil || !strings.Contains(string(out), "plain-3") || !strings.Contains(string(out), "done") {
+			t.Fatalf("%s: %v %q", m, err, out)
+		}
+		if strings.Contains(string(out), "secret") || strings.Contains(string(out), "url") {
+			t.Fatalf("%s: a hidden path shows: %q", m, out)
+		}
+		t.Logf("%s: %q", m, out)
 	}
 }

@@ -70,15 +70,42 @@ func TestBwrapArgs(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
-	// A hidden folder is covered last, after every bind.
-	hidden := bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, []string{"/state/recordings"}, 3, 4)
-	if i := slices.Index(hidden, "/state/recordings"); i < 1 || hidden[i-1] != "--tmpfs" || i != len(hidden)-8 {
-		t.Errorf("hide: %q", hidden)
+	// A hidden folder and a hidden file are covered last, after every
+	// bind: the folder with a tmpfs, the file with /dev/null.
+	got := bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil,
+		[]hidden{{path: "/state/recordings", dir: true}, {path: "/home/u/.config/token"}}, 3, 4)
+	want := cat([]string{"--unshare-all"}, common, []string{"--bind", root, root,
+		"--tmpfs", "/state/recordings", "--ro-bind", "/dev/null", "/home/u/.config/token",
+		"--chdir", root, "--info-fd", "3", "--seccomp", "4", "--"})
+	if !slices.Equal(got, want) {
+		t.Errorf("hide:\n got %q\nwant %q", got, want)
 	}
 	for _, forbidden := range []string{"--new-session", "--dev-bind"} {
 		if slices.Contains(bwrapArgs(Resolution{Mode: WorkspaceWrite, Root: root}, root, nil, nil, 3, 4), forbidden) {
 			t.Errorf("bwrap args hold %s", forbidden)
 		}
+	}
+}
+
+// hideNow keeps what exists, resolved, once: a folder, a file, a link
+// to a file (as the file); a missing path is left out, where bwrap would
+// have failed every spawn making it in the read-only root.
+func TestHideNow(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	dir, file, link := filepath.Join(base, "state"), filepath.Join(base, "token"), filepath.Join(base, "link")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	got := hideNow([]string{dir, filepath.Join(base, "missing", "console"), file, link, dir + "/"})
+	want := []hidden{{path: dir, dir: true}, {path: file}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("hideNow: %+v, want %+v", got, want)
 	}
 }
 

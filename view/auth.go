@@ -16,22 +16,32 @@ import (
 // cookieName is the console's login cookie.
 const cookieName = "ptyactor_console"
 
-// loginTTL is how long a login cookie lasts.
-const loginTTL = 12 * time.Hour
+// DefaultLoginTTL is how long a login cookie lasts unless
+// Options.LoginTTL says.
+const DefaultLoginTTL = 12 * time.Hour
 
 // operators checks the operator token and the login cookies it was
-// exchanged for. Only hashes are kept.
+// exchanged for. Only hashes are kept. A login ends on the server at its
+// expiry or at logout, whatever the browser keeps: its sockets are
+// closed then (login.done).
 type operators struct {
 	token [sha256.Size]byte // the operator token's hash; zero: none
 	set   bool
 	now   func() time.Time
+	ttl   time.Duration
 
 	mu       sync.Mutex
-	sessions map[[sha256.Size]byte]time.Time // a cookie's hash: its expiry
+	sessions map[[sha256.Size]byte]*login // by the cookie's hash
 }
 
-func newOperators(token string, now func() time.Time) *operators {
-	o := &operators{now: now, sessions: map[[sha256.Size]byte]time.Time{}}
+// login is one live login.
+type login struct {
+	expires time.Time
+	done    chan struct{} // closed when the login ends (logout, expiry swept)
+}
+
+func newOperators(token string, ttl time.Duration, now func() time.Time) *operators {
+	o := &operators{now: now, ttl: ttl, sessions: map[[sha256.Size]byte]*login{}}
 	if token != "" {
 		o.token, o.set = sha256.Sum256([]byte(token)), true
 	}
@@ -47,7 +57,9 @@ func (o *operators) tokenOK(token string) bool {
 	return subtle.ConstantTimeCompare(h[:], o.token[:]) == 1
 }
 
-// login makes a cookie value for a holder of the operator token.
+// login makes a cookie value for a holder of the operator token: a new
+// one at every login, so a value planted before it (fixation) is never
+// the one logged in.
 func (o *operators) login() (string, error) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -56,22 +68,14 @@ func (o *operators) login() (string, error) {
 	v := base64.RawURLEncoding.EncodeToString(raw[:])
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	now := o.now()
-	for h, exp := range o.sessions {
-		if now.After(exp) {
-			delete(o.sessions, h)
-		}
-	}
-	o.sessions[sha256.Sum256([]byte(v))] = now.Add(loginTTL)
+	o.sweep()
+	o.sessions[sha256.Sum256([]byte(v))] = &login{expires: o.now().Add(o.ttl), done: make(chan struct{})}
 	return v, nil
 }
 
-// request reports whether r carries the operator's login: its cookie,
-// or the token as a bearer.
-func (o *operators) request(r *http.Request) bool {
-	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && o.tokenOK(bearer) {
-		return true
-	}
+// logout ends r's cookie's login on the server; it reports whether
+// there was one.
+func (o *operators) logout(r *http.Request) bool {
 	c, err := r.Cookie(cookieName)
 	if err != nil || c.Value == "" {
 		return false
@@ -79,8 +83,63 @@ func (o *operators) request(r *http.Request) bool {
 	h := sha256.Sum256([]byte(c.Value))
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	exp, ok := o.sessions[h]
-	return ok && !o.now().After(exp)
+	l, ok := o.sessions[h]
+	if ok {
+		delete(o.sessions, h)
+		close(l.done)
+	}
+	return ok
+}
+
+// sweep ends the expired logins; the caller holds mu.
+func (o *operators) sweep() {
+	now := o.now()
+	for h, l := range o.sessions {
+		if now.After(l.expires) {
+			delete(o.sessions, h)
+			close(l.done)
+		}
+	}
+}
+
+// request reports whether r carries the operator's login: its cookie,
+// or the token as a bearer.
+func (o *operators) request(r *http.Request) bool {
+	ok, _ := o.auth(r)
+	return ok
+}
+
+// auth is request, with the cookie's login (nil for a bearer: the token
+// does not expire).
+func (o *operators) auth(r *http.Request) (bool, *login) {
+	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && o.tokenOK(bearer) {
+		return true, nil
+	}
+	c, err := r.Cookie(cookieName)
+	if err != nil || c.Value == "" {
+		return false, nil
+	}
+	h := sha256.Sum256([]byte(c.Value))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	l, ok := o.sessions[h]
+	if !ok || o.now().After(l.expires) {
+		return false, nil
+	}
+	return true, l
+}
+
+// live reports whether l is still logged in (not logged out, not
+// expired).
+func (o *operators) live(l *login) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	select {
+	case <-l.done:
+		return false
+	default:
+	}
+	return !o.now().After(l.expires)
 }
 
 // sameOrigin checks a browser's Origin against the host it asked: a page
@@ -101,6 +160,40 @@ func sameOrigin(r *http.Request, allowed []string) bool {
 	}
 	for _, a := range allowed {
 		if strings.EqualFold(a, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAllowed is the DNS-rebinding check: a server listening on loopback
+// answers only requests that name a loopback host (localhost, a loopback
+// IP) or one of allowed. A page of evil.example whose name was made to
+// resolve to 127.0.0.1 is same-origin with itself, so the Origin check
+// passes it; its requests still say Host: evil.example. Off loopback the
+// Host is whatever name reaches the server (its TLS certificate's).
+func hostAllowed(r *http.Request, allowed []string) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || la == nil {
+		return true
+	}
+	ta, ok := la.(*net.TCPAddr)
+	if !ok || !ta.IP.IsLoopback() {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(a, host) {
 			return true
 		}
 	}

@@ -46,7 +46,7 @@ type pageMessage struct {
 func (v *viewer) read(ctx context.Context, cancel context.CancelFunc) {
 	defer cancel()
 	for {
-		_, b, err := v.c.Read(ctx)
+		b, err := v.readText(ctx)
 		if err != nil {
 			return
 		}

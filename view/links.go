@@ -31,7 +31,15 @@ type Link struct {
 	Label   string
 	Token   string
 	Expires time.Time
+	// done is closed when the link is revoked (Unshare) or swept after
+	// it expired: the sockets open with it are closed then.
+	done chan struct{}
 }
+
+// Done is closed once the link is revoked (or, after it expired, when
+// its set swept it: a watcher of an expiry also keeps Expires). A Link
+// made outside Links has none (nil: never closed).
+func (l Link) Done() <-chan struct{} { return l.done }
 
 // Links holds the share links: each lets its holder watch one session
 // of one owner, read-only, until it expires or is revoked. Only a hash
@@ -69,7 +77,7 @@ func (l *Links) Share(owner messages.Owner, session messages.SessionID, label st
 		return Link{}, err
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
-	link := Link{Session: session, Owner: owner, Label: label, Expires: l.now().Add(ttl)}
+	link := Link{Session: session, Owner: owner, Label: label, Expires: l.now().Add(ttl), done: make(chan struct{})}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweep()
@@ -88,6 +96,7 @@ func (l *Links) Unshare(session messages.SessionID) int {
 	for h, link := range l.by {
 		if link.Session == session {
 			delete(l.by, h)
+			close(link.done)
 			n++
 		}
 	}
@@ -109,12 +118,27 @@ func (l *Links) Check(token string, session messages.SessionID) (Link, error) {
 	return *link, nil
 }
 
+// Live reports whether link (from Check) still opens its session: not
+// revoked, not expired.
+func (l *Links) Live(link Link) bool {
+	select {
+	case <-link.done:
+		return false
+	default:
+	}
+	return !l.now().After(link.Expires)
+}
+
+// Left is how long link has until it expires, by the set's clock.
+func (l *Links) Left(link Link) time.Duration { return link.Expires.Sub(l.now()) }
+
 // sweep drops expired links; the caller holds mu.
 func (l *Links) sweep() {
 	now := l.now()
 	for h, link := range l.by {
 		if now.After(link.Expires) {
 			delete(l.by, h)
+			close(link.done)
 		}
 	}
 }

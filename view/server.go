@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
@@ -91,6 +92,13 @@ type Options struct {
 	Assets fs.FS
 	// Origins are origins allowed besides the server's own host.
 	Origins []string
+	// Hosts are host names a request may name (its Host header) besides
+	// loopback ones, when the server listens on loopback (a reverse
+	// proxy's name): any other is refused there (DNS rebinding).
+	Hosts []string
+	// LoginTTL is how long a login lasts on the server (and its cookie
+	// in the browser); 0: DefaultLoginTTL.
+	LoginTTL time.Duration
 	// Log receives a line per refused request (never a token).
 	Log zerolog.Logger
 	// Now is the clock; time.Now when nil.
@@ -105,6 +113,8 @@ type Server struct {
 	opts Options
 	ops  *operators
 	mux  *http.ServeMux
+	// tries throttles wrong operator tokens (throttle.go).
+	tries *throttle
 }
 
 // New builds a Server.
@@ -115,7 +125,13 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{opts: opts, ops: newOperators(opts.OperatorToken, opts.Now), mux: http.NewServeMux()}
+	if opts.LoginTTL < 0 {
+		return nil, errors.New("view: Options.LoginTTL is negative")
+	}
+	if opts.LoginTTL == 0 {
+		opts.LoginTTL = DefaultLoginTTL
+	}
+	s := &Server{opts: opts, ops: newOperators(opts.OperatorToken, opts.LoginTTL, opts.Now), mux: http.NewServeMux(), tries: newThrottle(opts.Now)}
 	s.mux.HandleFunc("GET /{$}", s.page("console.html", true))
 	s.mux.HandleFunc("GET /s/{id}", s.page("view.html", true))
 	s.mux.HandleFunc("GET /v/{id}", s.page("view.html", false))
@@ -123,6 +139,7 @@ func New(opts Options) (*Server, error) {
 		s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(opts.Assets)))
 	}
 	s.mux.HandleFunc("POST /api/login", s.login)
+	s.mux.HandleFunc("POST /api/logout", s.logout)
 	s.mux.HandleFunc("GET /api/sessions", s.sessions)
 	s.mux.HandleFunc("GET /api/watch/{id}", s.watch)
 	s.mux.HandleFunc("GET /secret/{id}", s.page("secret.html", false))
@@ -131,8 +148,9 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler: every request's Origin is checked
-// first, and the pages are never framed or cached.
+// ServeHTTP implements http.Handler: every request's Host (on loopback)
+// and Origin are checked first, and the pages are never framed or
+// cached.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Frame-Options", "DENY")
@@ -140,6 +158,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	if !hostAllowed(r, s.opts.Hosts) {
+		s.refuse(w, r, http.StatusForbidden, "host not allowed")
+		return
+	}
 	if !sameOrigin(r, s.opts.Origins) {
 		s.refuse(w, r, http.StatusForbidden, "origin not allowed")
 		return
@@ -174,13 +196,23 @@ func (s *Server) page(name string, _ bool) http.HandlerFunc {
 }
 
 // login exchanges the operator token (in the body, never in a URL) for
-// a cookie.
+// a cookie. Wrong tokens are throttled per source and overall
+// (throttle.go); the right one is never refused for others' tries.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Token string `json:"token"`
 	}
+	src := source(r)
+	if wait := s.tries.wait(src); wait > 0 {
+		s.throttled(w, r, wait)
+		return
+	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil || !s.ops.tokenOK(body.Token) {
-		s.refuse(w, r, http.StatusUnauthorized, "bad operator token")
+		if s.tries.failed(src) {
+			s.refuse(w, r, http.StatusUnauthorized, "bad operator token")
+		} else {
+			http.Error(w, "view: bad operator token", http.StatusUnauthorized)
+		}
 		return
 	}
 	v, err := s.ops.login()
@@ -190,9 +222,30 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil, MaxAge: int(loginTTL / time.Second),
+		Secure: r.TLS != nil, MaxAge: max(1, int(s.opts.LoginTTL/time.Second)),
 	})
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// logout ends the request's login on the server (its sockets are closed
+// with it) and clears the browser's cookie. Without a login it does the
+// same, harmlessly.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if s.ops.logout(r) {
+		s.opts.Log.Info().Msg("view: operator logged out")
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil, MaxAge: -1,
+	})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// throttled answers a login refused unchecked: its source (or everyone,
+// in a storm) tried too many wrong tokens lately.
+func (s *Server) throttled(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+	http.Error(w, "view: too many wrong operator tokens; try again later", http.StatusTooManyRequests)
 }
 
 // sessionJSON is one row of GET /api/sessions.

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -35,8 +36,15 @@ type served struct {
 	sh    *actors.Session
 	owner messages.Owner
 	links *Links
+	// now is the links' clock: the sockets' guards read it while the
+	// test moves it.
+	nowMu sync.Mutex
 	now   time.Time
 }
+
+func (s *served) clock() time.Time { s.nowMu.Lock(); defer s.nowMu.Unlock(); return s.now }
+
+func (s *served) advance(d time.Duration) { s.nowMu.Lock(); s.now = s.now.Add(d); s.nowMu.Unlock() }
 
 func serve(t *testing.T) *served { return serveWith(t, local.Options{}) }
 
@@ -49,7 +57,7 @@ func serveWith(t *testing.T, lopts local.Options, edit ...func(*Options)) *serve
 		t.Fatal(err)
 	}
 	s := &served{t: t, svc: svc, sh: sh, owner: o, now: time.Now()}
-	s.links = NewLinks(func() time.Time { return s.now })
+	s.links = NewLinks(s.clock)
 	opts := Options{
 		Source: ServiceSource(svc), OperatorToken: opToken, Links: s.links,
 		Assets: fstest.MapFS{"console.html": {Data: []byte("console")}, "view.html": {Data: []byte("view")}},
@@ -270,7 +278,7 @@ func TestShareLinks(t *testing.T) {
 	s := serve(t)
 	ctx := testkit.Ctx(t)
 	link, err := s.links.Share(s.owner, s.sh.ID(), "build for ana", 0)
-	if err != nil || len(link.Token) < 22 || !link.Expires.After(s.now) {
+	if err != nil || len(link.Token) < 22 || !link.Expires.After(s.clock()) {
 		t.Fatalf("share: %+v, %v", link, err)
 	}
 	c, err := s.dial(s.srv.URL, false, hello{Token: link.Token})
@@ -304,9 +312,9 @@ func TestShareLinks(t *testing.T) {
 	refused("no token", "")
 	refused("a wrong token", strings.Repeat("A", 22))
 	refused("another session's token", other.Token)
-	s.now = s.now.Add(2 * time.Hour)
+	s.advance(2 * time.Hour)
 	refused("an expired token", link.Token)
-	s.now = s.now.Add(-2 * time.Hour)
+	s.advance(-2 * time.Hour)
 	if n := s.links.Unshare(s.sh.ID()); n != 1 {
 		t.Fatalf("unshare revoked %d links, want 1", n)
 	}

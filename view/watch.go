@@ -30,12 +30,26 @@ import (
 //
 // An operator's page may take the session's input over (control.go):
 // take, input, resize and return; a share link's page is read-only.
+//
+// A socket lives no longer than what opened it: a share link's socket is
+// closed when the link is revoked or expires, a login cookie's when its
+// login ends (logout, expiry), each with a close reason (guard). The page
+// speaks JSON text only: a binary message, or more messages than a person
+// sends (msgBurst at once, msgRate a second after), closes the socket
+// with a reason (readText).
 const (
 	frameEvery   = 16 * time.Millisecond
 	frameBytes   = 32 << 10
 	writeTimeout = 5 * time.Second
 	helloTimeout = 10 * time.Second
 	stateEvery   = time.Second
+	msgBurst     = 1000
+	msgRate      = 500
+	// pingEvery: a viewer must answer a ping within writeTimeout, this
+	// often. A viewer that stopped reading while the session went quiet
+	// has no frame to fail on: its socket would hold the server's
+	// buffered frames for as long as the session stays quiet.
+	pingEvery = 10 * time.Second
 )
 
 // hello is the page's first message.
@@ -51,7 +65,10 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := messages.SessionID(r.PathValue("id"))
-	operator := s.operator(r)
+	operator, lg := s.operator(r), (*login)(nil)
+	if operator && s.opts.Operator == nil {
+		_, lg = s.ops.auth(r)
+	}
 	// The Origin was checked in ServeHTTP, against the server's own host
 	// and Options.Origins.
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
@@ -64,15 +81,21 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(maxMessage)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	v := &viewer{c: c, srv: s, id: id, readOnly: true}
+	v := &viewer{c: c, srv: s, id: id, readOnly: true, msgs: bucket{at: time.Now()}}
 	h, err := v.readHello(ctx)
 	if err != nil {
-		c.Close(websocket.StatusPolicyViolation, "hello expected")
+		if !errors.Is(err, errRefusedMessage) {
+			c.Close(websocket.StatusPolicyViolation, "hello expected")
+		}
 		return
 	}
 	// A share link's page (/v/) says so with its token, which must hold
 	// whoever opens it; an operator's page (/s/) brings none.
 	label := ""
+	var guard *access
+	if lg != nil {
+		guard = s.loginAccess(lg)
+	}
 	if !operator || h.Token != "" {
 		link, err := s.linkFor(h.Token, id)
 		if err != nil {
@@ -82,6 +105,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		label = link.Label
+		guard = s.linkAccess(link)
 	} else {
 		v.readOnly = false
 	}
@@ -104,9 +128,14 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	// only once they have (the socket is closed by then, which ends the
 	// reader's Read).
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); v.read(ctx, cancel) }()
 	go func() { defer wg.Done(); v.states(ctx, entry) }()
+	go func() { defer wg.Done(); v.keepalive(ctx, cancel) }()
+	if guard != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); v.guard(ctx, *guard) }()
+	}
 	defer wg.Wait()
 	defer cancel()
 	err = v.follow(ctx, watcher)
@@ -142,6 +171,93 @@ func (s *Server) linkFor(token string, id messages.SessionID) (Link, error) {
 	return s.opts.Links.Check(token, id)
 }
 
+// access is what opened a socket, watched while it is open: a share
+// link or a login.
+type access struct {
+	done    <-chan struct{}      // closed when revoked (or swept after expiry)
+	left    func() time.Duration // until it expires
+	live    func() bool          // still valid (re-checked each stateEvery)
+	revoked string               // the close reason when done closes before expiry
+	expired string               // the close reason at expiry
+}
+
+func (s *Server) linkAccess(link Link) *access {
+	return &access{
+		done: link.Done(), left: func() time.Duration { return s.opts.Links.Left(link) },
+		live:    func() bool { return s.opts.Links.Live(link) },
+		revoked: "the share link was revoked", expired: "the share link expired",
+	}
+}
+
+func (s *Server) loginAccess(l *login) *access {
+	return &access{
+		done: l.done, left: func() time.Duration { return l.expires.Sub(s.ops.now()) },
+		live:    func() bool { return s.ops.live(l) },
+		revoked: "logged out", expired: "the login expired",
+	}
+}
+
+// guard closes the socket, with a reason, once a ends: at once when it
+// is revoked, at its expiry, and at the latest a stateEvery after it
+// stopped being valid (a clock that is not the timers').
+func (v *viewer) guard(ctx context.Context, a access) {
+	tick := time.NewTicker(stateEvery)
+	defer tick.Stop()
+	expiry := time.NewTimer(max(a.left(), 0))
+	defer expiry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.done:
+		case <-expiry.C:
+			if left := a.left(); left > 0 {
+				expiry.Reset(left)
+				continue
+			}
+		case <-tick.C:
+			if a.live() {
+				continue
+			}
+		}
+		reason, code := a.revoked, "revoked"
+		if a.left() <= 0 {
+			reason, code = a.expired, "expired"
+		}
+		v.srv.opts.Log.Info().Str("session", string(v.id)).Msg("view: socket closed: " + reason)
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		_ = v.send(sctx, map[string]any{"t": "error", "code": code, "message": reason})
+		cancel()
+		v.c.Close(websocket.StatusPolicyViolation, reason)
+		return
+	}
+}
+
+// keepalive pings the viewer every pingEvery and drops it when no pong
+// comes within writeTimeout (a browser answers by itself, even in a
+// hidden tab; the pong is read by the reader, v.read).
+func (v *viewer) keepalive(ctx context.Context, cancel context.CancelFunc) {
+	t := time.NewTicker(pingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, pcancel := context.WithTimeout(ctx, writeTimeout)
+		err := v.c.Ping(pctx)
+		pcancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				v.srv.opts.Log.Info().Str("session", string(v.id)).Msg("view: viewer dropped: no answer to a ping")
+			}
+			cancel()
+			return
+		}
+	}
+}
+
 // viewer is one live view's socket.
 type viewer struct {
 	c   *websocket.Conn
@@ -157,13 +273,41 @@ type viewer struct {
 	hold    Controller
 	sent    *messages.Control
 	sentYou bool
+
+	// msgs counts the page's messages (readText's rate bound); only the
+	// reading goroutine touches it.
+	msgs bucket
+}
+
+// errRefusedMessage: readText closed the socket over a message the page
+// must not send (binary, or one too many).
+var errRefusedMessage = errors.New("view: message refused")
+
+// readText reads the page's next message, which must be text, within
+// the message rate: otherwise it closes the socket with the reason and
+// returns errRefusedMessage.
+func (v *viewer) readText(ctx context.Context) ([]byte, error) {
+	typ, b, err := v.c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if typ != websocket.MessageText {
+		v.c.Close(websocket.StatusUnsupportedData, "binary message: the page speaks JSON text")
+		return nil, errRefusedMessage
+	}
+	if v.msgs.levelAt(time.Now(), msgRate) >= msgBurst {
+		v.c.Close(websocket.StatusPolicyViolation, "too many messages")
+		return nil, errRefusedMessage
+	}
+	v.msgs.level++
+	return b, nil
 }
 
 func (v *viewer) readHello(ctx context.Context) (hello, error) {
 	ctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
 	var h hello
-	_, b, err := v.c.Read(ctx)
+	b, err := v.readText(ctx)
 	if err != nil {
 		return h, err
 	}

@@ -87,9 +87,10 @@ type Options struct {
 	// Record writes every session's event stream to a record file
 	// (record.go); its zero value records nothing.
 	Record Record
-	// Hide lists folders no sandboxed shell may see, even read-only
-	// (bubblewrap binds / read-only): the console's URL file, say. Set it
-	// before Confine.
+	// Hide lists folders and files no sandboxed shell may see, even
+	// read-only (bubblewrap binds / read-only): the console's folder of
+	// URL files, a token file, a TLS key (sandbox.BubblewrapOptions.Hide).
+	// Set it before Confine.
 	Hide []string
 }
 

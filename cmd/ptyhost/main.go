@@ -114,6 +114,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := c.local.Check(); err != nil {
 		return c, err
 	}
+	// The host's private key: no sandboxed shell reads it.
+	c.local.HideFiles = append(c.local.HideFiles, c.tlsKey)
 	return c, nil
 }
 

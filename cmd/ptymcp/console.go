@@ -41,7 +41,13 @@ type consoleFlags struct {
 	// controlIdle ends an operator's hold on a terminal's input after this
 	// long without their input.
 	controlIdle time.Duration
+	// loginTTL is how long an operator's console login lasts on the
+	// server (view.Options.LoginTTL).
+	loginTTL time.Duration
 }
+
+// maxLoginTTL bounds -console-login-ttl.
+const maxLoginTTL = 7 * 24 * time.Hour
 
 func (f *consoleFlags) register(fs interface {
 	StringVar(p *string, name, value, usage string)
@@ -50,6 +56,7 @@ func (f *consoleFlags) register(fs interface {
 	fs.StringVar(&f.addr, "console", "", "serve the console (people watch the terminals in a browser) on ADDR, or off; default: a loopback port of its own over stdio, the -http listener over HTTP")
 	fs.StringVar(&f.tlsCert, "console-tls-cert", "", "over stdio: serve the console over HTTPS with this PEM certificate (chain); required off loopback")
 	fs.StringVar(&f.tlsKey, "console-tls-key", "", "the PEM private key of -console-tls-cert")
+	fs.DurationVar(&f.loginTTL, "console-login-ttl", view.DefaultLoginTTL, "how long an operator's console login lasts (its cookie), on the server too; logout ends it sooner (1s to 168h)")
 	fs.DurationVar(&f.controlIdle, "control-idle-timeout", messages.DefaultControlIdle, "a person who took a terminal over in the console hands it back to the agent by themselves after this long without their input (1s to 24h)")
 }
 
@@ -61,6 +68,9 @@ func (f *consoleFlags) check(http bool) error {
 	}
 	if f.controlIdle < time.Second || f.controlIdle > messages.MaxControlIdle {
 		return fmt.Errorf("-control-idle-timeout %s: between 1s and %s", f.controlIdle, messages.MaxControlIdle)
+	}
+	if f.loginTTL < time.Second || f.loginTTL > maxLoginTTL {
+		return fmt.Errorf("-console-login-ttl %s: between 1s and %s", f.loginTTL, maxLoginTTL)
 	}
 	switch {
 	case f.addr == "" || f.addr == "off":
@@ -108,7 +118,7 @@ func newToken() (string, error) {
 func viewServer(f consoleFlags, svc *actors.Service, token string, links *view.Links, secrets *view.Secrets, origins []string, log zerolog.Logger) (*view.Server, error) {
 	return view.New(view.Options{
 		Source: view.ServiceSource(svc), OperatorToken: token, Links: links, Secrets: secrets, Assets: assets.FS(),
-		Origins: origins, Log: log.With().Str("component", "console").Logger(), ControlIdle: f.controlIdle,
+		Origins: origins, Log: log.With().Str("component", "console").Logger(), ControlIdle: f.controlIdle, LoginTTL: f.loginTTL,
 	})
 }
 

@@ -320,6 +320,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		host = r.RemoteAddr
 	}
 	r.Header.Set(principalHeader, "token@"+host)
+	showedToken(r)
 	g.next.ServeHTTP(w, r)
 }
 

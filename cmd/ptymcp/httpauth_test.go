@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"flag"
 	"io"
 	"math/big"
 	"net"
@@ -627,5 +629,50 @@ func TestCanonOrigin(t *testing.T) {
 	}
 	if l.String() != "https://app.example,http://localhost:3000" {
 		t.Fatalf("list %q", l.String())
+	}
+}
+
+// Every flag that names a file holding a secret (its name says key,
+// token or resume) puts that file on the sandbox's hide list; the bearer
+// token's file is added when loaded (run), -record-key's by terminals.
+// A new credential flag fails here until it is hidden too.
+func TestCredentialFlagsHidden(t *testing.T) {
+	var usage bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	dir := t.TempDir()
+	file := func(flag string) string { return filepath.Join(dir, strings.TrimPrefix(flag, "-")) }
+	byTerminals := map[string]bool{"-record-key": true}
+	byRun := map[string]bool{"-http-token-file": true}
+	sets := [][]string{
+		{"-http", "127.0.0.1:0", "-http-tls-cert", "c", "-http-tls-key", file("-http-tls-key"),
+			"-console-tls-cert", "c", "-console-tls-key", file("-console-tls-key"),
+			"-host", "127.0.0.1:1", "-host-tls-cert", "c", "-host-tls-ca", "c", "-host-tls-key", file("-host-tls-key")},
+		{"-host", "127.0.0.1:1", "-host-insecure", "-resume-file", file("-resume-file")},
+	}
+	var hidden []string
+	for _, args := range sets {
+		c, err := parseFlags(args, io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		hidden = append(hidden, c.local.HideFiles...)
+	}
+	for _, line := range strings.Split(usage.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "-") {
+			continue
+		}
+		name := f[0]
+		if !strings.HasSuffix(name, "-key") && !strings.Contains(name, "token") && !strings.Contains(name, "resume") {
+			continue
+		}
+		if byTerminals[name] || byRun[name] {
+			continue
+		}
+		if !slices.Contains(hidden, file(name)) {
+			t.Errorf("%s names a credential file that is not hidden from sandboxed shells (hidden: %q)", name, hidden)
+		}
 	}
 }

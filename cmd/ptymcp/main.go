@@ -52,6 +52,7 @@ type config struct {
 	tlsCert        string
 	tlsKey         string
 	maxConns       int // -http-max-conns
+	maxConnsSource int // -http-max-conns-per-source
 	maxSessions    int // -http-max-sessions
 	maxTerminals   int // -max-terminals
 	local          terminals.Flags
@@ -87,7 +88,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Var(&c.allowOrigins, "http-allow-origin", "with -http: a browser origin (scheme://host[:port]) besides the server's own that may call it, with CORS; repeatable")
 	fs.StringVar(&c.tlsCert, "http-tls-cert", "", "with -http: serve HTTPS with this PEM certificate (chain); needs -http-tls-key; required off loopback")
 	fs.StringVar(&c.tlsKey, "http-tls-key", "", "with -http: the PEM private key of -http-tls-cert")
-	fs.IntVar(&c.maxConns, "http-max-conns", defaultMaxConns, "with -http: at most this many connections open at once; one beyond is closed when accepted")
+	fs.IntVar(&c.maxConns, "http-max-conns", defaultMaxConns, "with -http: at most this many connections open at once; at the cap a new one closes the oldest that has not shown the token, idle ones first (or is closed itself when all have)")
+	fs.IntVar(&c.maxConnsSource, "http-max-conns-per-source", defaultMaxConnsPerSource, "with -http: at most this many idle connections without the token from one source address (an IPv6 /64); its oldest is closed for its next")
 	fs.IntVar(&c.maxSessions, "http-max-sessions", defaultMaxHTTPSessions, "with -http: at most this many MCP sessions at once; an initialize beyond is refused (HTTP 503) until one ends or expires")
 	fs.IntVar(&c.maxTerminals, "max-terminals", defaultMaxTerminals, "at most this many terminals per MCP session (connection); a terminal_open beyond is refused until one is closed")
 	c.console.register(fs)
@@ -136,10 +138,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			c.local.Hide = append(c.local.Hide, d)
 		}
 	}
+	c.local.HideFiles = append(c.local.HideFiles, c.credentialFiles()...)
 	if c.hosts.resumeFile != "" && c.httpAddr != "" {
 		return c, errors.New("-resume-file keeps the stdio connection's terminals: not with -http")
 	}
 	return c, nil
+}
+
+// credentialFiles are the files the flags name that hold a secret (a
+// private key, resume tokens), hidden from sandboxed shells; the bearer
+// token's file is added once known (loadHTTPCreds), -record-key's by
+// terminals.
+func (c config) credentialFiles() []string {
+	return []string{c.tlsKey, c.console.tlsKey, c.hosts.key, c.hosts.resumeFile}
 }
 
 // checkHTTPFlags refuses, before anything listens, an HTTP setup that
@@ -151,6 +162,9 @@ func checkHTTPFlags(c config) error {
 	}
 	if c.maxConns < 1 {
 		return fmt.Errorf("-http-max-conns %d: at least 1", c.maxConns)
+	}
+	if c.maxConnsSource < 1 {
+		return fmt.Errorf("-http-max-conns-per-source %d: at least 1", c.maxConnsSource)
 	}
 	if c.maxSessions < 1 {
 		return fmt.Errorf("-http-max-sessions %d: at least 1", c.maxSessions)
@@ -185,6 +199,8 @@ func run(args []string, stderr io.Writer) error {
 		if hc, err = loadHTTPCreds(c, log); err != nil {
 			return err
 		}
+		// The token is also the console's operator login.
+		c.local.HideFiles = append(c.local.HideFiles, hc.file)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -281,6 +297,7 @@ func run(args []string, stderr io.Writer) error {
 // httpCreds is what the HTTP server proves itself and its callers with.
 type httpCreds struct {
 	token string
+	file  string      // the token's file
 	tls   *tls.Config // nil: plain HTTP (loopback only)
 }
 
@@ -299,7 +316,7 @@ func loadHTTPCreds(c config, log zerolog.Logger) (*httpCreds, error) {
 	}
 	// The path only: the token is never logged.
 	log.Info().Str("token_file", path).Bool("created", created).Msg("HTTP requests need the bearer token in this file")
-	hc := &httpCreds{token: token}
+	hc := &httpCreds{token: token, file: path}
 	if c.tlsCert != "" {
 		if hc.tls, err = terminals.LoadTLS("-http-tls", c.tlsCert, c.tlsKey, ""); err != nil {
 			return nil, err
@@ -319,7 +336,7 @@ func listenHTTP(c config, hc *httpCreds, log zerolog.Logger) (net.Listener, erro
 		_ = ln.Close()
 		return nil, fmt.Errorf("-http %s bound %s, which is not loopback: serving off loopback needs TLS (-http-tls-cert and -http-tls-key)", c.httpAddr, ln.Addr())
 	}
-	return newConnLimit(ln, c.maxConns, log), nil
+	return newConnLimit(ln, c.maxConns, c.maxConnsSource, log), nil
 }
 
 // httpBase is the -http listener's scheme://host:port.
@@ -353,6 +370,9 @@ func serveHTTP(ctx context.Context, c config, hc *httpCreds, s *server, ln net.L
 	// No ReadTimeout or WriteTimeout: they would cut the event stream and
 	// long sends. The bounds on callers without the token: httplimits.go.
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: httpHeaderTimeout, IdleTimeout: httpIdleTimeout, TLSConfig: hc.tls}
+	if cl, ok := ln.(*connLimit); ok { // which connections may be closed to make room
+		hs.Handler, hs.ConnContext = cl.track(mux), cl.connContext
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if hc.tls != nil {

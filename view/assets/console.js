@@ -97,6 +97,18 @@ async function refresh() {
   setTimeout(refresh, 1000);
 }
 
+// Log out ends the login on the server (the cookie is dead there, and
+// the live views opened with it are closed), not only in this browser.
+document.getElementById("logout").addEventListener("click", async () => {
+  try {
+    await fetch("/api/logout", { method: "POST", credentials: "same-origin" });
+  } finally {
+    rows.replaceChildren();
+    show(loggedOut);
+    status.textContent = "";
+  }
+});
+
 async function start() {
   const token = fragmentToken();
   if (token) await login(token);

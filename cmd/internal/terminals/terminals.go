@@ -42,8 +42,14 @@ type Flags struct {
 	RecordMaxAge   time.Duration
 	recordKey      []byte
 	// Hide lists folders no sandboxed shell may see, even read-only (the
-	// console's URL file, with its operator token).
+	// console's, with the URL files of its operator tokens). Start
+	// creates each (0700) when missing: a folder made later would be
+	// seen by the shells already running.
 	Hide []string
+	// HideFiles lists files no sandboxed shell may see: the credentials
+	// the command's flags name (a bearer token file, TLS private keys);
+	// Start adds -record-key's.
+	HideFiles []string
 }
 
 // DefaultRecordDir is where records go unless -record-dir says otherwise:
@@ -188,6 +194,34 @@ func (f *Flags) recording() local.Record {
 		MaxTotal: f.RecordMaxTotal, MaxAge: f.RecordMaxAge, Host: host}
 }
 
+// hidden is what the sandbox hides: the folders of Hide, created when
+// missing (one that cannot be made is logged and, missing, left out by
+// the sandbox: there is nothing in it to hide), and the files of
+// HideFiles and -record-key, absolute.
+func (f *Flags) hidden(log zerolog.Logger) []string {
+	var out []string
+	for _, d := range f.Hide {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			log.Warn().Err(err).Str("folder", d).Msg("cannot create a folder hidden from sandboxed shells")
+		}
+		out = append(out, d)
+	}
+	files := f.HideFiles
+	if f.RecordKey != "" {
+		files = append(files[:len(files):len(files)], f.RecordKey)
+	}
+	for _, p := range files {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // Start runs a service with the local backend, confined as the flags say.
 // stop shuts the service down (every session closed, trees torn down),
 // logging what it left.
@@ -195,7 +229,7 @@ func (f *Flags) Start(ctx context.Context, log zerolog.Logger) (svc *actors.Serv
 	// The subreaper closes teardown's one escape (a daemon orphaned out of
 	// the shell's session); it exists on Linux only, and elsewhere the
 	// backend would refuse every spawn with it on.
-	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log, Record: f.recording(), Hide: f.Hide}
+	bopts := local.Options{Subreaper: runtime.GOOS == "linux", Log: log, Record: f.recording(), Hide: f.hidden(log)}
 	if err := bopts.Confine(f.Sandbox, f.Workspace, f.AllowNetwork); err != nil {
 		return nil, nil, err
 	}
