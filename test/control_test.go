@@ -246,6 +246,92 @@ func TestHandBackFirstResultAndHalfTypedLine(t *testing.T) {
 	}
 }
 
+// A half-typed line is discarded whatever state the person left the line
+// editor in, and whatever it printed meanwhile, on the path of Control.Type
+// (the path the live view's socket and the host link end on): the keys
+// one per call as a page sends them, the terminal resized during the hold
+// (readline redraws its line after the SIGWINCH, without the shell's
+// marker: the prompt tracker loses the line, which the old clear took for
+// "not at the prompt" and wrote the agent's command behind the person's
+// line, issue 35). The agent's next command runs exactly as sent, and the
+// hand-back names the line.
+func TestHandBackDiscardsTheLineInAnyState(t *testing.T) {
+	cases := []struct {
+		name, keys, halfTyped string
+		resize                bool
+	}{
+		{"redrawn by a resize", "echo half-typed-X", "echo half-typed-X", true},
+		{"ESC pending", "echo esc-X\x1b", `echo esc-X\x1b`, false},
+		{"half an arrow key, redrawn", "echo arrow-X\x1b[", `echo arrow-X\x1b[`, true},
+		{"erased to nothing", "echo gone-X" + strings.Repeat("\x7f", 11), "", false},
+		{"multi-byte, redrawn", "echo é日本-X", "echo é日本-X", true},
+		{"bracketed paste left open", "\x1b[200~echo pasted-X", `\x1b[200~echo pasted-X`, false},
+	}
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := h.spawn(messages.SpawnRequest{})
+			ctx := testkit.Ctx(t)
+			c, err := sp.TakeControl(ctx, messages.TakeControlRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tc.keys {
+				if err := c.Type(ctx, []byte(string(k))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The shell took every key, as it has by the time a person
+			// moves to the button: the kernel shows it waiting again with
+			// its input read.
+			if w, err := sp.Wait(ctx, messages.WaitPolicy{}); err != nil || w.WaitReason != messages.WaitStdinRead {
+				t.Fatalf("wait during the hold: %v, %+v", err, w)
+			}
+			if tc.resize {
+				var seq uint64
+				testkit.WaitFor(t, 10*time.Second, "the typed line", func() bool {
+					sc, err := sp.Screen(ctx)
+					seq = sc.Seq
+					return err == nil && strings.HasPrefix(sc.Rows[sc.CursorRow], "$ echo ") && strings.Contains(sc.Rows[sc.CursorRow], "-X")
+				})
+				if err := c.Resize(ctx, 30, 120); err != nil {
+					t.Fatal(err)
+				}
+				// The shell redraws the line for the new width: output
+				// after the resize.
+				testkit.WaitFor(t, 10*time.Second, "the redrawn line", func() bool {
+					sc, err := sp.Screen(ctx)
+					return err == nil && sc.Width == 120 && sc.Seq > seq+1 && strings.Contains(sc.Rows[sc.CursorRow], "-X")
+				})
+			}
+			hb, err := c.Return(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hb.HalfTyped != tc.halfTyped {
+				t.Fatalf("the hand-back names %q, want %q", hb.HalfTyped, tc.halfTyped)
+			}
+			res := h.prompt(sp.ID(), "echo agent-$((6*7))", 0)
+			if res.Handback == nil || res.Handback.HalfTyped != tc.halfTyped {
+				t.Fatalf("the first result's hand-back %+v", res.Handback)
+			}
+			rd, err := sp.Read(ctx, messages.ReadRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var command string
+			for _, l := range strings.Split(rd.Text, "\n") {
+				if strings.Contains(l, "agent-$((6*7))") {
+					command = l
+				}
+			}
+			if command != "$ echo agent-$((6*7))" || !hasLine(res.Viewport, "agent-42") {
+				t.Fatalf("the command did not run as sent (foreign %q):\n%s", res.ForeignInput, rd.Text)
+			}
+		})
+	}
+}
+
 // Input from a hold that moved on is refused and never written: after
 // the hand-back, and after another person took control.
 func TestStaleHolderRefused(t *testing.T) {

@@ -24,9 +24,11 @@ func (s *session) Write(ctx context.Context, p []byte) error {
 
 // WriteAs implements backend.PersonWriter: a person's input ends any
 // line the agent left open (the line editor's content is no longer the
-// agent's own).
+// agent's own), and leaves the line editor in a state the next send's
+// clear must not take from its echo alone (personInput).
 func (s *session) WriteAs(ctx context.Context, source string, p []byte) (bool, error) {
 	s.lineOpen.Store(false)
+	s.personInput.Store(true)
 	return s.write(ctx, p, source)
 }
 
@@ -52,11 +54,13 @@ func (s *session) write(ctx context.Context, p []byte, source string) (secret bo
 	return secret, err
 }
 
-// noteInput records whether a send's input left its line open.
+// noteInput records whether a send's input left its line open; the
+// agent's input follows any a person left.
 func (s *session) noteInput(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	s.personInput.Store(false)
 	switch p[len(p)-1] {
 	case '\r', '\n', 0x03:
 		s.lineOpen.Store(false)

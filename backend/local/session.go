@@ -62,7 +62,12 @@ type session struct {
 	// lineOpen: the newest input written for a send did not end its line
 	// (no Enter, newline or ^C last), so what the shell's line editor
 	// holds is the caller's own (see ClearForeignInput).
-	lineOpen     atomic.Bool
+	lineOpen atomic.Bool
+	// personInput: the newest input written was a person's (WriteAs), so
+	// the line editor may be in any state a person's keys leave it in
+	// (an unfinished escape sequence or paste shows no echo): the next
+	// send's clear looks for the shell waiting whatever the line shows.
+	personInput  atomic.Bool
 	masterClosed atomic.Bool   // Close closed the master: the pump's error is expected
 	pumpDone     chan struct{} // closed when the pump goroutine returned
 	waitDone     chan struct{} // closed when cmd.Wait returned
