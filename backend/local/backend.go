@@ -113,9 +113,14 @@ func (o *Options) Confine(mode, root string, network bool) error {
 	o.Policy = policy
 	if m.Restricted() {
 		// The records' folder holds every session's record: no sandboxed
-		// shell sees it, even read-only.
+		// shell sees it, even read-only. It is made now: the sandbox
+		// hides only what exists at a spawn, and the first record is
+		// written after the first shell is wrapped.
 		hide := append([]string(nil), o.Hide...)
 		if o.Record.Dir != "" {
+			if err := os.MkdirAll(o.Record.Dir, 0o700); err != nil {
+				return fmt.Errorf("records folder: %w", err)
+			}
 			hide = append(hide, o.Record.Dir)
 		}
 		o.Sandbox = sandbox.NewBubblewrap(sandbox.BubblewrapOptions{Hide: hide})
