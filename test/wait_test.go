@@ -139,7 +139,7 @@ func TestToolWaitBuildThenPrompt(t *testing.T) {
 	}
 	// Only the build's send asks for a short silence; the answer's keeps
 	// the configuration's long one and ends at the prompt.
-	v := call(tools.TerminalSend, map[string]any{"text": "echo building; " + g.wait() + "; read -r -p 'deploy? [y/n] ' a; echo answered $a", "silence_ms": 500})
+	v := call(tools.TerminalSend, map[string]any{"text": "echo building; " + g.wait() + "; read -r -p 'deploy? [y/n] ' a; echo answered $a", "silenceMs": 500})
 	if v.Cause != string(messages.CauseSilence) {
 		t.Fatalf("send: %+v, want it to return while the build runs", v)
 	}
@@ -147,7 +147,7 @@ func TestToolWaitBuildThenPrompt(t *testing.T) {
 	// finds the shell reading the terminal whether it began before the
 	// prompt was printed or after.
 	g.release()
-	v = call(tools.TerminalWait, map[string]any{"timeout_ms": 20000})
+	v = call(tools.TerminalWait, map[string]any{"timeoutMs": 20000})
 	if v.Cause != string(messages.CauseInput) || !strings.Contains(v.Viewport, "deploy? [y/n] ") {
 		t.Fatalf("wait: %+v, want the y/n prompt", v)
 	}

@@ -35,6 +35,18 @@ const maxProperties = 64
 // quotes.
 const maxUnknownNamed = 8
 
+// LegacyNames maps the snake_case spellings parameters had before the
+// camelCase convention (docs/mcp.md, "Names") to today's: parseArgs still
+// accepts them so clients written against the old schema keep working,
+// but no schema lists them, so a model only ever sees one spelling.
+var LegacyNames = map[string]string{
+	"task_id":           "taskId",
+	"timeout_ms":        "timeoutMs",
+	"silence_ms":        "silenceMs",
+	"run_in_background": "runInBackground",
+	"ttl_ms":            "ttlMs",
+}
+
 // parseArgs accepts a JSON object (or nothing, meaning {}) whose keys are
 // all in allowed. It reads the object a property at a time and keeps only
 // the allowed ones, so the work is bounded by the allowed parameters, not
@@ -54,6 +66,7 @@ func parseArgs(raw json.RawMessage, allowed []string) (args, error) {
 		return nil, notJSON(err)
 	}
 	a := args{}
+	spelling := map[string]string{} // how each parameter was spelled
 	var unknown []string
 	moreUnknown := 0
 	for n := 0; dec.More(); n++ {
@@ -68,6 +81,16 @@ func parseArgs(raw json.RawMessage, allowed []string) (args, error) {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, notJSON(err)
+		}
+		spelled := k
+		if name, ok := LegacyNames[k]; ok && slices.Contains(allowed, name) {
+			k = name
+		}
+		if prev, seen := spelling[k]; seen && prev != spelled {
+			return nil, messages.InvalidArgument("%s and %s are one parameter; give it once, as %s", prev, spelled, k)
+		}
+		if slices.Contains(allowed, k) {
+			spelling[k] = spelled
 		}
 		switch {
 		case slices.Contains(allowed, k):
@@ -112,7 +135,7 @@ func tooLong(name string, raw json.RawMessage, limit int) error {
 // pattern: messages.WaitPolicy.Validate) or by its own check (text).
 var maxChars = map[string]int{
 	"sessionId": maxIDChars,
-	"task_id":   maxIDChars,
+	"taskId":    maxIDChars,
 	"type":      messages.MaxLabelChars,
 	"cwd":       maxPathChars,
 	"reason":    maxReasonChars,

@@ -28,8 +28,8 @@ func TestArgumentBounds(t *testing.T) {
 	for _, c := range []struct {
 		name, raw, want string // want "": success
 	}{
-		{TerminalWait, `{"sessionId":"$SID","timeout_ms":50,"pattern":` + q(strings.Repeat("x", messages.MaxPatternChars)) + `}`, ""},
-		{TerminalWait, `{"sessionId":"$SID","timeout_ms":50,"pattern":` + q(strings.Repeat("x", messages.MaxPatternChars+1)) + `}`, "pattern is 4097 characters; the limit is 4096"},
+		{TerminalWait, `{"sessionId":"$SID","timeoutMs":50,"pattern":` + q(strings.Repeat("x", messages.MaxPatternChars)) + `}`, ""},
+		{TerminalWait, `{"sessionId":"$SID","timeoutMs":50,"pattern":` + q(strings.Repeat("x", messages.MaxPatternChars+1)) + `}`, "pattern is 4097 characters; the limit is 4096"},
 		{TerminalWait, `{"sessionId":"$SID","pattern":` + q(strings.Repeat("x", 100_000)) + `}`, "pattern is over 16666 characters; the limit is 4096"},
 		{TerminalWait, `{"sessionId":"$SID","pattern":` + q(strings.Repeat(`(a|b){1000}`, 372)) + `}`, "pattern expands to more than 16384 steps"},
 		{TerminalWait, `{"sessionId":"$SID","pattern":` + q(strings.Repeat("x", 3_500_000)) + `}`, "bytes of JSON; the limit is 2046976"},
@@ -50,7 +50,7 @@ func TestArgumentBounds(t *testing.T) {
 		{TerminalSend, `{"sessionId":"$SID","text":` + q(strings.Repeat("y", 15_000_000)) + `}`, "bytes of JSON; the limit is 2046976"},
 		{TerminalSend, `{"sessionId":` + q(strings.Repeat("s", maxIDChars+1)) + `,"text":""}`, "sessionId is 257 characters; the limit is 256"},
 		{TerminalOpen, `{"cwd":` + q(strings.Repeat("d", maxPathChars+1)) + `}`, "cwd is 4097 characters; the limit is 4096"},
-		{TaskKill, `{"task_id":"t","reason":` + q(strings.Repeat("r", 10_000)) + `}`, "reason is over 1666 characters; the limit is 1024"},
+		{TaskKill, `{"taskId":"t","reason":` + q(strings.Repeat("r", 10_000)) + `}`, "reason is over 1666 characters; the limit is 1024"},
 	} {
 		ts := rig.small
 		r := rig.call(t, ts, c.name, []byte(c.raw))

@@ -132,15 +132,15 @@ func TestToolArgsRig(t *testing.T) {
 		want error // nil: success
 	}{
 		{rig.plain, TerminalSend, `{"sessionId":"$SID","text":"echo hi"}`, nil},
-		{rig.small, TerminalSend, `{"sessionId":"$SID","text":"make","run_in_background":true}`, nil},
-		{rig.plain, TerminalSend, `{"sessionId":"$SID","text":"make","run_in_background":true}`, ErrBackgroundDisabled},
+		{rig.small, TerminalSend, `{"sessionId":"$SID","text":"make","runInBackground":true}`, nil},
+		{rig.plain, TerminalSend, `{"sessionId":"$SID","text":"make","runInBackground":true}`, ErrBackgroundDisabled},
 		{rig.plain, TerminalOpen, `{"name":"dev"}`, nil},
 		{rig.plain, TerminalOpen, `{"type":"nosuch"}`, messages.ErrNoBackend},
-		{rig.plain, TerminalWait, `{"sessionId":"$SID","timeout_ms":50}`, nil},
+		{rig.plain, TerminalWait, `{"sessionId":"$SID","timeoutMs":50}`, nil},
 		{rig.plain, TerminalWait, `{"sessionId":"$SID","pattern":"("}`, messages.ErrInvalidArgument},
-		{rig.plain, TerminalWait, `{"sessionId":"$SID","timeout_ms":0}`, messages.ErrInvalidArgument},
+		{rig.plain, TerminalWait, `{"sessionId":"$SID","timeoutMs":0}`, messages.ErrInvalidArgument},
 		{rig.plain, TerminalSend, `{"sessionId":"$SID","text":"x","until":"later"}`, messages.ErrInvalidArgument},
-		{rig.plain, TerminalSend, `{"sessionId":"$SID","text":"x","silence_ms":20,"until":"prompt"}`, nil},
+		{rig.plain, TerminalSend, `{"sessionId":"$SID","text":"x","silenceMs":20,"until":"prompt"}`, nil},
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1e2}`, nil},
 		{rig.plain, TerminalRead, `{"sessionId":"$SID","count":1.5}`, messages.ErrInvalidArgument},
 		{rig.plain, TerminalRead, "{\"sessionId\":\"$SID\",\"count\":\"\xff\"}", messages.ErrInvalidArgument},
@@ -152,8 +152,8 @@ func TestToolArgsRig(t *testing.T) {
 		{rig.plain, TerminalClose, `{"sessionId":"$SID"}`, nil},
 		{rig.plain, TerminalClose, `{"sessionId":"pty-nope"}`, messages.ErrNoSession},
 		{rig.plain, TerminalList, ``, nil},
-		{rig.small, TaskOutput, `{"task_id":"t","wait":false}`, messages.ErrNoTask},
-		{rig.plain, TaskKill, `{"task_id":"t"}`, ErrUnknownTool},
+		{rig.small, TaskOutput, `{"taskId":"t","wait":false}`, messages.ErrNoTask},
+		{rig.plain, TaskKill, `{"taskId":"t"}`, ErrUnknownTool},
 		{rig.plain, "terminal_exec", `{}`, ErrUnknownTool},
 	} {
 		r := rig.call(t, c.ts, c.name, []byte(c.raw))

@@ -31,7 +31,7 @@ type Options struct {
 	MaxResultBytes int
 	// DisableRunInBackground is the inverse of the original's
 	// enableRunInBackground (default true): when set, terminal_send has no
-	// run_in_background parameter, rejects it when passed anyway, and the
+	// runInBackground parameter, rejects it when passed anyway, and the
 	// task tools are not defined.
 	DisableRunInBackground bool
 	// WaitTimeout is task_output's default wait (30 s); MaxWaitTimeout caps

@@ -133,16 +133,16 @@ func (t *Toolset) definitions() []Definition {
 			"description": "Named keys pressed after the text, e.g. [\"Escape\"], [\"Down\",\"Down\",\"Enter\"], [\"Ctrl-C\"]: Enter, Tab, Escape, Backspace, Delete, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1-F12, Ctrl-<letter>, Alt-<key>. Use with submit:false for full-screen programs."},
 		"screen": boolProp("Return the terminal's screen too (automatic while a full-screen program is on the alternate screen; ask for it with programs such as top that draw on the main screen).", false),
 		"paste":  boolProp("Paste the text at once, within bracketed-paste markers when the program turned them on (as a terminal pastes), instead of typing it.", false),
-		"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
+		"timeoutMs": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
 			"description": "How long this send may wait at most, in milliseconds (default: the server's send timeout)."},
-		"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
+		"silenceMs": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
 			"description": "Return after this much output silence (inferred_idle) instead of the server's default."},
 		"until": schema{"type": "string", "enum": []string{"ready", "prompt"}, "default": "ready",
 			"description": "ready: return at the first of prompt, input wait, silence, exit, timeout. prompt: ignore silence; return at the shell's prompt, a program's input wait, exit or timeout."},
 	}
 	if bg {
 		sendDesc += " Background mode returns a task id for task_output/task_kill."
-		sendProps["run_in_background"] = boolProp("Return a task id at once instead of waiting; collect output with task_output, interrupt with task_kill.", false)
+		sendProps["runInBackground"] = boolProp("Return a task id at once instead of waiting; collect output with task_output, interrupt with task_kill.", false)
 	}
 	causes := []string{string(messages.CausePrompt), string(messages.CauseInput), string(messages.CausePattern), string(messages.CauseSilence), string(messages.CauseDeadline),
 		string(messages.CauseCancelled), string(messages.CauseClosed), string(messages.CauseExit), string(messages.CauseFailed), string(messages.CauseTakenOver)}
@@ -204,13 +204,13 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalWait,
-			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silence_ms is given), or timeout_ms. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once. It works while a person holds the terminal.",
+			Description: "Wait on a terminal without typing anything: until the program reading it waits for input, the shell's prompt returns (with the exit code), the shell exits, new output matches pattern, silence (only if silenceMs is given), or timeoutMs. Use it instead of polling a command that is still running. A prompt that returned since the last send counts at once. It works while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"pattern":   boundedStr("pattern", fmt.Sprintf("Optional regular expression (RE2), at most %d characters (and %d steps with counted repetitions written out); return as soon as new output matches it.", messages.MaxPatternChars, messages.MaxPatternSize)),
-				"timeout_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs, "default": int(t.opts.WaitTimeout.Milliseconds()),
+				"timeoutMs": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs, "default": int(t.opts.WaitTimeout.Milliseconds()),
 					"description": "How long to wait at most, in milliseconds."},
-				"silence_ms": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
+				"silenceMs": schema{"type": "integer", "minimum": 1, "maximum": maxWaitMs,
 					"description": "Also return after this much output silence."},
 				"cursor": schema{"type": "integer", "minimum": 0,
 					"description": "Show the output from this cursor (an earlier result's) on; default: since the previous result."},
@@ -326,12 +326,12 @@ func (t *Toolset) definitions() []Definition {
 		defs = append(defs,
 			Definition{
 				Name:        TaskOutput,
-				Description: "Get the new output of a background terminal send (only what arrived since the previous call) and its status: running, stopping, completed, killed or failed. With wait, first waits until the task finishes or timeout_ms passes.",
+				Description: "Get the new output of a background terminal send (only what arrived since the previous call) and its status: running, stopping, completed, killed or failed. With wait, first waits until the task finishes or timeoutMs passes.",
 				InputSchema: mustJSON(object(schema{
-					"task_id":    boundedStr("task_id", "Task id returned by terminal_send with run_in_background."),
-					"wait":       boolProp("Wait for the task to finish (up to timeout_ms) before returning.", true),
-					"timeout_ms": intProp("How long to wait, in milliseconds (capped).", 0, int(t.opts.WaitTimeout.Milliseconds())),
-				}, "task_id")),
+					"taskId":    boundedStr("taskId", "Task id returned by terminal_send with runInBackground."),
+					"wait":      boolProp("Wait for the task to finish (up to timeoutMs) before returning.", true),
+					"timeoutMs": intProp("How long to wait, in milliseconds (capped).", 0, int(t.opts.WaitTimeout.Milliseconds())),
+				}, "taskId")),
 				OutputSchema: mustJSON(schema{
 					"type": "object",
 					"properties": schema{
@@ -345,9 +345,9 @@ func (t *Toolset) definitions() []Definition {
 				Name:        TaskKill,
 				Description: "Interrupt a running background terminal send: a real SIGINT goes to the terminal's foreground process group. A finished task is left alone.",
 				InputSchema: mustJSON(object(schema{
-					"task_id": boundedStr("task_id", "Task id returned by terminal_send with run_in_background."),
-					"reason":  boundedStr("reason", "Optional reason, for logs."),
-				}, "task_id")),
+					"taskId": boundedStr("taskId", "Task id returned by terminal_send with runInBackground."),
+					"reason": boundedStr("reason", "Optional reason, for logs."),
+				}, "taskId")),
 				OutputSchema: mustJSON(schema{
 					"type": "object",
 					"properties": schema{

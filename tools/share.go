@@ -29,11 +29,11 @@ func (t *Toolset) shareDefinitions() []Definition {
 	return []Definition{
 		{
 			Name:        TerminalShare,
-			Description: "Make a link a person can open in a browser to watch this terminal live, read-only (they cannot type or resize). The link works for this session only, until ttl_ms passes (default one hour), terminal_unshare, or the session's close.",
+			Description: "Make a link a person can open in a browser to watch this terminal live, read-only (they cannot type or resize). The link works for this session only, until ttlMs passes (default one hour), terminal_unshare, or the session's close.",
 			InputSchema: mustJSON(object(schema{
 				"sessionId": boundedStr("sessionId", sessionIDDesc),
 				"label":     boundedStr("label", "Shown on the page as \"watching: <label>\": one line of text."),
-				"ttl_ms": schema{"type": "integer", "minimum": 1, "maximum": maxTTL, "default": view.DefaultLinkTTL.Milliseconds(),
+				"ttlMs": schema{"type": "integer", "minimum": 1, "maximum": maxTTL, "default": view.DefaultLinkTTL.Milliseconds(),
 					"description": "How long the link works, in milliseconds."},
 			}, "sessionId", "label")),
 			OutputSchema: mustJSON(schema{"type": "object", "properties": schema{
@@ -62,14 +62,14 @@ func (t *Toolset) share(ctx context.Context, owner messages.Owner, a args) (Resu
 	if err != nil {
 		return Result{}, err
 	}
-	ttlMs, err := a.integer("ttl_ms")
+	ttlMs, err := a.integer("ttlMs")
 	if err != nil {
 		return Result{}, err
 	}
 	var ttl time.Duration
 	if ttlMs != nil {
 		if *ttlMs < 1 || time.Duration(*ttlMs)*time.Millisecond > view.MaxLinkTTL {
-			return Result{}, messages.InvalidArgument("ttl_ms must be an integer from 1 to %d, got %d", view.MaxLinkTTL.Milliseconds(), *ttlMs)
+			return Result{}, messages.InvalidArgument("ttlMs must be an integer from 1 to %d, got %d", view.MaxLinkTTL.Milliseconds(), *ttlMs)
 		}
 		ttl = time.Duration(*ttlMs) * time.Millisecond
 	}

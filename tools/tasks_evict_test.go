@@ -52,22 +52,22 @@ func TestTaskOutputEvicted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ts.Call(ctx, owner, TerminalSend, []byte(`{"sessionId":"`+string(sp.ID())+`","text":"hi","run_in_background":true}`))
+	r := ts.Call(ctx, owner, TerminalSend, []byte(`{"sessionId":"`+string(sp.ID())+`","text":"hi","runInBackground":true}`))
 	bg, ok := r.Structured.(BackgroundSendValue)
 	if r.IsError || !ok {
 		t.Fatalf("background send: %q (%v)", r.Text, r.Err)
 	}
-	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"task_id":"`+bg.TaskID+`"}`))
+	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"taskId":"`+bg.TaskID+`"}`))
 	if out, ok := r.Structured.(TaskOutputValue); r.IsError || !ok || out.Task.Status != string(messages.TaskCompleted) {
 		t.Fatalf("task_output: %q (%v)", r.Text, r.Err)
 	}
 	clk.advance(messages.FinishedTaskTTL)
-	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"task_id":"`+bg.TaskID+`"}`))
+	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"taskId":"`+bg.TaskID+`"}`))
 	if !r.IsError || !errors.Is(r.Err, messages.ErrTaskEvicted) || errors.Is(r.Err, messages.ErrNoTask) ||
 		!strings.Contains(r.Text, "finished and was evicted") || !strings.Contains(r.Text, bg.TaskID) {
 		t.Fatalf("evicted task_output: %q (%v)", r.Text, r.Err)
 	}
-	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"task_id":"pty-send-nope","wait":false}`))
+	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"taskId":"pty-send-nope","wait":false}`))
 	if !errors.Is(r.Err, messages.ErrNoTask) || strings.Contains(r.Text, "evicted") {
 		t.Fatalf("unknown task_output: %q (%v)", r.Text, r.Err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
@@ -32,7 +33,7 @@ var (
 	ErrNoAgent = errors.New("terminal tools require an initiating agent")
 	// ErrUnknownTool: no tool has that name (or it is disabled).
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrBackgroundDisabled: run_in_background with DisableRunInBackground.
+	// ErrBackgroundDisabled: runInBackground with DisableRunInBackground.
 	ErrBackgroundDisabled = errors.New("background terminal sends are disabled by tool-pty configuration")
 	// ErrSendAborted: the caller's context ended during a foreground send;
 	// the send was interrupted and settled first.
@@ -54,6 +55,13 @@ type Toolset struct {
 	// byte escaped (\uXXXX: 6 bytes), and room for the other parameters
 	// at their bounds (keys, pattern, ids, cwd).
 	maxArgBytes int
+
+	// tasks remembers each session's latest background send, so a send
+	// refused as SEND_ACTIVE can name the task to collect or kill (the
+	// runtime's refusal knows the session, not the task). One entry per
+	// session, dropped at its close.
+	tasksMu sync.Mutex
+	tasks   map[messages.SessionID]messages.TaskID
 }
 
 // New validates opts and builds the tool definitions.
@@ -91,7 +99,7 @@ const argSlackBytes = 6*(messages.MaxKeys*(messages.MaxKeyChars+3)+messages.MaxP
 func (t *Toolset) Options() Options { return t.opts }
 
 // Definitions returns the tools in a stable order. Without background
-// sends, terminal_send has no run_in_background and the task tools are
+// sends, terminal_send has no runInBackground and the task tools are
 // absent.
 func (t *Toolset) Definitions() []Definition { return append([]Definition(nil), t.defs...) }
 
@@ -99,7 +107,7 @@ func (t *Toolset) Definitions() []Definition { return append([]Definition(nil), 
 const Guidance = "Use a terminal session only when work needs persistent terminal state or interactive stdin; prefer one-shot command, read, write and edit tools for bounded operations. Track every terminal session id and close sessions that no longer matter. An inferred_idle or timeout result does not prove the foreground command exited; stdin_read means the program (or the shell prompt) is waiting for input, and the exit code is shown when the shell prompt returned. A result marked secret is a password or passphrase prompt: ask your user to type it themselves (give them the result's secretUrl when it has one); never type a credential. A person may take control of a terminal from the console: until they hand it back, calls that type, resize, signal or close it fail with CONTROL_HELD (wait with terminal_wait), and your next result on it then says what they did."
 
 // backgroundGuidance is added when background sends are enabled.
-const backgroundGuidance = " For long-running commands, send with run_in_background and collect output with task_output; task_kill interrupts it with a real SIGINT."
+const backgroundGuidance = " For long-running commands, send with runInBackground and collect output with task_output; task_kill interrupts it with a real SIGINT."
 
 // Guidance returns the usage text for this toolset's configuration.
 func (t *Toolset) Guidance() string {
@@ -126,8 +134,8 @@ func (t *Toolset) Call(ctx context.Context, owner messages.Owner, name string, r
 	}
 	if name == TerminalSend && t.opts.DisableRunInBackground {
 		// Checked before the unknown-parameter rule, so a forced
-		// run_in_background gets the specific refusal.
-		allowed = append(allowed[:len(allowed):len(allowed)], "run_in_background")
+		// runInBackground gets the specific refusal.
+		allowed = append(allowed[:len(allowed):len(allowed)], "runInBackground")
 	}
 	if len(raw) > t.maxArgBytes {
 		// Refused before anything decodes it.
@@ -242,10 +250,38 @@ func (t *Toolset) send(ctx context.Context, owner messages.Owner, a args) (Resul
 		}
 	}
 	if bg {
-		return t.sendInBackground(ctx, owner, id, req)
+		r, err := t.sendInBackground(ctx, owner, id, req)
+		return r, t.nameActiveTask(ctx, owner, id, err)
 	}
 	res, err := t.svc.Session(owner, id).Send(ctx, req)
-	return t.foreground(ctx, owner, id, res, err)
+	return t.foreground(ctx, owner, id, res, t.nameActiveTask(ctx, owner, id, err))
+}
+
+// maxRememberedTasks bounds Toolset.tasks.
+const maxRememberedTasks = 4096
+
+// nameActiveTask turns a SEND_ACTIVE refusal into one that says what to
+// do when the active send is this session's background task: its id, and
+// the tools that collect or interrupt it. The result is still a
+// *messages.Error with the same code, so errors.Is(err,
+// messages.ErrSendActive) holds. Any other error is returned as is.
+func (t *Toolset) nameActiveTask(ctx context.Context, owner messages.Owner, id messages.SessionID, err error) error {
+	if !errors.Is(err, messages.ErrSendActive) {
+		return err
+	}
+	t.tasksMu.Lock()
+	tid, ok := t.tasks[id]
+	t.tasksMu.Unlock()
+	if !ok {
+		return err
+	}
+	snap, _, serr := t.svc.TaskStatus(ctx, owner, tid)
+	if serr != nil || (snap.Status != messages.TaskRunning && snap.Status != messages.TaskStopping) {
+		return err
+	}
+	return messages.Errorf(messages.CodeSendActive,
+		"PTY session %s already has an active send: background task %s is %s; call task_output with taskId %q to wait for it and collect its output, or task_kill with taskId %q to interrupt it",
+		id, tid, snap.Status, tid, tid)
 }
 
 // sendRequest reads terminal_send's arguments: the request, and whether
@@ -257,10 +293,10 @@ func (t *Toolset) sendRequest(a args) (req messages.SendRequest, bg bool, err er
 	if req.Submit, err = a.boolean("submit", true); err != nil {
 		return req, false, err
 	}
-	if a.has("run_in_background") && t.opts.DisableRunInBackground {
+	if a.has("runInBackground") && t.opts.DisableRunInBackground {
 		return req, false, ErrBackgroundDisabled
 	}
-	if bg, err = a.boolean("run_in_background", false); err != nil {
+	if bg, err = a.boolean("runInBackground", false); err != nil {
 		return req, false, err
 	}
 	if req.Raw, err = a.boolean("raw", false); err != nil {
@@ -293,6 +329,14 @@ func (t *Toolset) sendInBackground(ctx context.Context, owner messages.Owner, id
 	if err != nil {
 		return Result{}, err
 	}
+	t.tasksMu.Lock()
+	if t.tasks == nil || len(t.tasks) >= maxRememberedTasks {
+		// Sessions that ended without terminal_close leave entries:
+		// forgetting them all costs only a less helpful refusal.
+		t.tasks = map[messages.SessionID]messages.TaskID{}
+	}
+	t.tasks[id] = tid
+	t.tasksMu.Unlock()
 	return Result{
 		Text:       renderAck(tid, t.opts.MaxResultBytes),
 		Structured: BackgroundSendValue{Kind: "background", SessionID: string(id), TaskID: string(tid)},
@@ -369,7 +413,7 @@ func (t *Toolset) mark(ctx context.Context, owner messages.Owner, a args) (Resul
 
 // policy reads a call's wait arguments within the server's bounds.
 // terminal_wait waits until something happens, not for silence, unless
-// silence_ms is given; its default deadline is WaitTimeout.
+// silenceMs is given; its default deadline is WaitTimeout.
 func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
 	var p messages.WaitPolicy
 	ms := func(name string) (time.Duration, error) {
@@ -385,10 +429,10 @@ func (t *Toolset) policy(a args, wait bool) (messages.WaitPolicy, error) {
 		return time.Duration(*v) * time.Millisecond, nil
 	}
 	var err error
-	if p.Timeout, err = ms("timeout_ms"); err != nil {
+	if p.Timeout, err = ms("timeoutMs"); err != nil {
 		return p, err
 	}
-	if p.Silence, err = ms("silence_ms"); err != nil {
+	if p.Silence, err = ms("silenceMs"); err != nil {
 		return p, err
 	}
 	if wait {
@@ -545,6 +589,9 @@ func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Resu
 	if err != nil {
 		return Result{}, err
 	}
+	t.tasksMu.Lock()
+	delete(t.tasks, id)
+	t.tasksMu.Unlock()
 	if t.opts.Sharing != nil {
 		t.opts.Sharing.Links.Unshare(id) // a closed session's links die with it
 	}
@@ -586,7 +633,7 @@ func (t *Toolset) list(ctx context.Context, owner messages.Owner) (Result, error
 }
 
 func taskArg(a args) (messages.TaskID, error) {
-	id, err := a.str("task_id", true)
+	id, err := a.str("taskId", true)
 	return messages.TaskID(id), err
 }
 
@@ -600,12 +647,12 @@ func (t *Toolset) taskOutput(ctx context.Context, owner messages.Owner, a args) 
 		return Result{}, err
 	}
 	d := t.opts.WaitTimeout
-	ms, err := a.integer("timeout_ms")
+	ms, err := a.integer("timeoutMs")
 	switch {
 	case err != nil:
 		return Result{}, err
 	case ms != nil && *ms < 0:
-		return Result{}, messages.InvalidArgument("timeout_ms must be an integer >= 0, got %d", *ms)
+		return Result{}, messages.InvalidArgument("timeoutMs must be an integer >= 0, got %d", *ms)
 	case ms != nil:
 		d = time.Duration(*ms) * time.Millisecond
 	}

@@ -95,7 +95,7 @@ type ProcessValue struct {
 	Detached bool   `json:"detached"` // it outlives the shell's hangup (nohup, setsid)
 }
 
-// BackgroundSendValue is terminal_send's value with run_in_background.
+// BackgroundSendValue is terminal_send's value with runInBackground.
 type BackgroundSendValue struct {
 	Kind      string `json:"kind"` // "background"
 	SessionID string `json:"sessionId"`

@@ -85,7 +85,7 @@ func TestConsoleBadgesInBrowser(t *testing.T) {
 
 	// top reads keys while it redraws every second: interactive, with the
 	// age of its output, never "waiting for input".
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "top -d 1", "timeout_ms": 3000})
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "top -d 1", "timeoutMs": 3000})
 	expect("interactive", "top", nil, "interactive: top, output ")
 	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "q", "submit": false})
 	expect("prompt", "bash", code(0), "at prompt")
@@ -95,7 +95,7 @@ func TestConsoleBadgesInBrowser(t *testing.T) {
 	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "not-a-secret"})
 	expect("prompt", "bash", code(0), "at prompt")
 
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 60", "timeout_ms": 500})
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 60", "timeoutMs": 500})
 	expect("running", "", nil, "running")
 	c.ok(tools.TerminalSignal, obj{"sessionId": id, "signal": "SIGINT"})
 	expect("prompt", "bash", code(130), "at prompt (last exit 130)")

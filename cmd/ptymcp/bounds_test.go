@@ -29,14 +29,14 @@ func oversized(id string, scale float64) []struct {
 	for i := range keys {
 		keys[i] = "C-@" // 12 MB of JSON: within the transports' 16 MiB
 	}
-	k, _ := json.Marshal(obj{"sessionId": id, "text": "", "submit": false, "keys": keys, "timeout_ms": 2000})
+	k, _ := json.Marshal(obj{"sessionId": id, "text": "", "submit": false, "keys": keys, "timeoutMs": 2000})
 	var b strings.Builder
 	b.WriteString(`{"sessionId":"` + id + `"`)
 	for i := range n(1_000_000) {
 		b.WriteString(`,"p` + strconv.Itoa(i) + `":0`)
 	}
 	b.WriteString("}")
-	p, _ := json.Marshal(obj{"sessionId": id, "pattern": strings.Repeat("x", n(3_500_000)), "timeout_ms": 100})
+	p, _ := json.Marshal(obj{"sessionId": id, "pattern": strings.Repeat("x", n(3_500_000)), "timeoutMs": 100})
 	text := max(n(15_000_000), 2_100_000) // beyond the arguments' bound
 	t, _ := json.Marshal(obj{"sessionId": id, "text": strings.Repeat("y", text)})
 	return []struct {

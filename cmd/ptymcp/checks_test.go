@@ -37,7 +37,7 @@ func TestArgumentChecks(t *testing.T) {
 		{tools.TerminalSend, obj{"sessionId": id}, "text is required"},
 		{tools.TerminalSend, obj{"sessionId": id, "text": 5}, "text must be a string"},
 		{tools.TerminalSend, obj{"sessionId": id, "text": "x", "submit": "yes"}, "submit must be a boolean"},
-		{tools.TerminalSend, obj{"sessionId": id, "text": "x", "run_in_background": 1}, "run_in_background must be a boolean"},
+		{tools.TerminalSend, obj{"sessionId": id, "text": "x", "runInBackground": 1}, "runInBackground must be a boolean"},
 		{tools.TerminalSend, obj{"sessionId": id, "text": strings.Repeat("y", tools.DefaultMaxTextBytes+1)}, "text is 262145 bytes; the limit is 262144"},
 		{tools.TerminalSend, obj{"sessionId": "pty-0000", "text": "x"}, "unknown PTY session pty-0000"},
 		{tools.TerminalRead, obj{"sessionId": id, "offset": 1.5}, "offset must be an integer, got 1.5"},
@@ -52,14 +52,14 @@ func TestArgumentChecks(t *testing.T) {
 		{tools.TerminalSignal, obj{"sessionId": id, "signal": "SIGKILL"}, "refusing to SIGKILL the terminal shell"},
 		{tools.TerminalClose, obj{}, "sessionId must be a non-empty string"},
 		{tools.TerminalList, obj{"all": true}, `unknown parameter "all"`},
-		{tools.TaskOutput, obj{}, "task_id must be a non-empty string"},
-		{tools.TaskOutput, obj{"task_id": "pty-send-x", "timeout_ms": 1.5}, "timeout_ms must be an integer, got 1.5"},
-		{tools.TaskOutput, obj{"task_id": "pty-send-x", "timeout_ms": -1}, "timeout_ms must be an integer >= 0, got -1"},
-		{tools.TaskOutput, obj{"task_id": "pty-send-x", "wait": "no"}, "wait must be a boolean"},
-		{tools.TaskOutput, obj{"task_id": "pty-send-x"}, "unknown task pty-send-x"},
-		{tools.TaskKill, obj{"task_id": ""}, "task_id must be a non-empty string"},
-		{tools.TaskKill, obj{"task_id": "pty-send-x", "reason": 3}, "reason must be a string"},
-		{tools.TaskKill, obj{"task_id": "pty-send-x"}, "unknown task pty-send-x"},
+		{tools.TaskOutput, obj{}, "taskId must be a non-empty string"},
+		{tools.TaskOutput, obj{"taskId": "pty-send-x", "timeoutMs": 1.5}, "timeoutMs must be an integer, got 1.5"},
+		{tools.TaskOutput, obj{"taskId": "pty-send-x", "timeoutMs": -1}, "timeoutMs must be an integer >= 0, got -1"},
+		{tools.TaskOutput, obj{"taskId": "pty-send-x", "wait": "no"}, "wait must be a boolean"},
+		{tools.TaskOutput, obj{"taskId": "pty-send-x"}, "unknown task pty-send-x"},
+		{tools.TaskKill, obj{"taskId": ""}, "taskId must be a non-empty string"},
+		{tools.TaskKill, obj{"taskId": "pty-send-x", "reason": 3}, "reason must be a string"},
+		{tools.TaskKill, obj{"taskId": "pty-send-x"}, "unknown task pty-send-x"},
 	}
 	for _, tc := range cases {
 		c.fails(tc.tool, tc.args, tc.want)
@@ -92,10 +92,10 @@ func TestBackgroundDisabled(t *testing.T) {
 	c := p.client()
 	id := c.open(nil)
 	for _, v := range []any{true, false, "yes"} {
-		c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo x", "run_in_background": v},
+		c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo x", "runInBackground": v},
 			"background terminal sends are disabled by tool-pty configuration")
 	}
-	if _, err := c.callErr(tools.TaskOutput, obj{"task_id": "x"}); err == nil {
+	if _, err := c.callErr(tools.TaskOutput, obj{"taskId": "x"}); err == nil {
 		t.Fatal("task_output must not exist with background sends disabled")
 	}
 	c.send(id, "echo fine")
@@ -123,9 +123,9 @@ func TestResultCap64(t *testing.T) {
 	}
 	check("read", c.ok(tools.TerminalRead, obj{"sessionId": id}))
 	check("error", c.fails(tools.TerminalSend, obj{"sessionId": strings.Repeat("é", 100), "text": ""}, "Error: unknown PTY session é"))
-	bg := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": `python3 -c "print('ü'*300)"`, "run_in_background": true})
+	bg := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": `python3 -c "print('ü'*300)"`, "runInBackground": true})
 	check("ack", bg)
-	r = c.ok(tools.TaskOutput, obj{"task_id": bg.str("taskId")})
+	r = c.ok(tools.TaskOutput, obj{"taskId": bg.str("taskId")})
 	check("task_output", r)
 	if !strings.HasSuffix(r.Text, "\n[output truncated]\n[status: completed, wait: stdin_read, exit code 0]") && !strings.HasSuffix(r.Text, "[output truncated]") {
 		t.Fatalf("task_output at cap 64: %q", r.Text)

@@ -163,18 +163,18 @@ func TestStdioLifecycle(t *testing.T) {
 	}
 	c.send(id, "exit()")
 
-	task := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "echo bg-start; sleep 0.3; echo bg-end", "run_in_background": true}).str("taskId")
-	r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000})
+	task := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "echo bg-start; sleep 0.3; echo bg-end", "runInBackground": true}).str("taskId")
+	r = c.ok(tools.TaskOutput, obj{"taskId": task, "timeoutMs": 20000})
 	if !strings.Contains(r.Text, "bg-start") || !strings.Contains(r.Text, "bg-end") || !strings.HasSuffix(r.Text, "[status: completed, wait: stdin_read, exit code 0]") {
 		t.Fatalf("task_output: %q", r.Text)
 	}
 
-	task = c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 50", "run_in_background": true}).str("taskId")
+	task = c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 50", "runInBackground": true}).str("taskId")
 	waitForeground(t, c, id, "sleep")
 	if r = c.ok(tools.TerminalSignal, obj{"sessionId": id, "signal": "SIGINT"}); r.S["delivered"] != true {
 		t.Fatalf("signal: %q", r.Text)
 	}
-	if r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000}); !strings.Contains(r.Text, "exit code 130]") {
+	if r = c.ok(tools.TaskOutput, obj{"taskId": task, "timeoutMs": 20000}); !strings.Contains(r.Text, "exit code 130]") {
 		t.Fatalf("after SIGINT: %q", r.Text)
 	}
 
@@ -204,7 +204,7 @@ func TestStdioLifecycle(t *testing.T) {
 func TestStdioDisconnectLeavesNothing(t *testing.T) {
 	c, cmd, stderr := stdioServer(t)
 	id := c.open(nil)
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000 & sleep 1000", "run_in_background": true})
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000 & sleep 1000", "runInBackground": true})
 	waitForeground(t, c, id, "sleep")
 	pid := sessionPID(t, c, id)
 	members := sessionMembers(pid)
@@ -238,7 +238,7 @@ func TestStdioDisconnectLeavesNothing(t *testing.T) {
 func TestSIGTERMDisposesAll(t *testing.T) {
 	c, cmd, _ := stdioServer(t)
 	id := c.open(nil)
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000", "run_in_background": true})
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000", "runInBackground": true})
 	waitForeground(t, c, id, "sleep")
 	members := sessionMembers(sessionPID(t, c, id))
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -454,7 +454,7 @@ func TestHTTPIsolation(t *testing.T) {
 	srv := httpServer(t)
 	a, b := httpClient(t, srv), httpClient(t, srv)
 	ida, idb := a.open(nil), b.open(nil)
-	task := a.ok(tools.TerminalSend, obj{"sessionId": ida, "text": "sleep 1000", "run_in_background": true}).str("taskId")
+	task := a.ok(tools.TerminalSend, obj{"sessionId": ida, "text": "sleep 1000", "runInBackground": true}).str("taskId")
 	for _, pair := range []struct {
 		c  *client
 		id string
@@ -468,8 +468,8 @@ func TestHTTPIsolation(t *testing.T) {
 			t.Fatalf("the other's session is listed: %q", r.Text)
 		}
 	}
-	b.fails(tools.TaskOutput, obj{"task_id": task}, "unknown task "+task)
-	b.fails(tools.TaskKill, obj{"task_id": task}, "unknown task "+task)
+	b.fails(tools.TaskOutput, obj{"taskId": task}, "unknown task "+task)
+	b.fails(tools.TaskKill, obj{"taskId": task}, "unknown task "+task)
 	if r := b.send(idb, "echo b-ok"); !strings.Contains(r.Text, "b-ok\n") {
 		t.Fatalf("b's own session: %q", r.Text)
 	}

@@ -125,7 +125,7 @@ const (
 	// secretInput is the key of the input request on 2026-07-28.
 	secretInput = "secret"
 	// defaultSecretWait bounds how long a call waits for a person to type
-	// a secret when the call gives no timeout_ms: a person must notice the
+	// a secret when the call gives no timeoutMs: a person must notice the
 	// request, open the link and type; progress notifications keep the
 	// client's clock from running out meanwhile.
 	defaultSecretWait = 5 * time.Minute
@@ -144,14 +144,16 @@ type pendingSecret struct {
 	orig     *mcp.CallToolResult // the result at the secret prompt
 	link     mintedLink
 	deadline time.Time
-	timeout  *int64 // the call's timeout_ms, for the wait after the secret
+	timeout  *int64 // the call's timeoutMs, for the wait after the secret
 }
 
 // callShape is what a terminal_send or terminal_wait call's arguments say
 // that elicitation needs: the terminal, and the call's deadline if given.
 type callShape struct {
 	SessionID string `json:"sessionId"`
-	TimeoutMs *int64 `json:"timeout_ms"`
+	TimeoutMs *int64 `json:"timeoutMs"`
+	// LegacyTimeoutMs is the old spelling tools still accept (tools.LegacyNames).
+	LegacyTimeoutMs *int64 `json:"timeout_ms"`
 }
 
 // urlElicitation reports whether the calling client declared URL-mode
@@ -192,6 +194,9 @@ func (s *server) elicitSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	}
 	var shape callShape
 	_ = json.Unmarshal(req.Params.Arguments, &shape)
+	if shape.TimeoutMs == nil {
+		shape.TimeoutMs = shape.LegacyTimeoutMs
+	}
 	link, err := s.secrets.Mint(owner, p)
 	if err != nil {
 		s.log.Warn().Err(err).Str("session", fg.SessionID).Msg("no secret link for the prompt: the result goes back without elicitation")
@@ -249,6 +254,9 @@ func (s *server) resumeSecret(ctx context.Context, req *mcp.CallToolRequest, own
 	s.mu.Unlock()
 	var shape callShape
 	_ = json.Unmarshal(req.Params.Arguments, &shape)
+	if shape.TimeoutMs == nil {
+		shape.TimeoutMs = shape.LegacyTimeoutMs
+	}
 	if p != nil && (p.owner != owner || p.tool != name || p.session != shape.SessionID) {
 		p.link.Revoke()
 		p = nil
@@ -316,7 +324,7 @@ func (s *server) park(p *pendingSecret) (string, bool) {
 func (s *server) afterSecret(ctx context.Context, owner messages.Owner, session string, timeoutMs *int64) *mcp.CallToolResult {
 	args := map[string]any{"sessionId": session}
 	if timeoutMs != nil {
-		args["timeout_ms"] = *timeoutMs
+		args["timeoutMs"] = *timeoutMs
 	}
 	raw, _ := json.Marshal(args)
 	return toolResult(s.tools.Call(ctx, owner, tools.TerminalWait, raw))

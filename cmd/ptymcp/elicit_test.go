@@ -264,7 +264,7 @@ func TestElicitDeclined(t *testing.T) {
 		}
 		mu.Unlock()
 		// A terminal_wait at the same prompt asks again.
-		r = c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000})
+		r = c.ok(tools.TerminalWait, obj{"sessionId": id, "timeoutMs": 5000})
 		atSecretPrompt(t, r, true)
 		mu.Lock()
 		if calls != 2 {
@@ -298,7 +298,7 @@ func TestElicitNotDeclared(t *testing.T) {
 		if err != nil || res.NeedsInput() || res.InputRequests != nil {
 			t.Fatalf("version %q: %v %+v", tc.version, err, res)
 		}
-		atSecretPrompt(t, c.ok(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 5000}), true)
+		atSecretPrompt(t, c.ok(tools.TerminalWait, obj{"sessionId": id, "timeoutMs": 5000}), true)
 	}
 	if n := f.count(); n != 0 {
 		t.Fatalf("%d links minted for clients without URL elicitation", n)
@@ -399,7 +399,7 @@ func (c *client) callParams(ctx context.Context, params *mcp.CallToolParams) (re
 }
 
 // A client that accepts but whose person types nothing within the call's
-// timeout_ms gets the result at the secret prompt, saying so; the link
+// timeoutMs gets the result at the secret prompt, saying so; the link
 // is revoked.
 func TestElicitNotEnteredInTime(t *testing.T) {
 	p, f := newElicitInproc(t)
@@ -412,7 +412,7 @@ func TestElicitNotEnteredInTime(t *testing.T) {
 		},
 	}, "2025-11-25")
 	id := c.open(nil)
-	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd, "timeout_ms": 2000})
+	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": secretCmd, "timeoutMs": 2000})
 	if !strings.HasSuffix(r.Text, "\n"+notEnteredLine) {
 		t.Fatalf("no line saying nothing was typed: %q", r.Text)
 	}

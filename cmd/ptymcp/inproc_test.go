@@ -17,7 +17,7 @@ func TestListToolsSchemas(t *testing.T) {
 	for _, disabled := range []bool{false, true} {
 		p := newInproc(t, tools.Options{DisableRunInBackground: disabled})
 		c := p.client()
-		if got := c.cs.InitializeResult().Instructions; got != p.srv.tools.Guidance() || !strings.HasPrefix(got, tools.Guidance) || strings.Contains(got, "run_in_background") != !disabled {
+		if got := c.cs.InitializeResult().Instructions; got != p.srv.tools.Guidance() || !strings.HasPrefix(got, tools.Guidance) || strings.Contains(got, "runInBackground") != !disabled {
 			t.Errorf("disabled=%v: instructions %q", disabled, got)
 		}
 		res, err := c.cs.ListTools(testkit.Ctx(t), nil)
@@ -32,9 +32,9 @@ func TestListToolsSchemas(t *testing.T) {
 			}
 			if tl.Name == tools.TerminalSend {
 				in, _ := json.Marshal(tl.InputSchema)
-				has := strings.Contains(string(in), "run_in_background")
+				has := strings.Contains(string(in), "runInBackground")
 				if has == disabled {
-					t.Errorf("disabled=%v: run_in_background in schema = %v", disabled, has)
+					t.Errorf("disabled=%v: runInBackground in schema = %v", disabled, has)
 				}
 				if strings.Contains(tl.Description, "Background mode") == disabled {
 					t.Errorf("disabled=%v: description %q", disabled, tl.Description)
@@ -126,7 +126,7 @@ func TestLifecycleInMemory(t *testing.T) {
 
 	// SIGINT to a foreground sleep, delivered while a background send
 	// holds the terminal.
-	bg := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "echo armed; sleep 100", "run_in_background": true})
+	bg := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "echo armed; sleep 100", "runInBackground": true})
 	task := bg.str("taskId")
 	waitOutput(t, c, task, "armed")
 	waitForeground(t, c, id, "sleep")
@@ -134,7 +134,7 @@ func TestLifecycleInMemory(t *testing.T) {
 	if r.S["delivered"] != true || r.num("targetPgid") <= 0 || !strings.HasPrefix(r.Text, "delivered SIGINT to foreground process group ") {
 		t.Fatalf("signal: %q %v", r.Text, r.S)
 	}
-	r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000})
+	r = c.ok(tools.TaskOutput, obj{"taskId": task, "timeoutMs": 20000})
 	if !strings.Contains(r.Text, "[status: completed, wait: stdin_read, exit code 130]") {
 		t.Fatalf("interrupted task: %q", r.Text)
 	}
@@ -160,7 +160,7 @@ func waitOutput(t *testing.T, c *client, task, want string) string {
 	t.Helper()
 	var all string
 	testkit.WaitFor(t, 20*time.Second, "task output "+want, func() bool {
-		r := c.ok(tools.TaskOutput, obj{"task_id": task, "wait": false})
+		r := c.ok(tools.TaskOutput, obj{"taskId": task, "wait": false})
 		all += r.str("text")
 		return strings.Contains(all, want)
 	})

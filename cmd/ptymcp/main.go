@@ -95,7 +95,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c.console.register(fs)
 	c.local.Register(fs)
 	fs.IntVar(&c.tools.MaxResultBytes, "max-result-bytes", tools.DefaultMaxResultBytes, "bound of every tool result's text (at least 64)")
-	noBG := fs.Bool("no-background", false, "disable run_in_background and the task tools")
+	noBG := fs.Bool("no-background", false, "disable runInBackground and the task tools")
 	fs.BoolVar(&c.tools.RefuseSecretInput, "refuse-secret-input", false, "refuse terminal_send text while the terminal waits at a secret prompt (a password read with echo off)")
 	fs.Var(&c.hosts.addrs, "host", "open terminals on this ptyhost (host:port) instead of this machine; repeatable (the least busy is chosen)")
 	fs.StringVar(&c.hosts.cert, "host-tls-cert", "", "with -host: this client's PEM certificate for mutual TLS")

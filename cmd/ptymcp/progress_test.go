@@ -62,8 +62,8 @@ func TestProgressWhileWaiting(t *testing.T) {
 	// The command holds the terminal until the test opens the gate, once
 	// it saw the progress it expects: the wait cannot end first.
 	gate := newGate(t)
-	c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "read _ < " + gate, "silence_ms": 20})
-	params := &mcp.CallToolParams{Name: tools.TerminalWait, Arguments: map[string]any{"sessionId": id, "timeout_ms": 120000}}
+	c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "read _ < " + gate, "silenceMs": 20})
+	params := &mcp.CallToolParams{Name: tools.TerminalWait, Arguments: map[string]any{"sessionId": id, "timeoutMs": 120000}}
 	params.SetProgressToken("tok-1")
 	type waited struct {
 		res *mcp.CallToolResult

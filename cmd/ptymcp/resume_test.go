@@ -135,12 +135,12 @@ func TestResumedWaitFollowsTheSendInFlight(t *testing.T) {
 	}
 
 	c, _, _ = stdioServer(t, args...)
-	if r := c.call(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 200}); r.IsError || r.str("waitReason") != "timeout" {
+	if r := c.call(tools.TerminalWait, obj{"sessionId": id, "timeoutMs": 200}); r.IsError || r.str("waitReason") != "timeout" {
 		t.Fatalf("a wait shorter than the send: %q", r.Text)
 	}
 	waited := make(chan result, 1)
 	go func() {
-		r, err := c.callErr(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 60000})
+		r, err := c.callErr(tools.TerminalWait, obj{"sessionId": id, "timeoutMs": 60000})
 		if err != nil {
 			r = result{IsError: true, Text: err.Error()}
 		}
@@ -154,7 +154,7 @@ func TestResumedWaitFollowsTheSendInFlight(t *testing.T) {
 		t.Fatalf("the wait on the adopted send: %q %v", r.Text, r.S)
 	}
 	// The send's result is handed out once: the next wait waits anew.
-	if r := c.call(tools.TerminalWait, obj{"sessionId": id, "timeout_ms": 2000}); r.IsError || strings.Contains(r.Text, "done-marker") {
+	if r := c.call(tools.TerminalWait, obj{"sessionId": id, "timeoutMs": 2000}); r.IsError || strings.Contains(r.Text, "done-marker") {
 		t.Fatalf("the wait after it: %q", r.Text)
 	}
 }

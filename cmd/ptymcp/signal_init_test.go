@@ -41,7 +41,7 @@ func TestSignalDroppedBySandboxInit(t *testing.T) {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 		return strings.TrimSpace(string(b))
 	}
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "exec sleep 60", "run_in_background": true})
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "exec sleep 60", "runInBackground": true})
 	testkit.WaitFor(t, 10*time.Second, "the shell's process to exec sleep", func() bool { return comm() == "sleep" })
 
 	r = c.ok(tools.TerminalSignal, obj{"sessionId": id, "signal": "SIGTERM"})

@@ -25,7 +25,7 @@ func taskURI(id messages.TaskID) string { return taskURIPrefix + string(id) }
 func (s *server) addTaskResources() {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: taskURIPrefix + "{id}", Name: "task", MIMEType: "application/json",
-		Description: "A background terminal send started with run_in_background: its status. Subscribe to be told when it finishes.",
+		Description: "A background terminal send started with runInBackground: its status. Subscribe to be told when it finishes.",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		snap, _, err := s.task(ctx, req.Session, req.Params.URI)
 		if err != nil {

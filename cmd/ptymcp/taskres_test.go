@@ -52,7 +52,7 @@ func TestTaskResourceUpdated(t *testing.T) {
 	// one notification, before. until prompt: silence does not end it while
 	// it waits.
 	gate := newGate(t)
-	bg := c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "read _ < " + gate + "; echo finished", "run_in_background": true, "until": "prompt"})
+	bg := c.call(tools.TerminalSend, map[string]any{"sessionId": id, "text": "read _ < " + gate + "; echo finished", "runInBackground": true, "until": "prompt"})
 	uri := taskURIPrefix + bg.S["taskId"].(string)
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		t.Fatalf("subscribe: %v", err)

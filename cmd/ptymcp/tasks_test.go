@@ -26,7 +26,7 @@ func TestBackgroundFlow(t *testing.T) {
 	gate := newGate(t)
 	c.send(id, "gate="+gate)
 	text := "read _ < $gate; for i in 1 2 3 4 5; do echo tick$i; sleep 0.15; done; (exit 7)"
-	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": text, "run_in_background": true, "until": "prompt"})
+	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": text, "runInBackground": true, "until": "prompt"})
 	task := r.str("taskId")
 	if r.Text != "started background task "+task || r.str("kind") != "background" || !strings.HasPrefix(task, "pty-send-") {
 		t.Fatalf("ack: %q %v", r.Text, r.S)
@@ -37,7 +37,7 @@ func TestBackgroundFlow(t *testing.T) {
 	all := waitOutput(t, c, task, "tick2")
 	var last result
 	for i := 0; i < 100; i++ {
-		last = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000})
+		last = c.ok(tools.TaskOutput, obj{"taskId": task, "timeoutMs": 20000})
 		all += last.str("text")
 		if last.S["task"].(map[string]any)["status"] != "running" {
 			break
@@ -56,11 +56,11 @@ func TestBackgroundFlow(t *testing.T) {
 		}
 	}
 	// Nothing new afterwards.
-	r = c.ok(tools.TaskOutput, obj{"task_id": task})
+	r = c.ok(tools.TaskOutput, obj{"taskId": task})
 	if r.Text != "(no new output)\n[status: completed, wait: stdin_read, exit code 7]" {
 		t.Fatalf("after completion: %q", r.Text)
 	}
-	r = c.ok(tools.TaskKill, obj{"task_id": task})
+	r = c.ok(tools.TaskKill, obj{"taskId": task})
 	if r.str("outcome") != "already-finished" || r.Text != "task "+task+" had already finished [status: completed, wait: stdin_read, exit code 7]" {
 		t.Fatalf("kill after the end: %q", r.Text)
 	}
@@ -81,18 +81,18 @@ func TestTaskKillWithoutISIG(t *testing.T) {
 a=termios.tcgetattr(0); a[3]&=~termios.ISIG; termios.tcsetattr(0,termios.TCSANOW,a)
 print('armed',flush=True); time.sleep(100)"`, "python3"},
 	} {
-		r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": cmd.text, "run_in_background": true})
+		r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": cmd.text, "runInBackground": true})
 		task := r.str("taskId")
 		waitOutput(t, c, task, "armed")
 		waitForeground(t, c, id, cmd.comm)
-		r = c.ok(tools.TaskKill, obj{"task_id": task, "reason": "test"})
+		r = c.ok(tools.TaskKill, obj{"taskId": task, "reason": "test"})
 		if r.Text != "requested cancellation of task "+task || r.str("outcome") != "cancellation-requested" {
 			t.Fatalf("kill: %q", r.Text)
 		}
 		if st := r.S["task"].(map[string]any)["status"]; st != "stopping" && st != "killed" {
 			t.Fatalf("status right after kill: %v", st)
 		}
-		r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000})
+		r = c.ok(tools.TaskOutput, obj{"taskId": task, "timeoutMs": 20000})
 		if !strings.Contains(r.Text, "[status: killed, wait: stdin_read") {
 			t.Fatalf("%s: after kill: %q", cmd.comm, r.Text)
 		}
@@ -106,12 +106,12 @@ func TestBackgroundFailures(t *testing.T) {
 	p := newInproc(t, tools.Options{})
 	c := p.client()
 	id := c.open(nil)
-	c.fails(tools.TerminalSend, obj{"sessionId": "pty-nope", "text": "x", "run_in_background": true}, "unknown PTY session pty-nope")
-	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 100", "run_in_background": true})
+	c.fails(tools.TerminalSend, obj{"sessionId": "pty-nope", "text": "x", "runInBackground": true}, "unknown PTY session pty-nope")
+	r := c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 100", "runInBackground": true})
 	task := r.str("taskId")
-	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo", "run_in_background": true}, "")
+	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo", "runInBackground": true}, "")
 	c.ok(tools.TerminalClose, obj{"sessionId": id})
-	r = c.ok(tools.TaskOutput, obj{"task_id": task, "timeout_ms": 20000})
+	r = c.ok(tools.TaskOutput, obj{"taskId": task, "timeoutMs": 20000})
 	if !strings.Contains(r.Text, "[status: completed, session exited: ") {
 		t.Fatalf("task of a closed session: %q", r.Text)
 	}
@@ -125,7 +125,7 @@ func TestOwnerIsolationInMemory(t *testing.T) {
 	p := newInproc(t, tools.Options{})
 	a, b := p.client(), p.client()
 	id := a.open(nil)
-	task := a.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 100", "run_in_background": true}).str("taskId")
+	task := a.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 100", "runInBackground": true}).str("taskId")
 	unknown := "pty-0123456789abcdef0123456789abcdef"
 	for _, probe := range []string{id, unknown} {
 		want := "unknown PTY session " + probe
@@ -134,8 +134,8 @@ func TestOwnerIsolationInMemory(t *testing.T) {
 		b.fails(tools.TerminalSignal, obj{"sessionId": probe, "signal": "SIGINT"}, want)
 		b.fails(tools.TerminalClose, obj{"sessionId": probe}, want)
 	}
-	b.fails(tools.TaskOutput, obj{"task_id": task}, "unknown task "+task)
-	b.fails(tools.TaskKill, obj{"task_id": task}, "unknown task "+task)
+	b.fails(tools.TaskOutput, obj{"taskId": task}, "unknown task "+task)
+	b.fails(tools.TaskKill, obj{"taskId": task}, "unknown task "+task)
 	if r := b.ok(tools.TerminalList, nil); r.Text != "(no terminal sessions)" {
 		t.Fatalf("b sees: %q", r.Text)
 	}
