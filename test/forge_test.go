@@ -227,7 +227,6 @@ func TestSendWaitsForTheShellToTakeForeignInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lostPrompt(t, res)
 	if res.WaitReason != messages.WaitStdinRead || !hasLine(res.Viewport, "clean-42") || res.ExitCode == nil || *res.ExitCode != 0 {
 		t.Fatalf("the command did not run as sent: %s, exit %s, viewport %q", res.WaitReason, codeString(res.ExitCode), res.Viewport)
 	}
@@ -250,10 +249,7 @@ func TestSendCancelledWhileForeignInputIsTaken(t *testing.T) {
 		t.Fatal("the waiting send refused the cancel")
 	}
 	if res, err := op.Result(testkit.Ctx(t)); !errors.Is(err, messages.ErrAbortedBeforeWrite) {
-		if err == nil {
-			lostPrompt(t, res)
-		}
-		t.Fatalf("cancelled send: %v, want ErrAbortedBeforeWrite", err)
+		t.Fatalf("cancelled send: %v, want ErrAbortedBeforeWrite; foreign %q, viewport %q", err, res.ForeignInput, res.Viewport)
 	}
 	resume()
 	res := h.prompt(sp.ID(), "echo clean-$((6*7))", 0)
@@ -265,14 +261,56 @@ func TestSendCancelledWhileForeignInputIsTaken(t *testing.T) {
 	}
 }
 
-// lostPrompt skips a test whose send found no foreign input to clear: the
-// prompt tracker no longer saw the shell's prompt line (open in
-// docs/flakes.md: the line editor redrew its line in a way the tracker
-// does not follow), so the precondition these tests need did not hold.
-func lostPrompt(t *testing.T, res messages.SendResult) {
-	t.Helper()
-	if res.ForeignInput == "" {
-		t.Skipf("the send found no foreign input at the prompt (the tracker lost the prompt line; docs/flakes.md): %q", res.Viewport)
+// The stress run's failure of the test above, made certain: readline
+// redraws its line without the shell's marker (here after a resize's
+// SIGWINCH; under load, the possible-completions list an answer's ESC
+// and '?' read apart make, M-?), the prompt tracker loses the line, and
+// the clear took that for "not at the prompt": the send was written at
+// once into the stopped shell, behind the answer, and could not be
+// cancelled. The clear now asks the kernel whenever the screen's cursor
+// line is a prompt line.
+func TestSendCancelledWhileForeignInputIsTakenAfterARedraw(t *testing.T) {
+	h := newHarness(t, testkit.PTYConfig(), local.Options{})
+	sp := h.spawn(messages.SpawnRequest{})
+	ctx := testkit.Ctx(t)
+	h.send(sp.ID(), `printf '\e[c'`)
+	var seq uint64
+	testkit.WaitFor(t, 10*time.Second, "the answer in the line editor", func() bool {
+		sc, err := sp.Screen(ctx)
+		seq = sc.Seq
+		return err == nil && strings.HasSuffix(strings.TrimRight(sc.Rows[sc.CursorRow], " "), "$ 62;22c")
+	})
+	if err := sp.Resize(ctx, 30, 100); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 10*time.Second, "the line redrawn", func() bool {
+		sc, err := sp.Screen(ctx)
+		return err == nil && sc.Width == 100 && sc.Seq > seq+1 && strings.HasSuffix(strings.TrimRight(sc.Rows[sc.CursorRow], " "), "$ 62;22c")
+	})
+	if err := unix.Kill(sp.PID(), unix.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	resume := func() { once.Do(func() { _ = unix.Kill(sp.PID(), unix.SIGCONT) }) }
+	t.Cleanup(resume)
+	testkit.WaitFor(t, 10*time.Second, "the shell stopped", func() bool {
+		st, err := linux.ReadStat(linux.FS{}, sp.PID())
+		return err == nil && st.State == 'T'
+	})
+	op, err := sp.StartSend(ctx, messages.SendRequest{Text: "echo never-written", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !op.Cancel() {
+		t.Fatal("the waiting send refused the cancel")
+	}
+	if res, err := op.Result(ctx); !errors.Is(err, messages.ErrAbortedBeforeWrite) {
+		t.Fatalf("cancelled send: %v, want ErrAbortedBeforeWrite; foreign %q, viewport %q", err, res.ForeignInput, res.Viewport)
+	}
+	resume()
+	res := h.prompt(sp.ID(), "echo clean-$((6*7))", 0)
+	if !hasLine(res.Viewport, "clean-42") || strings.Contains(res.Viewport, "never-written") || res.ForeignInput != "62;22c" {
+		t.Fatalf("foreign %q, viewport %q", res.ForeignInput, res.Viewport)
 	}
 }
 
