@@ -102,6 +102,9 @@ type sendActor struct {
 	// takenOver: a person took the input over (onTakeOver), with a SIGINT
 	// first when takeInterrupt.
 	takenOver, takeInterrupt bool
+	// woke: the cancel's SIGINT reached the shell at its prompt and the
+	// shell was woken to act on it (onShellWait).
+	woke bool
 	// fenceAck: the session waits for the write in flight to end
 	// (takeOverFenced).
 	fenceAck bool

@@ -161,6 +161,21 @@ func (a *sendActor) onShellWait() bool {
 		a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
 		return true
 	}
+	if a.sigint == sigintReachedShell && !a.woke {
+		// The shell took the cancel's SIGINT and waits without a new
+		// prompt: bash may hold the interrupt, to act on it inside the
+		// next send's line (backend.ShellWaker). Wake it once; its
+		// prompt, or the same wait again, settles the send.
+		if w, ok := a.bs.(backend.ShellWaker); ok {
+			a.woke = true
+			if err := w.WakeShell(); err != nil {
+				a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("cancel: waking the shell")
+			}
+			a.look.fence = a.look.seq
+			a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
+			return true
+		}
+	}
 	return false
 }
 

@@ -224,9 +224,11 @@ func (a *sendActor) settledMsg() *SendSettled {
 // maybeDrained tells the session once a send that settled while draining
 // has nothing in flight; the session keeps the slot until then, so the next
 // send sees no late bytes or signals. The session retires this actor with a
-// poison pill (never Stop, which would drop requests already queued here).
+// poison pill (never Stop, which would drop requests already queued here),
+// so not while its result is held for the record or the receipt: the
+// result has not gone out yet, and its waiters would never hear it.
 func (a *sendActor) maybeDrained(ctx actor.Context) {
-	if a.phase == phaseSettled && a.draining && a.write != stageInFlight && a.sigint != sigintInFlight {
+	if a.phase == phaseSettled && a.draining && !a.holding && a.write != stageInFlight && a.sigint != sigintInFlight {
 		a.phase = phaseDrained
 		ctx.Send(a.parent, &sendDrained{ticket: a.ticket})
 	}

@@ -104,6 +104,18 @@ type ForeignInputClearer interface {
 	ClearForeignInput(retry bool) (foreign string, keys []byte, busy bool)
 }
 
+// ShellWaker is an optional Session capability: it interrupts the
+// shell's own wait for input with a signal it handles and ignores
+// (SIGWINCH), so a signal it took but has not acted on yet is acted on
+// now. Bash acts on a SIGINT that lands while its line editor takes typed
+// ahead input only when a later read is interrupted, or once it reads the
+// next line, whose first character it then drops ("bash: cho: command not
+// found" for "echo ok"); a send cancelled at that moment wakes the shell,
+// which then prints its prompt.
+type ShellWaker interface {
+	WakeShell() error
+}
+
 // StdinProber is an optional Session capability: the exact tier. It
 // observes, from the kernel, whether the terminal's foreground program is
 // blocked reading the terminal.

@@ -1,7 +1,11 @@
 package test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,5 +74,47 @@ func TestCancelWhileCommandStarts(t *testing.T) {
 			}
 		}
 		h.sendWhenFree(id, "true")
+	}
+}
+
+// A send cancelled the instant it is written, on a fresh session: the
+// SIGINT lands while bash's line editor takes the typed-ahead line. Bash
+// then prints "^C" and holds the interrupt, to act on it only inside the
+// next line it reads, whose first character it drops: the next send's
+// `echo ok` ran as `cho ok` (TestSoak, cycle "ctx-cancel"). The cancelled
+// send wakes the shell (backend.ShellWaker), so the next send runs
+// exactly as sent. With records on, the cancelled send's result is held
+// for its settle's flush while the SIGINT drains: the session retired the
+// send actor before the result went out, and the caller waited forever.
+//
+// The window is short, so the cancel is tried on many sessions, at
+// delays from 0 to 5 ms; CI runs 60, PTYACTOR_CANCEL_TRIES=1000 is the
+// stress form (it failed 2 times in 120 before the wake, under load).
+func TestCancelAtOnceLeavesTheNextSendWhole(t *testing.T) {
+	tries := 60
+	if n, err := strconv.Atoi(os.Getenv("PTYACTOR_CANCEL_TRIES")); err == nil && n > 0 {
+		tries = n
+	}
+	cfg := testkit.PTYConfig()
+	cfg.TimeoutMs = 30000
+	h := newHarness(t, cfg, local.Options{Record: local.Record{Dir: filepath.Join(t.TempDir(), "records")}})
+	for i := range tries {
+		sp := h.spawn(messages.SpawnRequest{})
+		cause := errors.New("gave up")
+		ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
+		timer := time.AfterFunc(time.Duration(i%6)*time.Millisecond, func() { cancel(cause) })
+		first, err := sp.Send(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
+		timer.Stop()
+		cancel(nil)
+		if err != cause {
+			t.Fatalf("try %d: the cancelled send returned %v, want its cause", i, err)
+		}
+		want := fmt.Sprintf("ok-%d-42", i)
+		res, err := sp.Send(testkit.Ctx(t), messages.SendRequest{Text: fmt.Sprintf("echo ok-%d-$((6*7))", i), Submit: true})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 || !hasLine(res.Viewport, want) {
+			t.Fatalf("try %d: after a cancel settled as %s (exit %s), the next send: %v, exit %s, viewport %q",
+				i, first.Cause, codeString(first.ExitCode), err, codeString(res.ExitCode), res.Viewport)
+		}
+		h.killSession(sp.ID())
 	}
 }

@@ -85,3 +85,13 @@ func (s *session) signalGroup(pgid int, num unix.Signal) (dropped string, err er
 	s.redeliver(child, pgid, num)
 	return dropped, nil
 }
+
+// WakeShell sends SIGWINCH to the shell alone (backend.ShellWaker):
+// readline redraws its line on it and bash handles a pending interrupt;
+// nothing else in the session sees it.
+func (s *session) WakeShell() error {
+	if err := unix.Kill(s.PID(), unix.SIGWINCH); err != nil && !errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("%w: kill(%d, SIGWINCH): %w", messages.ErrTransport, s.PID(), err)
+	}
+	return nil
+}
