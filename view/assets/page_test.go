@@ -41,9 +41,10 @@ type fake struct {
 	t     *testing.T
 	conns chan *watch
 
-	mu     sync.Mutex
-	urls   []string
-	logins []string
+	mu       sync.Mutex
+	urls     []string
+	logins   []string
+	sessions string // what /api/sessions answers: sessionsJSON unless a test sets it
 
 	stop     chan struct{}
 	handlers sync.WaitGroup
@@ -87,7 +88,7 @@ const sessionsJSON = `[
 ]`
 
 func newFake(t *testing.T) *fake {
-	f := &fake{t: t, conns: make(chan *watch, 4), stop: make(chan struct{})}
+	f := &fake{t: t, conns: make(chan *watch, 4), stop: make(chan struct{}), sessions: sessionsJSON}
 	page := func(name string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			b, err := fs.ReadFile(assets.FS(), name)
@@ -121,8 +122,11 @@ func newFake(t *testing.T) *fake {
 			http.Error(w, "log in", http.StatusUnauthorized)
 			return
 		}
+		f.mu.Lock()
+		list := f.sessions
+		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(sessionsJSON))
+		_, _ = w.Write([]byte(list))
 	})
 	mux.HandleFunc("GET /api/watch/{id}", f.watch)
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
