@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -164,17 +163,11 @@ func TestGlyphsInBrowser(t *testing.T) {
 				if g.FontSize < 9 {
 					t.Errorf("the terminal's text is %.2f px, under the 9 px floor", g.FontSize)
 				}
-				img := b.Shoot(g.Visible)
-				if os.Getenv("PTYACTOR_SCREENSHOTS") != "" {
-					savePNG(t, filepath.Join(screenshots(t), fmt.Sprintf("glyphs-%s-%dx%d.png", screenDesc(screen), size.cols, size.rows)), img)
-				}
-				checkGlyphs(t, img, g, withCJK)
+				checkGlyphs(t, b.Shoot(g.Visible), g, withCJK)
 			})
 		}
 	}
 }
-
-func screenDesc(s browser.Screen) string { return fmt.Sprintf("%s-%gx", s.Name, s.DPR) }
 
 // checkGlyphs holds the picture img of the visible part of the terminal
 // to the cells of its screen.
@@ -254,16 +247,19 @@ func checkGlyphs(t *testing.T, img image.Image, g termGeometry, withCJK bool) {
 		if len(missing) > 20 {
 			missing = append(missing[:20], fmt.Sprintf("… and %d more", len(missing)-20))
 		}
-		p := filepath.Join(t.TempDir(), "glyphs.png")
-		savePNG(t, p, img)
+		// The picture is kept (outside the test's folder, which goes) to
+		// be looked at.
+		p := savePNG(t, img)
 		t.Errorf("font %.2f px, cell %.3fx%.3f css px at %gx; the picture (%s) shows:\n  %s",
 			g.FontSize, cw, ch, g.DPR, p, strings.Join(missing, "\n  "))
 	}
 }
 
-func savePNG(t *testing.T, path string, img image.Image) {
+// savePNG writes img to a new file in the system's temporary folder and
+// returns its path.
+func savePNG(t *testing.T, img image.Image) string {
 	t.Helper()
-	fh, err := os.Create(path)
+	fh, err := os.CreateTemp("", "ptyactor-glyphs-*.png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,4 +267,5 @@ func savePNG(t *testing.T, path string, img image.Image) {
 	if err := png.Encode(fh, img); err != nil {
 		t.Fatal(err)
 	}
+	return fh.Name()
 }

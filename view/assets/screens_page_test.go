@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,13 +103,14 @@ func press(b *browser.Browser, s browser.Screen, sel string, bx box) {
 	b.Eval(`document.querySelector(`+jsString(sel)+`).click()`, nil)
 }
 
-// docShot keeps a screenshot for the docs: only at 1x, and only into
-// $PTYACTOR_SCREENSHOTS (PTYACTOR_SCREENSHOTS=$PWD/docs/img writes the
-// ones docs/console.md shows).
-func docShot(t *testing.T, b *browser.Browser, s browser.Screen, name string) {
+// docShot keeps a screenshot for the docs: only at 1x, only on the
+// screens named (all when none is), and only into $PTYACTOR_SCREENSHOTS
+// (PTYACTOR_SCREENSHOTS=$PWD/docs/img writes the ones docs/console.md
+// shows).
+func docShot(t *testing.T, b *browser.Browser, s browser.Screen, name string, on ...string) {
 	t.Helper()
 	dir := os.Getenv("PTYACTOR_SCREENSHOTS")
-	if dir == "" || s.DPR != 1 {
+	if dir == "" || s.DPR != 1 || len(on) > 0 && !slices.Contains(on, s.Name) {
 		return
 	}
 	b.Screenshot(filepath.Join(screenshots(t), fmt.Sprintf("%s-%s.png", name, s.Name)))
@@ -208,7 +210,7 @@ func viewOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
 	if font < 13 {
 		t.Errorf("sized for the holder's screen, the terminal draws at %.2f px, not about 14", font)
 	}
-	docShot(t, b, s, "take-over")
+	docShot(t, b, s, "take-over", "phone")
 	back := reachable(t, b, s, "#handback")
 	press(b, s, "#handback", back)
 	// (The banner's countdown may rewrap the header meanwhile: a new size.)
@@ -281,7 +283,7 @@ func secretOn(t *testing.T, b *browser.Browser, f *secretFake, s browser.Screen)
 	pageFits(t, b, s)
 	field := reachable(t, b, s, "#secret")
 	submit := reachable(t, b, s, "#submit")
-	docShot(t, b, s, "secret")
+	docShot(t, b, s, "secret", "phone")
 	// A finger on the field, the on-screen keyboard's text, a finger on
 	// Submit.
 	if s.Mobile {

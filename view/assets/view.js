@@ -65,10 +65,11 @@ const fontStep = 16;
 // a cell as a canvas does ("W"'s advance; the font's box, ascent +
 // descent, which Chromium rounds to pixels each: DejaVu Sans Mono at 14px
 // is 13 + 3 = 16px), makes each row as tall as the box times lineHeight,
-// centres the text in it, and clips the row. But the underscore hangs
-// below the font's descent (3.3px under the baseline at 14px): at
-// lineHeight 1 its stroke fell on the row's clipped edge, cut away at one
-// scale, kept at another (vim's "__name__" showed as "  name  " at 1x).
+// centres the text in it, and clips the row. But the underscore's ink
+// goes below that rounded descent (the canvas measures it 4px under the
+// baseline at 14px): at lineHeight 1 its stroke fell on the row's clipped
+// edge, cut away at one size, kept at another (vim's "__name__" showed as
+// "  name  " at 1x).
 // So the row is taller than the box by twice the most any glyph hangs
 // out of it (the text is centred), rounded up to device pixels. (The
 // font is the system's, no @font-face: nothing loads after xterm
