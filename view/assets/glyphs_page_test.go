@@ -167,6 +167,7 @@ func TestGlyphsInBrowser(t *testing.T) {
 			})
 		}
 	}
+	withinCSP(t, b)
 }
 
 // checkGlyphs holds the picture img of the visible part of the terminal

@@ -143,6 +143,7 @@ func TestScreensInBrowser(t *testing.T) {
 			t.Run("secret", func(t *testing.T) { secretOn(t, b, sf, s) })
 		})
 	}
+	withinCSP(t, b)
 }
 
 func consoleOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
