@@ -1,7 +1,8 @@
 // The live view of one session: /s/<id> for an operator (logged in by the
 // console's cookie), /v/<id>#token=<share token> for a share link. The
 // session's events arrive over a WebSocket, /api/watch/<id>, and feed an
-// xterm.js terminal of the session's exact size, scaled to fit the window.
+// xterm.js terminal of the session's exact size, drawn in the font that
+// fits the window (docs/console.md, "On every screen").
 //
 // The protocol (docs/console.md, "The page"): the page sends
 // {"t":"hello","since":<last seq>,"token":...}; the server answers hello,
@@ -69,11 +70,10 @@ const fontStep = 16;
 // goes below that rounded descent (the canvas measures it 4px under the
 // baseline at 14px): at lineHeight 1 its stroke fell on the row's clipped
 // edge, cut away at one size, kept at another (vim's "__name__" showed as
-// "  name  " at 1x).
-// So the row is taller than the box by twice the most any glyph hangs
-// out of it (the text is centred), rounded up to device pixels. (The
-// font is the system's, no @font-face: nothing loads after xterm
-// measures.)
+// "  name  " at 1x). So the row is taller than the box by twice the most
+// any glyph hangs out of it (the text is centred), rounded up to device
+// pixels. (The font is the system's, no @font-face: nothing loads after
+// xterm measures.)
 const glyphs = document.createElement("canvas").getContext("2d");
 function cellAt(f) {
   glyphs.font = `${f}px ${fontFamily}`;
@@ -245,10 +245,11 @@ function refused(m) {
 }
 
 // letterbox draws the terminal, at the session's own size, in the
-// largest font (in sixteenths of a pixel) at which it fits the stage, but never
-// below minFont: a session too wide for a phone then scrolls inside the
-// stage. The text is drawn at its size, not scaled: a thin stroke (the
-// underscore) stays on the device's pixels. It never resizes the session.
+// largest font (in sixteenths of a pixel) at which it fits the stage, but
+// never below minFont: a session too wide for a phone then scrolls inside
+// the stage. The text is drawn at its size, not scaled: a thin stroke
+// (the underscore) stays on the device's pixels. It never resizes the
+// session.
 function letterbox() {
   const w = stage.clientWidth;
   const h = stage.clientHeight;
