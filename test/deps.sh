@@ -29,6 +29,12 @@ for entry in "${need[@]}"; do
   set -- $entry
   command -v "$1" >/dev/null 2>&1 || missing+=("$2")
 done
+# A font with CJK glyphs (not a command): view/assets's
+# TestGlyphsInBrowser draws a full-width character in the live view and
+# checks its pixels.
+if ! fc-list :lang=zh family 2>/dev/null | grep -q .; then
+  missing+=(fonts-wqy-microhei)
+fi
 if ((${#missing[@]})); then
   echo "$(basename "$0"): installing ${missing[*]}" >&2
   if [ "$(id -u)" = 0 ]; then

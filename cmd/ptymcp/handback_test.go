@@ -115,12 +115,13 @@ func handBackHalfTyped(t *testing.T, b *browser.Browser, c *client, consoleURL s
 }
 
 // fitted is true once the page's terminal has the size the page asks for
-// while it holds the input (view.js fit), which it takes from the
-// session's resize event: the session was resized.
-const fitted = `(() => { const screen = document.querySelector("#term .xterm-screen"), stage = document.getElementById("stage"), term = ptyView.term;
-  if (!screen || !screen.offsetWidth || document.getElementById("banner").hidden) return false;
-  const cols = Math.min(1000, Math.max(20, Math.floor(stage.clientWidth / (screen.offsetWidth / term.cols))));
-  const rows = Math.min(500, Math.max(5, Math.floor(stage.clientHeight / (screen.offsetHeight / term.rows))));
+// while it holds the input (view.js fit: the stage in cells of the
+// holder's 14px font), which it takes from the session's resize event:
+// the session was resized.
+const fitted = `(() => { const cell = ptyView.cellAt(14), stage = document.getElementById("stage"), term = ptyView.term;
+  if (!cell.width || document.getElementById("banner").hidden) return false;
+  const cols = Math.min(1000, Math.max(20, Math.floor(stage.clientWidth / cell.width)));
+  const rows = Math.min(500, Math.max(5, Math.floor(stage.clientHeight / cell.height)));
   return term.cols > 80 && cols === term.cols && rows === term.rows; })()`
 
 // jsString quotes s for a JavaScript expression.

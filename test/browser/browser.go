@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,6 +24,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -255,6 +261,134 @@ func (b *Browser) Screenshot(path string) {
 		b.t.Fatal(err)
 	}
 }
+
+// Screen is a viewport a test lays a page out in: its size in CSS pixels,
+// its device pixel ratio, and whether it is a phone or tablet (Mobile: the
+// page's viewport meta tag applies, and touch events are on).
+type Screen struct {
+	Name          string // for file and subtest names: "phone", "desktop"
+	Width, Height int64
+	DPR           float64
+	Mobile        bool
+}
+
+// Screens are the sizes a page is held to: a desktop at 1280x800, a
+// tablet at 768x1024 and a phone at 390x844, each at device pixel ratio
+// 1 and 2.
+func Screens() []Screen {
+	var out []Screen
+	for _, s := range []Screen{
+		{Name: "desktop", Width: 1280, Height: 800},
+		{Name: "tablet", Width: 768, Height: 1024, Mobile: true},
+		{Name: "phone", Width: 390, Height: 844, Mobile: true},
+	} {
+		for _, dpr := range []float64{1, 2} {
+			s.DPR = dpr
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// String names s for a subtest: "phone-390x844@2x".
+func (s Screen) String() string {
+	return fmt.Sprintf("%s-%dx%d@%gx", s.Name, s.Width, s.Height, s.DPR)
+}
+
+// Emulate lays the tab out on s from now on (a page already open is laid
+// out again).
+func (b *Browser) Emulate(s Screen) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	orientation := &emulation.ScreenOrientation{Type: emulation.ScreenOrientationTypeLandscapePrimary, Angle: 90}
+	if s.Height > s.Width {
+		orientation = &emulation.ScreenOrientation{Type: emulation.ScreenOrientationTypePortraitPrimary}
+	}
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: s.Width, Height: s.Height, DeviceScaleFactor: s.DPR, Mobile: s.Mobile,
+			ScreenWidth: s.Width, ScreenHeight: s.Height, ScreenOrientation: orientation,
+		}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: s.Mobile, MaxTouchPoints: 5})
+		return err
+	}))
+	if err != nil {
+		b.t.Fatalf("emulate %v: %v", s, err)
+	}
+}
+
+// Rect is a rectangle in the page's CSS pixels (getBoundingClientRect's).
+type Rect struct{ X, Y, Width, Height float64 }
+
+// Shoot takes a picture of the part r of the viewport, in device pixels (at
+// device pixel ratio 2, twice r's size), and decodes it.
+func (b *Browser) Shoot(r Rect) image.Image {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	data, err := chromedp.Run(ctx, chromedp.Action[[]byte](func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		res, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{
+			Format:      page.CaptureScreenshotFormatPng,
+			FromSurface: ptr(true),
+			Clip:        &page.Viewport{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height, Scale: 1},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res.Data, nil
+	}))
+	if err != nil {
+		b.t.Fatalf("screenshot of %+v: %v", r, err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		b.t.Fatalf("screenshot of %+v: decode: %v", r, err)
+	}
+	return img
+}
+
+// Tap touches the viewport at (x, y), in CSS pixels, and lifts the finger:
+// a tap, as a phone's touch screen gives it (the page gets touch events,
+// then the click a tap makes). It needs a Screen with Mobile set.
+func (b *Browser) Tap(x, y float64) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, input.DispatchTouchEvent, input.DispatchTouchEventParams{
+			Type: input.DispatchTouchEventTypeTouchStart, TouchPoints: []*input.TouchPoint{{X: x, Y: y}},
+		}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, input.DispatchTouchEvent, input.DispatchTouchEventParams{
+			Type: input.DispatchTouchEventTypeTouchEnd, TouchPoints: []*input.TouchPoint{},
+		})
+		return err
+	}))
+	if err != nil {
+		b.t.Fatalf("tap at %v,%v: %v", x, y, err)
+	}
+}
+
+// InsertText types text into whatever has the page's focus, as a phone's
+// on-screen keyboard commits it (one input event, no key events).
+func (b *Browser) InsertText(text string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	}))
+	if err != nil {
+		b.t.Fatalf("insert text: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // Console returns what the page wrote to its console so far, with the
 // exceptions nothing caught.

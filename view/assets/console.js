@@ -46,19 +46,25 @@ function held(s) {
   return el("span", { class: "held" }, ` controlled by ${c.holder}${at}`);
 }
 
+// breakable is a path as text with a line break allowed after each
+// slash: a long cwd wraps between its parts, not inside one.
+function breakable(path) {
+  return path.split(/(?<=\/)/).flatMap((part, i) => (i ? [el("wbr"), part] : [part]));
+}
+
 function row(s) {
   const badge = el("span");
   setBadge(badge, s);
   const tr = el(
     "tr",
     { "data-id": s.id },
-    el("td", {}, el("a", { href: "/s/" + encodeURIComponent(s.id) }, s.name || s.id)),
-    el("td", {}, s.owner || ""),
-    el("td", {}, s.host || ""),
-    el("td", { class: "cwd" }, s.cwd || ""),
-    el("td", {}, s.program || ""),
-    el("td", {}, badge, held(s)),
-    el("td", {}, ago(s.idleMs)),
+    el("td", { class: "name" }, el("a", { href: "/s/" + encodeURIComponent(s.id) }, s.name || s.id)),
+    el("td", { class: "owner", "data-label": "owner" }, s.owner || ""),
+    el("td", { class: "host", "data-label": "host" }, s.host || ""),
+    el("td", { class: "cwd", "data-label": "cwd" }, ...breakable(s.cwd || "")),
+    el("td", { class: "program", "data-label": "program" }, s.program || ""),
+    el("td", { class: "state" }, badge, held(s)),
+    el("td", { class: "idle", "data-label": "last output" }, ago(s.idleMs)),
   );
   return tr;
 }

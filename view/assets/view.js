@@ -1,7 +1,8 @@
 // The live view of one session: /s/<id> for an operator (logged in by the
 // console's cookie), /v/<id>#token=<share token> for a share link. The
 // session's events arrive over a WebSocket, /api/watch/<id>, and feed an
-// xterm.js terminal of the session's exact size, scaled to fit the window.
+// xterm.js terminal of the session's exact size, drawn in the font that
+// fits the window (docs/console.md, "On every screen").
 //
 // The protocol (docs/console.md, "The page"): the page sends
 // {"t":"hello","since":<last seq>,"token":...}; the server answers hello,
@@ -20,7 +21,7 @@
 // window ({"t":"resize"}), until {"t":"return"}. A refused action comes
 // back as {"t":"refused","code","message"}, which is not final.
 //
-// window.ptyView = {term, seq, badge, connected, ended, error, control,
+// window.ptyView = {term, cellAt, seq, badge, connected, ended, error, control,
 // refused, send} is kept current for tests and for anyone at the console
 // (send writes one message on the socket, as the page would).
 
@@ -50,14 +51,57 @@ const banner = document.getElementById("banner");
 const idleEl = document.getElementById("idle");
 if (shared) document.getElementById("back").hidden = true;
 
+const fontFamily = '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace';
+// fontSize is the font a page that holds the input sizes the session for.
+const fontSize = 14;
+// minFont is the smallest text the view draws, in CSS pixels: a session
+// wider than the screen at this size scrolls sideways inside the stage
+// (never the page) rather than shrink to unreadable.
+const minFont = 9;
+// fontStep: the view's font sizes are in steps of 1/fontStep px.
+const fontStep = 16;
+
+// cellAt is the cell xterm draws at font size f, in CSS pixels, and the
+// lineHeight that makes its rows hold every glyph whole. xterm measures
+// a cell as a canvas does ("W"'s advance; the font's box, ascent +
+// descent, which Chromium rounds to pixels each: DejaVu Sans Mono at 14px
+// is 13 + 3 = 16px), makes each row as tall as the box times lineHeight,
+// centres the text in it, and clips the row. But the underscore's ink
+// goes below that rounded descent (the canvas measures it 4px under the
+// baseline at 14px): at lineHeight 1 its stroke fell on the row's clipped
+// edge, cut away at one size, kept at another (vim's "__name__" showed as
+// "  name  " at 1x). So the row is taller than the box by twice the most
+// any glyph hangs out of it (the text is centred), rounded up to device
+// pixels. (The font is the system's, no @font-face: nothing loads after
+// xterm measures.)
+const glyphs = document.createElement("canvas").getContext("2d");
+function cellAt(f) {
+  glyphs.font = `${f}px ${fontFamily}`;
+  const w = glyphs.measureText("W");
+  const box = w.fontBoundingBoxAscent + w.fontBoundingBoxDescent;
+  let over = 0;
+  for (const ch of ["_", "g", "j", "y", "|", "│", "█"]) {
+    const m = glyphs.measureText(ch);
+    over = Math.max(over, m.actualBoundingBoxDescent - m.fontBoundingBoxDescent, m.actualBoundingBoxAscent - m.fontBoundingBoxAscent);
+  }
+  const dpr = window.devicePixelRatio || 1;
+  const measured = Math.ceil(box * dpr); // xterm's char height, in device pixels
+  if (!measured || !(over >= 0)) return { width: w.width, height: measured / dpr, lineHeight: 1 };
+  const row = Math.ceil((box + 2 * over) * dpr);
+  // xterm's row is floor(measured * lineHeight) device pixels: the half
+  // pixel keeps the floor from landing one short.
+  return { width: w.width, height: row / dpr, lineHeight: Math.max(1, (row + 0.5) / measured) };
+}
+
 const term = new Terminal({
   cols: 80,
   rows: 24,
   disableStdin: true, // typing only while this page holds the input
   cursorBlink: false,
   scrollback: 1000,
-  fontFamily: '"DejaVu Sans Mono", "Liberation Mono", ui-monospace, monospace',
-  fontSize: 14,
+  fontFamily,
+  fontSize,
+  lineHeight: cellAt(fontSize).lineHeight,
   theme: { background: "#101214", foreground: "#d8dee4" },
 });
 term.open(host);
@@ -79,7 +123,7 @@ for (const id of [
 term.parser.registerDcsHandler({ intermediates: "$", final: "q" }, swallow);
 for (const osc of [4, 10, 11, 12]) term.parser.registerOscHandler(osc, (data) => data.includes("?"));
 
-const view = { term, seq: 0, badge: "", connected: false, ended: false, error: null, control: null, refused: null, send: null };
+const view = { term, cellAt, seq: 0, badge: "", connected: false, ended: false, error: null, control: null, refused: null, send: null };
 window.ptyView = view;
 
 // socket is the live socket, once its hello is sent.
@@ -142,17 +186,16 @@ function showIdle() {
 setInterval(showIdle, 1000);
 
 // fit asks, while this page holds the input, for the size that fills
-// the stage at the terminal's font: the holder alone sizes the session.
+// the stage at the holder's font (fontSize): the holder alone sizes the
+// session.
 let fitTimer = 0;
 function fit() {
   clearTimeout(fitTimer);
   fitTimer = setTimeout(() => {
-    const screen = host.querySelector(".xterm-screen");
-    if (!holding || !screen || !screen.offsetWidth || !screen.offsetHeight) return;
-    const cellW = screen.offsetWidth / term.cols;
-    const cellH = screen.offsetHeight / term.rows;
-    const cols = Math.min(1000, Math.max(20, Math.floor(stage.clientWidth / cellW)));
-    const rows = Math.min(500, Math.max(5, Math.floor(stage.clientHeight / cellH)));
+    const cell = cellAt(fontSize);
+    if (!holding || !cell.width || !cell.height || !stage.clientWidth || !stage.clientHeight) return;
+    const cols = Math.min(1000, Math.max(20, Math.floor(stage.clientWidth / cell.width)));
+    const rows = Math.min(500, Math.max(5, Math.floor(stage.clientHeight / cell.height)));
     if (cols !== term.cols || rows !== term.rows) send({ t: "resize", rows, cols });
   }, 100);
 }
@@ -201,19 +244,42 @@ function refused(m) {
   refusedTimer = setTimeout(() => (refusedEl.hidden = true), 8000);
 }
 
-// letterbox scales the terminal, at the session's own size, to fit the
-// stage and centres it. It never resizes the session.
+// letterbox draws the terminal, at the session's own size, in the
+// largest font (in sixteenths of a pixel) at which it fits the stage, but
+// never below minFont: a session too wide for a phone then scrolls inside
+// the stage. The text is drawn at its size, not scaled: a thin stroke
+// (the underscore) stays on the device's pixels. It never resizes the
+// session.
 function letterbox() {
-  const w = host.offsetWidth;
-  const h = host.offsetHeight;
+  const w = stage.clientWidth;
+  const h = stage.clientHeight;
   if (!w || !h) return;
-  const s = Math.min(stage.clientWidth / w, stage.clientHeight / h);
-  const x = (stage.clientWidth - w * s) / 2;
-  const y = (stage.clientHeight - h * s) / 2;
-  host.style.transform = `translate(${x}px, ${y}px) scale(${s})`;
+  const fits = (f) => {
+    const c = cellAt(f);
+    return Math.round(term.cols * c.width) <= w && term.rows * c.height <= h;
+  };
+  let lo = minFont * fontStep;
+  let hi = 256 * fontStep;
+  if (fits(lo / fontStep)) {
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (fits(mid / fontStep)) lo = mid;
+      else hi = mid - 1;
+    }
+  }
+  const f = lo / fontStep;
+  if (f !== term.options.fontSize) term.options.fontSize = f;
+  const lineHeight = cellAt(f).lineHeight;
+  if (lineHeight !== term.options.lineHeight) term.options.lineHeight = lineHeight;
 }
 new ResizeObserver(letterbox).observe(stage);
-new ResizeObserver(letterbox).observe(host);
+// A page moved to a screen of another pixel ratio measures again.
+(function watchRatio() {
+  matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener("change", () => {
+    letterbox();
+    watchRatio();
+  }, { once: true });
+})();
 
 // later runs fn after everything written so far is parsed: term.reset
 // and term.resize act at once, and must not overtake queued output.
@@ -242,6 +308,7 @@ const handlers = {
     later(() => {
       term.reset();
       term.resize(m.cols, m.rows);
+      letterbox();
     });
     term.write(m.data);
     view.seq = m.seq;
@@ -249,7 +316,10 @@ const handlers = {
   },
   resize(m) {
     if (m.seq <= view.seq) return;
-    later(() => term.resize(m.cols, m.rows));
+    later(() => {
+      term.resize(m.cols, m.rows);
+      letterbox();
+    });
     view.seq = m.seq;
   },
   state(m) {
