@@ -115,6 +115,8 @@ type Server struct {
 	mux  *http.ServeMux
 	// tries throttles wrong operator tokens (throttle.go).
 	tries *throttle
+	// pictures encodes each picture's message once (pictures.go).
+	pictures pictureMessages
 }
 
 // New builds a Server.

@@ -404,7 +404,14 @@ func (v *viewer) follow(ctx context.Context, w Watcher) error {
 // after a message's number misses and repeats nothing; resizes as JSON.
 func (v *viewer) frame(ctx context.Context, f actors.Frame) error {
 	if p := f.Picture; p != nil {
-		if err := v.send(ctx, map[string]any{"t": "picture", "seq": p.Seq, "rows": p.Rows, "cols": p.Cols, "data": string(p.Draw), "gap": f.Gap}); err != nil {
+		msg, err := v.srv.pictures.message(p, f.Gap)
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		err = v.c.Write(wctx, websocket.MessageText, msg)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
