@@ -287,7 +287,11 @@ var errRefusedMessage = errors.New("view: message refused")
 // the message rate: otherwise it closes the socket with the reason and
 // returns errRefusedMessage.
 func (v *viewer) readText(ctx context.Context) ([]byte, error) {
-	typ, b, err := v.c.Read(ctx)
+	typ, r, err := v.c.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := v.srv.large.readMessage(ctx, r)
 	if err != nil {
 		return nil, err
 	}
