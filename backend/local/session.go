@@ -12,7 +12,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/backend/local/vt"
+	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/record"
