@@ -32,7 +32,7 @@ fuzz=(
   "FuzzPollWants ./probes/linux 8000"
   "FuzzToolArgs ./tools 200"
   "FuzzCut ./internal/textcut 20000"
-  "FuzzRedact ./internal/secretshape 20000"
+  "FuzzRedact ./internal/credshape 20000"
   "FuzzEmulator ./vt 3000"
   "FuzzVerify ./record 3000"
 )

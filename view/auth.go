@@ -1,10 +1,8 @@
 package view
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,9 +19,9 @@ const cookieName = "ptyactor_console"
 const DefaultLoginTTL = 12 * time.Hour
 
 // operators checks the operator token and the login cookies it was
-// exchanged for. Only hashes are kept. A login ends on the server at its
-// expiry or at logout, whatever the browser keeps: its sockets are
-// closed then (login.done).
+// exchanged for, kept as every token of the view is (tokenStore). A login
+// ends on the server at its expiry or at logout, whatever the browser
+// keeps: its sockets are closed then (login.done).
 type operators struct {
 	token [sha256.Size]byte // the operator token's hash; zero: none
 	set   bool
@@ -31,7 +29,7 @@ type operators struct {
 	ttl   time.Duration
 
 	mu       sync.Mutex
-	sessions map[[sha256.Size]byte]*login // by the cookie's hash
+	sessions tokenStore[*login] // by the cookie's hash
 }
 
 // login is one live login.
@@ -41,7 +39,7 @@ type login struct {
 }
 
 func newOperators(token string, ttl time.Duration, now func() time.Time) *operators {
-	o := &operators{now: now, ttl: ttl, sessions: map[[sha256.Size]byte]*login{}}
+	o := &operators{now: now, ttl: ttl, sessions: newTokenStore[*login](now)}
 	if token != "" {
 		o.token, o.set = sha256.Sum256([]byte(token)), true
 	}
@@ -58,19 +56,14 @@ func (o *operators) tokenOK(token string) bool {
 }
 
 // login makes a cookie value for a holder of the operator token: a new
-// one at every login, so a value planted before it (fixation) is never
-// the one logged in.
+// one at every login (256 random bits), so a value planted before it
+// (fixation) is never the one logged in.
 func (o *operators) login() (string, error) {
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
-	}
-	v := base64.RawURLEncoding.EncodeToString(raw[:])
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.sweep()
-	o.sessions[sha256.Sum256([]byte(v))] = &login{expires: o.now().Add(o.ttl), done: make(chan struct{})}
-	return v, nil
+	l := &login{expires: o.now().Add(o.ttl), done: make(chan struct{})}
+	return o.sessions.issue(256, l, l.expires)
 }
 
 // logout ends r's cookie's login on the server; it reports whether
@@ -80,26 +73,18 @@ func (o *operators) logout(r *http.Request) bool {
 	if err != nil || c.Value == "" {
 		return false
 	}
-	h := sha256.Sum256([]byte(c.Value))
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	l, ok := o.sessions[h]
+	e, ok := o.sessions.revoke(c.Value)
 	if ok {
-		delete(o.sessions, h)
-		close(l.done)
+		close(e.v.done)
 	}
 	return ok
 }
 
 // sweep ends the expired logins; the caller holds mu.
 func (o *operators) sweep() {
-	now := o.now()
-	for h, l := range o.sessions {
-		if now.After(l.expires) {
-			delete(o.sessions, h)
-			close(l.done)
-		}
-	}
+	o.sessions.sweep(nil, func(e *tokenEntry[*login]) { close(e.v.done) })
 }
 
 // request reports whether r carries the operator's login: its cookie,
@@ -119,14 +104,13 @@ func (o *operators) auth(r *http.Request) (bool, *login) {
 	if err != nil || c.Value == "" {
 		return false, nil
 	}
-	h := sha256.Sum256([]byte(c.Value))
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	l, ok := o.sessions[h]
-	if !ok || o.now().After(l.expires) {
+	e, ok := o.sessions.live(c.Value)
+	if !ok {
 		return false, nil
 	}
-	return true, l
+	return true, e.v
 }
 
 // live reports whether l is still logged in (not logged out, not

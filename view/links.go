@@ -1,10 +1,7 @@
 package view
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
 	"sync"
 	"time"
@@ -42,21 +39,17 @@ type Link struct {
 func (l Link) Done() <-chan struct{} { return l.done }
 
 // Links holds the share links: each lets its holder watch one session
-// of one owner, read-only, until it expires or is revoked. Only a hash
-// of each token is kept, so a token is never held, logged or compared
-// as text; lookups compare hashes in constant time.
+// of one owner, read-only, until it expires or is revoked. Its tokens
+// are kept as the view keeps every token (tokenStore): hashed, never as
+// text.
 type Links struct {
-	now func() time.Time
-	mu  sync.Mutex
-	by  map[[sha256.Size]byte]*Link // by the token's hash; Token empty
+	mu    sync.Mutex
+	store tokenStore[*Link] // Token empty
 }
 
 // NewLinks makes an empty set; now is the clock (time.Now when nil).
 func NewLinks(now func() time.Time) *Links {
-	if now == nil {
-		now = time.Now
-	}
-	return &Links{now: now, by: map[[sha256.Size]byte]*Link{}}
+	return &Links{store: newTokenStore[*Link](now)}
 }
 
 // Share makes a link to watch session (of owner), labelled for the page,
@@ -72,19 +65,17 @@ func (l *Links) Share(owner messages.Owner, session messages.SessionID, label st
 	case ttl < 0 || ttl > MaxLinkTTL:
 		return Link{}, messages.InvalidArgument("ttl must be between 1 ms and %s", MaxLinkTTL)
 	}
-	var raw [16]byte // 128 random bits
-	if _, err := rand.Read(raw[:]); err != nil {
-		return Link{}, err
-	}
-	token := base64.RawURLEncoding.EncodeToString(raw[:])
-	link := Link{Session: session, Owner: owner, Label: label, Expires: l.now().Add(ttl), done: make(chan struct{})}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweep()
-	kept := link
-	l.by[sha256.Sum256([]byte(token))] = &kept
-	link.Token = token
-	return link, nil
+	link := &Link{Session: session, Owner: owner, Label: label, Expires: l.store.now().Add(ttl), done: make(chan struct{})}
+	token, err := l.store.issue(128, link, link.Expires)
+	if err != nil {
+		return Link{}, err
+	}
+	out := *link
+	out.Token = token
+	return out, nil
 }
 
 // Unshare revokes every link to session and returns how many there were.
@@ -92,30 +83,24 @@ func (l *Links) Share(owner messages.Owner, session messages.SessionID, label st
 func (l *Links) Unshare(session messages.SessionID) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for h, link := range l.by {
-		if link.Session == session {
-			delete(l.by, h)
-			close(link.done)
-			n++
+	return l.store.drop(func(e *tokenEntry[*Link]) bool {
+		if e.v.Session != session {
+			return false
 		}
-	}
-	return n
+		close(e.v.done)
+		return true
+	})
 }
 
 // Check returns the link token opens for session, or ErrLinkRefused.
 func (l *Links) Check(token string, session messages.SessionID) (Link, error) {
-	h := sha256.Sum256([]byte(token))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	link, ok := l.by[h]
-	if !ok || l.now().After(link.Expires) {
+	e, ok := l.store.live(token)
+	if !ok || subtle.ConstantTimeCompare([]byte(e.v.Session), []byte(session)) != 1 {
 		return Link{}, ErrLinkRefused
 	}
-	if subtle.ConstantTimeCompare([]byte(link.Session), []byte(session)) != 1 {
-		return Link{}, ErrLinkRefused
-	}
-	return *link, nil
+	return *e.v, nil
 }
 
 // Live reports whether link (from Check) still opens its session: not
@@ -126,19 +111,13 @@ func (l *Links) Live(link Link) bool {
 		return false
 	default:
 	}
-	return !l.now().After(link.Expires)
+	return !l.store.now().After(link.Expires)
 }
 
 // Left is how long link has until it expires, by the set's clock.
-func (l *Links) Left(link Link) time.Duration { return link.Expires.Sub(l.now()) }
+func (l *Links) Left(link Link) time.Duration { return link.Expires.Sub(l.store.now()) }
 
-// sweep drops expired links; the caller holds mu.
+// sweep drops expired links, closing their sockets; the caller holds mu.
 func (l *Links) sweep() {
-	now := l.now()
-	for h, link := range l.by {
-		if now.After(link.Expires) {
-			delete(l.by, h)
-			close(link.done)
-		}
-	}
+	l.store.sweep(nil, func(e *tokenEntry[*Link]) { close(e.v.done) })
 }

@@ -100,7 +100,7 @@ func TestSecretLinks(t *testing.T) {
 		}
 	}
 	s.mu.Lock()
-	n := len(s.by)
+	n := s.store.len()
 	s.mu.Unlock()
 	if n != MaxSecretLinks {
 		t.Fatalf("%d links kept, want %d", n, MaxSecretLinks)

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ptyactor/ptyactor/internal/secretshape"
+	"github.com/ptyactor/ptyactor/internal/credshape"
 )
 
 // AgentDefaults are set in every shell so pagers and editors do not hijack
@@ -38,7 +38,7 @@ func BuildEnv(parent []string, defaults, trusted map[string]string) []string {
 	env := map[string]string{}
 	for _, kv := range parent {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || secretName(k) || secretshape.Value(v) {
+		if !ok || k == "" || secretName(k) || credshape.Value(v) {
 			continue
 		}
 		env[k] = v

@@ -12,12 +12,12 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/record"
 	"github.com/ptyactor/ptyactor/sandbox"
 	"github.com/ptyactor/ptyactor/teardown"
+	"github.com/ptyactor/ptyactor/vt"
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 )

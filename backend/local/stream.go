@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/internal/secretshape"
+	"github.com/ptyactor/ptyactor/internal/credshape"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
 )
@@ -157,7 +157,7 @@ func (st *stream) done(seq uint64) bool {
 
 // redact takes credential shapes out of every text an event carries.
 func redact(ev *record.Event) {
-	ev.Data = secretshape.Redact(ev.Data)
+	ev.Data = credshape.Redact(ev.Data)
 	if ev.Send != nil && len(ev.Send.Lines) > 0 {
 		send := *ev.Send
 		send.Lines = redactAll(send.Lines)
@@ -173,7 +173,7 @@ func redact(ev *record.Event) {
 func redactAll(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = secretshape.Redact(l)
+		out[i] = credshape.Redact(l)
 	}
 	return out
 }

@@ -5,9 +5,9 @@ import (
 	"os"
 
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
+	"github.com/ptyactor/ptyactor/vt"
 	"golang.org/x/sys/unix"
 )
 

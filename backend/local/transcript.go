@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/ptyactor/ptyactor/backend/local/scrollback"
-	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/vt"
 )
 
 // The transcript is what the terminal showed, as `tmux capture-pane -p -J

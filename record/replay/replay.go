@@ -19,8 +19,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/record"
+	"github.com/ptyactor/ptyactor/vt"
 )
 
 // ErrNoScreen: the record starts at a checkpoint that holds no screen (a

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/record"
+	"github.com/ptyactor/ptyactor/vt"
 )
 
 // writer records events as a session does: numbered, and, when the

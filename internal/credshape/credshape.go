@@ -1,9 +1,9 @@
-// Package secretshape recognises credentials by the shape of their value
+// Package credshape recognises credentials by the shape of their value
 // (a PEM private key, a GitHub or Slack token, an AWS access key id, an
 // API key with a known prefix) and takes them out of text. The environment
 // a shell starts with is scrubbed with Value; what a session's record
 // keeps of input and output, with Redact.
-package secretshape
+package credshape
 
 import (
 	"strconv"

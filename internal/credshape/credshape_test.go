@@ -1,4 +1,4 @@
-package secretshape
+package credshape
 
 import (
 	"strings"
