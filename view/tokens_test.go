@@ -2,8 +2,8 @@ package view
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
