@@ -2,7 +2,7 @@
 // its hash chain, exports it for asciinema, and prints its transcript.
 //
 //	ptyrec verify [-key FILE] [-expect HASH] FILE
-//	ptyrec export [-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE
+//	ptyrec export [-format asciicast-v2|asciicast-v3] [-key FILE] [-o OUT] FILE
 //	ptyrec cat [-key FILE] FILE
 //	ptyrec screen [-at SEQ] [-json] [-key FILE] FILE
 //
@@ -52,7 +52,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"verify", "[-key FILE] [-expect HASH] FILE", "check the record's hash chain", verifyCmd},
-		{"export", "[-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE", "write the record as an asciicast", exportCmd},
+		{"export", "[-format asciicast-v2|asciicast-v3] [-key FILE] [-o OUT] FILE", "write the record as an asciicast (v2, which asciinema 2.x and 3.x play; -format asciicast-v3 for v3)", exportCmd},
 		{"cat", "[-key FILE] FILE", "print the transcript, escape sequences removed", catCmd},
 		{"screen", "[-at SEQ] [-json] [-key FILE] FILE", "print the screen after an event (default: the last), replayed", screenCmd},
 	}
@@ -88,7 +88,7 @@ checks the record's hash chain, exports it for asciinema, prints its
 transcript or the screen after an event. ptyrec -version prints the
 version.`,
 		`ptyrec verify -expect HASH FILE   # HASH: the one terminal_close returned`,
-		`ptyrec export -format asciicast-v2 -o out.cast FILE && asciinema play out.cast`,
+		`ptyrec export -o out.cast FILE && asciinema play out.cast`,
 		`ptyrec cat FILE | less`)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  ptyrec %s %s\n    \t%s\n", c.name, c.args, c.help)

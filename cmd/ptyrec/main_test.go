@@ -115,9 +115,15 @@ func TestCommand(t *testing.T) {
 	r = runBin(t, bin, "verify", flipped)
 	check(r, 1, r.stderr, "corrupt at record 4: hash mismatch")
 
+	// v2 by default (asciinema 2.x refuses v3), v3 by -format.
 	r = runBin(t, bin, "export", path)
+	check(r, 0, r.stdout, `{"version":2,"width":80,"height":24,`)
+	check(r, 0, r.stdout, `"m", "exit 0"]`)
+	r = runBin(t, bin, "export", "-format", "asciicast-v3", path)
 	check(r, 0, r.stdout, `{"version":3,"term":{"cols":80,"rows":24,"type":"xterm-256color"}`)
-	check(r, 0, r.stdout, `"x", "0"]`)
+	if !strings.HasSuffix(r.stdout, `, "x", "0"]`+"\n") {
+		t.Fatalf("the v3 export does not end with the exit event:\n%s", r.stdout)
+	}
 	out := filepath.Join(dir, "s.cast")
 	r = runBin(t, bin, "export", "-format", "asciicast-v2", "-o", out, path)
 	check(r, 0, "", "")
