@@ -51,6 +51,8 @@ type command struct {
 // commands is the table run dispatches from.
 func commands() []command {
 	return []command{
+		{"ls", "[-key FILE] [DIR]", "list the records in DIR (default: the folder ptymcp records into), newest first", lsCmd},
+		{"play", "[-speed N] [-idle-time-limit D] [-key FILE] FILE", "play the record in this terminal, timed (space pauses, Ctrl-C quits)", playCmd},
 		{"verify", "[-key FILE] [-expect HASH] FILE", "check the record's hash chain", verifyCmd},
 		{"export", "[-format asciicast-v2|asciicast-v3] [-key FILE] [-o OUT] FILE", "write the record as an asciicast (v2, which asciinema 2.x and 3.x play; -format asciicast-v3 for v3)", exportCmd},
 		{"cat", "[-key FILE] FILE", "print the transcript, escape sequences removed", catCmd},
