@@ -127,7 +127,9 @@ func (l *Listing) read(key []byte) {
 		if n == 0 {
 			l.begin(ev)
 		}
-		if ev.Kind != KindEnd && !ev.Wall.IsZero() {
+		// The end and checkpoints are the writer's, stamped by its clock:
+		// the session's last event is the last of the session's own.
+		if ev.Kind != KindEnd && ev.Kind != KindCheckpoint && !ev.Wall.IsZero() {
 			last = ev.Wall
 		}
 	}

@@ -78,3 +78,40 @@ func TestList(t *testing.T) {
 		t.Fatalf("a file for a folder: %v", err)
 	}
 }
+
+// A record whose oldest segments were cut is listed with the session its
+// start named, from the checkpoint it now begins at, and its start time.
+func TestListCut(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "long.rec")
+	w, err := NewWriter(path, Options{MaxBytes: 4 << 10, SegmentBytes: 1 << 10, Clock: fixedClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := []Event{{Kind: KindStart, Rows: 24, Cols: 80, Start: &Start{Session: "s9", Name: "build", Owner: "agent #2"}}}
+	for range 200 {
+		evs = append(evs, Event{Kind: KindOutput, Data: "a line of output that fills the segments\r\n"})
+	}
+	for i := range evs {
+		evs[i].Seq, evs[i].Mono = uint64(i+1), time.Duration(i)*time.Second
+		evs[i].Wall = epoch.Add(evs[i].Mono)
+		if err := w.Append(evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the first segment is still there (%v): nothing was cut", err)
+	}
+	ls, err := List(dir, nil)
+	if err != nil || len(ls) != 1 {
+		t.Fatalf("List: %+v, %v", ls, err)
+	}
+	l := ls[0]
+	if l.Path != path || !l.Cut || l.State != StateVerified || l.Session != "s9" || l.Name != "build" || l.Owner != "agent #2" ||
+		!l.Start.Equal(epoch) || l.Duration != 200*time.Second {
+		t.Fatalf("cut record listed as %+v", l)
+	}
+}
