@@ -272,3 +272,56 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestPlayCut: a record whose oldest segments were cut plays from its
+// checkpoint's screen: what a terminal shows after the play is what
+// ptyrec cat gives of the record, which replays from the same screen.
+func TestPlayCut(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "long.rec")
+	w, err := record.NewWriter(path, record.Options{MaxBytes: 4 << 10, SegmentBytes: 1 << 10, Screens: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	evs := []record.Event{{Kind: record.KindStart, Rows: 5, Cols: 40, Start: &record.Start{Session: "long"}}}
+	for i := range 200 {
+		evs = append(evs, record.Event{Kind: record.KindOutput, Data: fmt.Sprintf("line %d\r\n", i)})
+	}
+	for i, ev := range evs {
+		ev.Seq, ev.Mono = uint64(i+1), time.Duration(i)*time.Millisecond
+		ev.Wall = t0.Add(ev.Mono)
+		if err := w.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+		// The screen after line i: lines i-3 to i, and the cursor below.
+		if w.Flush(testkit.Ctx(t)) == nil && w.WantsScreen() {
+			var screen []string
+			for j := max(i-4, 0); j < i; j++ {
+				screen = append(screen, fmt.Sprintf("line %d", j))
+			}
+			for len(screen) < 5 {
+				screen = append(screen, "")
+			}
+			cp := &record.Checkpoint{Screen: screen, Cursor: [2]int{min(i, 4), 0}}
+			if err := w.Append(record.Event{Kind: record.KindCheckpoint, Checkpoint: cp}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("nothing was cut: %v", err)
+	}
+	bin := build(t)
+	cat := runBin(t, bin, "cat", path)
+	play := runBin(t, bin, "play", "-idle-time-limit", "0", path)
+	if cat.code != 0 || play.code != 0 || !strings.HasSuffix(cat.stdout, "line 199\n\n") {
+		t.Fatalf("cat %+v\nplay %+v", cat, play)
+	}
+	if shown := runBin(t, bin, "cat", recordOf(t, path, play.stdout)); shown.stdout != cat.stdout {
+		t.Fatalf("after the play the terminal shows\n%s\nptyrec cat gives\n%s", shown.stdout, cat.stdout)
+	}
+}
