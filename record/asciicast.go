@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ExportV3 writes the record read from r as an asciicast v3 file (the
@@ -27,8 +29,10 @@ import (
 //   - a send's start: "m", "send #TICKET: FIRST LINE" (a wait: "wait
 //     #TICKET"); its settle: "m", "settled #TICKET: exit CODE, DURATION,
 //     REASON"; a signal and a mark: "m" with the name or label;
-//   - the exit: "x" with the status in v3 (a signal's death, which has
-//     no status, a marker), a marker "exit CODE" in v2.
+//   - the exit: in v3, the exit event "x" with the status as a string
+//     (asciicast v3's "numerical exit status"; a death by a signal N is
+//     128+N, as a shell's $? says it), the very last event; in v2, which
+//     has no exit event, a marker "exit CODE" or "exit: killed by SIG".
 //
 // Prompts, checkpoints after the first record and the end record are not
 // shown. A record that begins at a checkpoint starts with its screen. A
@@ -98,7 +102,7 @@ func export(w io.Writer, r *Reader, version int) error {
 		case KindExit:
 			switch {
 			case ev.Exit == nil:
-			case version == 3 && ev.Exit.Code != nil:
+			case version == 3 && exitStatus(ev.Exit) != "":
 				exit = &ev
 			case ev.Exit.Code != nil:
 				c.event(ev.Mono, "m", "exit "+strconv.Itoa(*ev.Exit.Code))
@@ -111,7 +115,7 @@ func export(w io.Writer, r *Reader, version int) error {
 		c.event(c.t0+time.Duration(c.prev)*time.Microsecond, "o", s)
 	}
 	if exit != nil {
-		c.event(exit.Mono, "x", strconv.Itoa(*exit.Exit.Code))
+		c.event(exit.Mono, "x", exitStatus(exit.Exit))
 	}
 	if c.n == 0 {
 		// asciinema-player 3.x fails to load a header alone ("recording
@@ -243,4 +247,17 @@ func marker(ev Event) string {
 	default:
 		return ev.Data
 	}
+}
+
+// exitStatus is the "x" event's data: the exit code, or 128 plus the
+// number of the signal that killed the shell; "" for a signal this
+// platform has no number for (the export then keeps the marker).
+func exitStatus(e *Exit) string {
+	if e.Code != nil {
+		return strconv.Itoa(*e.Code)
+	}
+	if n := unix.SignalNum(e.Signal); n != 0 {
+		return strconv.Itoa(128 + int(n))
+	}
+	return ""
 }

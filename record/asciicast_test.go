@@ -214,3 +214,36 @@ func TestExportEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestExportSignalExit: a shell killed by a signal ends the v3 export with
+// asciicast v3's exit event, the status a shell gives such a death (128 +
+// the signal's number: SIGHUP, 1, is 129), and no marker; v2, without an
+// exit event, keeps the marker.
+func TestExportSignalExit(t *testing.T) {
+	evs := session()
+	evs[len(evs)-1].Exit = &Exit{Signal: "SIGHUP"}
+	path, _ := writeRecord(t, t.TempDir(), Options{}, evs)
+	for _, version := range []int{3, 2} {
+		r, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		export := ExportV3
+		if version == 2 {
+			export = ExportV2
+		}
+		if err := export(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		ls := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		last := ls[len(ls)-1]
+		switch {
+		case version == 3 && (!strings.HasSuffix(last, `, "x", "129"]`) || strings.Contains(b.String(), "killed by")):
+			t.Fatalf("v3: last event %s, want the exit event \"129\" and no marker\n%s", last, b.String())
+		case version == 2 && (last != `[1.400000, "m", "exit: killed by SIGHUP"]` || strings.Contains(b.String(), `"x"`)):
+			t.Fatalf("v2: last event %s, want the marker\n%s", last, b.String())
+		}
+	}
+}

@@ -104,9 +104,13 @@ type Event struct {
 // Start describes the session a record is of.
 type Start struct {
 	Session string `json:"session"`
-	Host    string `json:"host,omitempty"`
-	Term    string `json:"term,omitempty"`
-	Shell   string `json:"shell,omitempty"`
+	// Name is the session's display name and Owner its owner's label,
+	// when the recorder knows them: what ptyrec ls shows a person.
+	Name  string `json:"name,omitempty"`
+	Owner string `json:"owner,omitempty"`
+	Host  string `json:"host,omitempty"`
+	Term  string `json:"term,omitempty"`
+	Shell string `json:"shell,omitempty"`
 	// Keyed says the chain is an HMAC-SHA-256 under a key, not a plain
 	// SHA-256 chain.
 	Keyed bool `json:"keyed,omitempty"`
@@ -181,6 +185,12 @@ type Checkpoint struct {
 	// Term repeats Start.Term (the event's Rows and Cols give the size
 	// then), so that an export from the cut has its header.
 	Term string `json:"term,omitempty"`
+	// Session, Name, Owner and Began repeat the start's session, name,
+	// owner and time, so that a listing of the cut record names it.
+	Session string    `json:"session,omitempty"`
+	Name    string    `json:"name,omitempty"`
+	Owner   string    `json:"owner,omitempty"`
+	Began   time.Time `json:"began,omitzero"`
 	// Screen is the terminal's rows after the record before the
 	// checkpoint (Options.Screens), the cursor's row and column, and
 	// whether a program had the alternate screen; none when the segment

@@ -154,6 +154,8 @@ type Writer struct {
 	rows     int
 	cols     int
 	term     string
+	start    Start     // the start event's, for the checkpoints
+	began    time.Time // the start event's time
 	buf      []byte
 	ebuf     []byte // one event's encoding
 }
@@ -441,7 +443,9 @@ func (w *Writer) writeBatch(batch []Event) error {
 			w.rows, w.cols = ev.Rows, ev.Cols
 			if ev.Start != nil {
 				w.term = ev.Start.Term
+				w.start = *ev.Start
 			}
+			w.began = ev.Wall
 		case KindResize:
 			w.rows, w.cols = ev.Rows, ev.Cols
 		}
@@ -517,6 +521,11 @@ func (w *Writer) rotate(screen *Checkpoint) error {
 		Record: w.records + 1,
 		Keyed:  w.opts.Key != nil,
 		Term:   w.term,
+		// A cut removes the start: the checkpoint says what it said.
+		Session: w.start.Session,
+		Name:    w.start.Name,
+		Owner:   w.start.Owner,
+		Began:   w.began,
 	}
 	if screen != nil {
 		cp.Screen, cp.Cursor, cp.Alt, cp.Hidden, cp.Margins = screen.Screen, screen.Cursor, screen.Alt, screen.Hidden, screen.Margins

@@ -321,11 +321,28 @@ func renderSignal(sig messages.Signal, r messages.SignalResult, limit int) strin
 	return finalize("delivered "+string(sig)+" to foreground process group "+strconv.Itoa(r.TargetPgid), limit)
 }
 
-func renderClose(id messages.SessionID, closed bool, limit int) string {
+// renderClose says the session closed and, when it was recorded, where
+// its record is: a person asks the agent for it, and the agent has only
+// the text when its client drops structuredContent.
+func renderClose(id messages.SessionID, closed bool, rec *RecordingValue, limit int) string {
+	s := "terminal session " + string(id) + " was already closing"
 	if closed {
-		return finalize("closed terminal session "+string(id), limit)
+		s = "closed terminal session " + string(id)
 	}
-	return finalize("terminal session "+string(id)+" was already closing", limit)
+	if rec != nil {
+		where := rec.Path
+		switch {
+		case rec.FetchError != "":
+			where += " on " + rec.Host + " (not copied here: " + rec.FetchError + ")"
+		case rec.HostPath != "":
+			where += " (copied from " + rec.HostPath + " on " + rec.Host + ")"
+		case rec.Host != "":
+			where += " on " + rec.Host
+		}
+		s += fmt.Sprintf("\n[recording: %s, %d records, chain sha256 %s; play it: ptyrec play %s]",
+			where, rec.Records, rec.SHA256, rec.Path)
+	}
+	return finalize(s, limit)
 }
 
 func renderAck(id messages.TaskID, limit int) string {

@@ -289,7 +289,7 @@ func (t *Toolset) definitions() []Definition {
 		},
 		{
 			Name:        TerminalClose,
-			Description: "Close a terminal session: its whole process tree is terminated, and the call returns once it is gone. Refused (CONTROL_HELD) while a person holds the terminal.",
+			Description: "Close a terminal session: its whole process tree is terminated, and the call returns once it is gone, saying where the session's recording is (tell the user when they ask for it). Refused (CONTROL_HELD) while a person holds the terminal.",
 			InputSchema: mustJSON(object(schema{"sessionId": boundedStr("sessionId", sessionIDDesc)}, "sessionId")),
 			OutputSchema: mustJSON(schema{
 				"type": "object",

@@ -610,7 +610,7 @@ func (t *Toolset) close(ctx context.Context, owner messages.Owner, a args) (Resu
 			}
 		}
 	}
-	return Result{Text: renderClose(id, !report.Joined, t.opts.MaxResultBytes), Structured: v}, nil
+	return Result{Text: renderClose(id, !report.Joined, v.Recording, t.opts.MaxResultBytes), Structured: v}, nil
 }
 
 func nonNil(p []int) []int {

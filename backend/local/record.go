@@ -55,7 +55,7 @@ type recordSink struct {
 func (b *Backend) openStream(spec messages.SpawnSpec) (*stream, error) {
 	start := record.Event{
 		Kind: record.KindStart, Rows: int(b.opts.Rows), Cols: int(b.opts.Cols),
-		Start: &record.Start{Session: string(spec.SessionID), Host: b.opts.Record.Host, Term: b.term(), Shell: b.opts.Shell},
+		Start: &record.Start{Session: string(spec.SessionID), Name: spec.Name, Owner: spec.Owner.Label(), Host: b.opts.Record.Host, Term: b.term(), Shell: b.opts.Shell},
 	}
 	if spec.RecordAs != "" {
 		start.Start.Session = string(spec.RecordAs)

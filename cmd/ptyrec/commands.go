@@ -72,19 +72,22 @@ func verifyCmd(args []string, stdout, stderr io.Writer) int {
 func exportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	keyFile := keyFlag(fs)
-	format := fs.String("format", "asciicast-v3", "`FORMAT`: asciicast-v3 or asciicast-v2")
+	// v2 by default: every asciinema plays it (Debian's asciinema 2.2
+	// refuses v3: "only asciicast v1 and v2"), and so does
+	// asciinema-player 3.x.
+	format := fs.String("format", "asciicast-v2", "`FORMAT`: asciicast-v2 (asciinema 2.x and 3.x) or asciicast-v3 (asciinema 3.x, with the exit event)")
 	out := fs.String("o", "", "write to `FILE` (mode 0600) instead of stdout")
 	file, code := parse(fs, args, stderr)
 	if code >= 0 {
 		return code
 	}
-	export := record.ExportV3
+	export := record.ExportV2
 	switch *format {
-	case "asciicast-v3":
 	case "asciicast-v2":
-		export = record.ExportV2
+	case "asciicast-v3":
+		export = record.ExportV3
 	default:
-		fmt.Fprintf(stderr, "ptyrec export: unknown -format %q (asciicast-v3 or asciicast-v2)\n", *format)
+		fmt.Fprintf(stderr, "ptyrec export: unknown -format %q (asciicast-v2 or asciicast-v3)\n", *format)
 		return exitUsage
 	}
 	return read("export", file, *keyFile, *out, stdout, stderr, export)

@@ -1,8 +1,11 @@
-// Command ptyrec reads a session's record (package record): it verifies
-// its hash chain, exports it for asciinema, and prints its transcript.
+// Command ptyrec reads a session's record (package record): it lists a
+// folder's records, plays one in the terminal, verifies its hash chain,
+// exports it for asciinema, and prints its transcript.
 //
+//	ptyrec ls [-key FILE] [DIR]
+//	ptyrec play [-speed N] [-idle-time-limit D] [-key FILE] FILE
 //	ptyrec verify [-key FILE] [-expect HASH] FILE
-//	ptyrec export [-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE
+//	ptyrec export [-format asciicast-v2|asciicast-v3] [-key FILE] [-o OUT] FILE
 //	ptyrec cat [-key FILE] FILE
 //	ptyrec screen [-at SEQ] [-json] [-key FILE] FILE
 //
@@ -15,6 +18,20 @@
 // so. export and cat read only what verifies: they stop at a corrupt
 // record (exit 1), and for an incomplete one write what verified, warn
 // and exit 0. A keyed record needs its key file (-key), mode 0600.
+//
+// ls lists the records in DIR (by default the folder ptymcp and ptyhost
+// record into, terminals.DefaultRecordDir), newest first: start, duration,
+// size, state (verified, incomplete, corrupt, keyed), the session's name
+// and owner, and the FILE to give the other commands.
+//
+// play writes the record's output to the terminal with its timing:
+// -speed divides every pause, -idle-time-limit cuts a longer one first.
+// With stdin a terminal, space pauses and resumes, "." plays the next
+// output while paused, and q or Ctrl-C quits.
+//
+// export writes asciicast v2 by default, which asciinema 2.x and 3.x
+// and asciinema-player play; -format asciicast-v3 writes v3 (asciinema
+// 3.x), which ends with the exit event.
 //
 // screen replays the record's output through the terminal emulator the
 // live session used (package replay) and prints the screen after event
@@ -51,8 +68,10 @@ type command struct {
 // commands is the table run dispatches from.
 func commands() []command {
 	return []command{
+		{"ls", "[-key FILE] [DIR]", "list the records in DIR (default: the folder ptymcp records into), newest first", lsCmd},
+		{"play", "[-speed N] [-idle-time-limit D] [-key FILE] FILE", "play the record in this terminal, timed (space pauses, Ctrl-C quits)", playCmd},
 		{"verify", "[-key FILE] [-expect HASH] FILE", "check the record's hash chain", verifyCmd},
-		{"export", "[-format asciicast-v3|asciicast-v2] [-key FILE] [-o OUT] FILE", "write the record as an asciicast", exportCmd},
+		{"export", "[-format asciicast-v2|asciicast-v3] [-key FILE] [-o OUT] FILE", "write the record as an asciicast (v2, which asciinema 2.x and 3.x play; -format asciicast-v3 for v3)", exportCmd},
 		{"cat", "[-key FILE] FILE", "print the transcript, escape sequences removed", catCmd},
 		{"screen", "[-at SEQ] [-json] [-key FILE] FILE", "print the screen after an event (default: the last), replayed", screenCmd},
 	}
@@ -84,12 +103,12 @@ func usage(w io.Writer) {
 	cli.WriteHeader(w, "ptyrec COMMAND [flags] FILE",
 		`ptyrec reads the record of a ptyactor session (ptymcp and ptyhost record
 every session under ~/.local/state/ptyactor/recordings by default): it
-checks the record's hash chain, exports it for asciinema, prints its
-transcript or the screen after an event. ptyrec -version prints the
-version.`,
-		`ptyrec verify -expect HASH FILE   # HASH: the one terminal_close returned`,
-		`ptyrec export -format asciicast-v2 -o out.cast FILE && asciinema play out.cast`,
-		`ptyrec cat FILE | less`)
+lists them, plays one in the terminal, checks a record's hash chain,
+exports it for asciinema, prints its transcript or the screen after an
+event. ptyrec -version prints the version.`,
+		`ptyrec ls                          # the records, newest first`,
+		`ptyrec play -idle-time-limit 1s FILE`,
+		`ptyrec export -o out.cast FILE && asciinema play out.cast`)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  ptyrec %s %s\n    \t%s\n", c.name, c.args, c.help)
 	}

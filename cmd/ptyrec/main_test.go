@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,9 +116,15 @@ func TestCommand(t *testing.T) {
 	r = runBin(t, bin, "verify", flipped)
 	check(r, 1, r.stderr, "corrupt at record 4: hash mismatch")
 
+	// v2 by default (asciinema 2.x refuses v3), v3 by -format.
 	r = runBin(t, bin, "export", path)
+	check(r, 0, r.stdout, `{"version":2,"width":80,"height":24,`)
+	check(r, 0, r.stdout, `"m", "exit 0"]`)
+	r = runBin(t, bin, "export", "-format", "asciicast-v3", path)
 	check(r, 0, r.stdout, `{"version":3,"term":{"cols":80,"rows":24,"type":"xterm-256color"}`)
-	check(r, 0, r.stdout, `"x", "0"]`)
+	if !strings.HasSuffix(r.stdout, `, "x", "0"]`+"\n") {
+		t.Fatalf("the v3 export does not end with the exit event:\n%s", r.stdout)
+	}
 	out := filepath.Join(dir, "s.cast")
 	r = runBin(t, bin, "export", "-format", "asciicast-v2", "-o", out, path)
 	check(r, 0, "", "")
@@ -202,8 +209,10 @@ func TestCommandKeyed(t *testing.T) {
 	}
 }
 
-// TestAsciinemaPlays plays a v2 export in Debian's asciinema 2.2, under a
-// PTY (asciinema cat wants a terminal), when it is installed.
+// TestAsciinemaPlays plays the default export (v2) of a real session's
+// record in Debian's asciinema 2.2, under a PTY (asciinema cat wants a
+// terminal), when it is installed; the v3 export of the same record ends
+// with the exit event, as asciinema 3 writes it.
 func TestAsciinemaPlays(t *testing.T) {
 	asciinema, err := exec.LookPath("asciinema")
 	if err != nil {
@@ -211,9 +220,9 @@ func TestAsciinemaPlays(t *testing.T) {
 	}
 	bin := build(t)
 	dir := t.TempDir()
-	path, _ := writeRecord(t, dir, nil)
+	path := realSessions(t, filepath.Join(dir, "recordings"), 1)[0]
 	cast := filepath.Join(dir, "s.cast")
-	if r := runBin(t, bin, "export", "-format", "asciicast-v2", "-o", cast, path); r.code != 0 {
+	if r := runBin(t, bin, "export", "-o", cast, path); r.code != 0 {
 		t.Fatalf("export: %+v", r)
 	}
 	cmd := exec.Command(asciinema, "cat", cast)
@@ -230,7 +239,18 @@ func TestAsciinemaPlays(t *testing.T) {
 	}()
 	werr := cmd.Wait()
 	<-done // pty.Start closed our copy of the terminal: the read ends at the child's exit
-	if werr != nil || !strings.Contains(out.String(), "hello from the record") {
+	if werr != nil || !strings.Contains(out.String(), "session-0") || !strings.Contains(out.String(), "café ✓") {
 		t.Fatalf("asciinema cat: %v\n%s", werr, out.String())
+	}
+
+	r := runBin(t, bin, "export", "-format", "asciicast-v3", path)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	var last [3]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || r.code != 0 {
+		t.Fatalf("v3 export: %v\n%s", err, r.stdout)
+	}
+	status, _ := last[2].(string)
+	if _, err := strconv.Atoi(status); last[1] != "x" || err != nil {
+		t.Fatalf("the v3 export's last event %v, want the exit event with a numeric status", last)
 	}
 }

@@ -96,15 +96,17 @@ func begin(first record.Event) (*vt.Emulator, error) {
 	if cp == nil || cp.Screen == nil {
 		return nil, ErrNoScreen
 	}
-	emu.Feed([]byte(paint(cp)))
+	emu.Feed([]byte(Paint(cp)))
 	return emu, nil
 }
 
-// paint draws a checkpoint's screen: the main screen a full-screen
-// program hides and the cursor leaving it brings back, then (on the
-// alternate screen, when a program had it) the rows shown, the scroll
-// region a program set, and the cursor.
-func paint(cp *record.Checkpoint) string {
+// Paint is the output that draws a checkpoint's screen on a terminal of
+// its size: the main screen a full-screen program hides and the cursor
+// leaving it brings back, then (on the alternate screen, when a program
+// had it) the rows shown, the scroll region a program set, and the
+// cursor. A record cut at a checkpoint is replayed from it (ptyrec play
+// writes it first).
+func Paint(cp *record.Checkpoint) string {
 	var b strings.Builder
 	if cp.Hidden != nil {
 		rows(&b, cp.Hidden.Rows)
