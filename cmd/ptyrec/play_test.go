@@ -34,7 +34,7 @@ func realSessions(t *testing.T, dir string, n int) []string {
 	ctx := testkit.Ctx(t)
 	var paths []string
 	for i := range n {
-		sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+		sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Name: fmt.Sprintf("build-%d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,8 +111,9 @@ func TestLsAndPlay(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := lines[i+1]
-		if !strings.HasSuffix(l, "  "+path) || !strings.Contains(l, "  verified  ") || !strings.Contains(l, "  "+size(fi.Size())+"  ") {
-			t.Errorf("ls line %d %q: want %s, verified, %s", i+1, l, path, size(fi.Size()))
+		name := fmt.Sprintf("build-%d", 1-i)
+		if !strings.HasSuffix(l, "  "+path) || !strings.Contains(l, "  verified  ") || !strings.Contains(l, "  "+size(fi.Size())+"  ") || !strings.Contains(l, "  "+name+"  player  ") {
+			t.Errorf("ls line %d %q: want %s, verified, %s, named %s of player", i+1, l, path, size(fi.Size()), name)
 		}
 	}
 
