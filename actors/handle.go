@@ -67,10 +67,10 @@ func (h *Session) Send(ctx context.Context, req messages.SendRequest) (messages.
 	}
 	var m any
 	select {
-	case m = <-op.box.ch:
+	case m = <-op.box.C:
 	case <-ctx.Done():
 		op.Cancel()
-		m = <-op.box.ch
+		m = <-op.box.C
 	}
 	op.finish(m, nil)
 	if ctx.Err() != nil {

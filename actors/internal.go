@@ -117,16 +117,3 @@ type lookupSession struct {
 }
 
 type lookupReply struct{ pid *actor.PID }
-
-// props builds the props of every ptyactor actor. They run on protoactor's
-// synchronized dispatcher: a mailbox is processed in the goroutine that
-// delivered the message instead of a fresh goroutine per wake-up. That is
-// safe only because no Receive here ever blocks (blocking work runs in
-// goroutines the actors own), and it removes a goroutine hand-off from
-// every hop: the caller's goroutine carries a send to the write, and the
-// output pump carries the prompt fact to the settlement.
-func props(a actor.Actor) *actor.Props {
-	// 300 messages in a row before yielding (runtime.Gosched), as
-	// protoactor's default dispatcher does.
-	return actor.PropsFromProducer(func() actor.Actor { return a }, actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
-}

@@ -26,15 +26,15 @@ func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*Sen
 	pid := s.route(ctx, owner, id)
 	for {
 		box := newReplyBox(s.sys, 2)
-		s.sys.Root.RequestWithCustomSender(pid, msg, box.pid)
+		s.sys.Root.RequestWithCustomSender(pid, msg, box.PID)
 		// The send actor tells the box directly when it settles, and it
 		// may settle before the session's reservation reply arrives: keep a
 		// settlement that overtook the reply.
 		var early *SendSettled
-		m, err := box.wait(ctx)
+		m, err := box.Wait(ctx)
 		if st, ok := m.(*SendSettled); ok && err == nil {
 			early = st
-			m, err = box.wait(ctx)
+			m, err = box.Wait(ctx)
 		}
 		if err == nil {
 			r, ok := m.(*StartSendReply)
@@ -46,12 +46,12 @@ func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*Sen
 			default:
 				op := &SendOp{h: h, ticket: r.Ticket, box: box, done: make(chan struct{})}
 				if early != nil {
-					box.ch <- early // capacity 2: the reply was taken out
+					box.C <- early // capacity 2: the reply was taken out
 				}
 				return op, nil
 			}
 		}
-		box.close()
+		box.Close()
 		if errors.Is(err, errGone) && pid != s.pid {
 			s.routes.Delete(routeKey{owner, id})
 			pid = s.pid
@@ -67,14 +67,14 @@ func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*Sen
 // await collects the settlement. It ends when the send settles, which every
 // send does (its deadline is always armed), or when the session stops.
 func (op *SendOp) await() {
-	m, err := op.box.wait(context.Background())
+	m, err := op.box.Wait(context.Background())
 	op.finish(m, err)
 }
 
 // finish records the settlement delivered to the op's box.
 func (op *SendOp) finish(m any, err error) {
 	defer close(op.done)
-	defer op.box.close()
+	defer op.box.Close()
 	if err != nil {
 		op.err = fmt.Errorf("%w: session stopped before the send settled", messages.ErrSessionClosing)
 		return

@@ -105,6 +105,7 @@ func NewService(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
 	s := &Service{sys: sys, pid: pid, cfg: cfg, room: room, log: log}
+	sys.Extensions.Register(core{s}) // what a room beside the core finds (seam.CoreOf)
 	ta := newTasksActor(s, opts.Clock, log)
 	s.tasksWG = ta.wg
 	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
@@ -173,15 +174,15 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 		msg.Cancelled = context.Cause(ctx)
 	}
 	box := newReplyBox(s.sys, 1)
-	defer box.close()
-	s.sys.Root.RequestWithCustomSender(s.pid, msg, box.pid)
+	defer box.Close()
+	s.sys.Root.RequestWithCustomSender(s.pid, msg, box.PID)
 	// Registered after the request went out, so the cancel can never
 	// overtake the spawn it names.
 	stop := context.AfterFunc(ctx, func() {
 		s.sys.Root.Send(s.pid, &CancelSpawn{Owner: owner, Ref: msg.Ref, Cause: context.Cause(ctx)})
 	})
 	defer stop()
-	m, err := box.wait(context.Background())
+	m, err := box.Wait(context.Background())
 	if err != nil {
 		return nil, err
 	}

@@ -327,8 +327,8 @@ func (m *mirror) Activity() messages.Activity {
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	r, err := seam.Ask(ctx, m.sys, m.proxy, &actors.Describe{Owner: m.owner, Session: m.id})
-	if d, ok := r.(*actors.DescribeReply); err == nil && ok && d.Err == nil && d.Snapshot.Activity != nil {
+	d, err := ask[*actors.DescribeReply](ctx, m.sys, m.proxy, &actors.Describe{Owner: m.owner, Session: m.id})
+	if err == nil && d.Err == nil && d.Snapshot.Activity != nil {
 		return *d.Snapshot.Activity // the proxy kept it (setActivity)
 	}
 	m.mu.Lock()
