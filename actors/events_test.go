@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestSubscriptionDeliversEveryEventOnce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("after %d events: %v", n, err)
 			}
-			e, ok := evt.(*EventSendSettled)
+			e, ok := evt.(*protocol.EventSendSettled)
 			if !ok {
 				continue // the sessions' opening events
 			}

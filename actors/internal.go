@@ -3,6 +3,7 @@ package actors
 import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -11,7 +12,7 @@ import (
 
 // service → owner: a spawn that passed the service's checks.
 type ownerSpawn struct {
-	msg     *Spawn
+	msg     *protocol.Spawn
 	backend backend.Backend
 	id      messages.SessionID
 	// place, when set, is the session's place in the service's room (a
@@ -39,7 +40,7 @@ type (
 )
 
 // session → owner, owner → session: package seam (actors/internal/seam).
-// Its reports and requests, and the session requests of routes.go, are the
+// Its reports and requests, and the session requests of actors/protocol/routes.go, are the
 // whole contract between an owner and the actor that serves one of its
 // sessions: a proxy for a session whose actor tree runs on another machine
 // serves it by speaking the same (see ARCHITECTURE.md, "Where remote hosts

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 	"sync/atomic"
 
@@ -18,14 +19,14 @@ import (
 // system, spawns and send handles.
 func init() {
 	seam.Target = func(m any) (messages.Owner, messages.SessionID, bool) {
-		r, ok := m.(sessionRequest)
+		r, ok := m.(protocol.SessionRequest)
 		if !ok {
 			return messages.Owner{}, "", false
 		}
-		o, id := r.target()
+		o, id := r.Target()
 		return o, id, true
 	}
-	seam.Refuse = refusal
+	seam.Refuse = protocol.Refuse
 	seam.Lookup = func(m any, self *actor.PID) (any, bool) {
 		if _, ok := m.(*lookupSession); ok {
 			return &lookupReply{pid: self}, true
@@ -34,7 +35,7 @@ func init() {
 	}
 	seam.IsWait = isWaitRequest
 	seam.UnknownSend = errUnknownSend
-	seam.Watching = func(src backend.Watchable) any { return &WatchReply{source: src} }
+	seam.Watching = func(src backend.Watchable) any { return &protocol.WatchReply{Source: src} }
 }
 
 // roomSlot holds a service's room: set once, by the room's Attach.
@@ -74,7 +75,7 @@ func (c core) SetRoom(r seam.Room) error           { return c.s.room.set(r) }
 
 func (c core) Adopt(ctx context.Context, owner messages.Owner, req messages.SpawnRequest, adopt any) (*Session, error) {
 	s := c.s
-	sp, err := ask[*SpawnReply](ctx, s.sys, s.pid, &Spawn{Owner: owner, Request: req, adopt: adopt})
+	sp, err := ask[*protocol.SpawnReply](ctx, s.sys, s.pid, &protocol.Spawn{Owner: owner, Request: req, Adopt: adopt})
 	if err == nil {
 		err = sp.Err
 	}
@@ -91,7 +92,7 @@ func (c core) AwaitSend(ctx context.Context, owner messages.Owner, id messages.S
 // awaitSend makes a SendOp for a send this client did not start.
 func (s *Service) awaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
 	box := newReplyBox(s.sys, 2)
-	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.PID)
+	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &protocol.AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.PID)
 	op := &SendOp{h: s.Session(owner, id), ticket: ticket, box: box, done: make(chan struct{})}
 	go op.await()
 	return op

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"log/slog"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // A secret on its way to the terminal is printed as its length only: a
 // dead letter is logged with its message.
 func TestEnterSecretPrintsNoSecret(t *testing.T) {
-	m := &EnterSecret{Session: "pty-1", Prompt: messages.SecretPrompt{Reader: "sudo"}, Secret: []byte("hunter2")}
+	m := &protocol.EnterSecret{Session: "pty-1", Prompt: messages.SecretPrompt{Reader: "sudo"}, Secret: []byte("hunter2")}
 	var b strings.Builder
 	slog.New(slog.NewTextHandler(&b, nil)).Info("dead letter", "msg", m)
 	for _, s := range []string{fmt.Sprint(m), fmt.Sprintf("%v %+v %#v %s", m, m, m, m), b.String()} {

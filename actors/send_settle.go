@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"strings"
 	"time"
 
@@ -217,8 +218,8 @@ func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, clos
 	return messages.CauseDeadline
 }
 
-func (a *sendActor) settledMsg() *SendSettled {
-	return &SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
+func (a *sendActor) settledMsg() *protocol.SendSettled {
+	return &protocol.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
 }
 
 // maybeDrained tells the session once a send that settled while draining

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -22,7 +23,7 @@ type SendOp struct {
 // settlement, which the caller must consume (await, or Send directly).
 func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*SendOp, error) {
 	s, owner, id := h.svc, h.owner, h.ID()
-	msg := &StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
+	msg := &protocol.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
 	pid := s.route(ctx, owner, id)
 	for {
 		box := newReplyBox(s.sys, 2)
@@ -30,14 +31,14 @@ func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*Sen
 		// The send actor tells the box directly when it settles, and it
 		// may settle before the session's reservation reply arrives: keep a
 		// settlement that overtook the reply.
-		var early *SendSettled
+		var early *protocol.SendSettled
 		m, err := box.Wait(ctx)
-		if st, ok := m.(*SendSettled); ok && err == nil {
+		if st, ok := m.(*protocol.SendSettled); ok && err == nil {
 			early = st
 			m, err = box.Wait(ctx)
 		}
 		if err == nil {
-			r, ok := m.(*StartSendReply)
+			r, ok := m.(*protocol.StartSendReply)
 			switch {
 			case !ok:
 				err = fmt.Errorf("ptyactor: unexpected reply %T", m)
@@ -79,7 +80,7 @@ func (op *SendOp) finish(m any, err error) {
 		op.err = fmt.Errorf("%w: session stopped before the send settled", messages.ErrSessionClosing)
 		return
 	}
-	st, ok := m.(*SendSettled)
+	st, ok := m.(*protocol.SendSettled)
 	if !ok {
 		op.err = fmt.Errorf("ptyactor: unexpected reply %T", m)
 		return
@@ -114,7 +115,7 @@ func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
 // ReadOutput returns output produced since the previous call. Once the
 // send settled, the rest is in the result's viewport.
 func (op *SendOp) ReadOutput(ctx context.Context) (messages.SendRead, error) {
-	r, err := askSession[*ReadSendOutputReply](ctx, op.h, &ReadSendOutput{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
+	r, err := askSession[*protocol.ReadSendOutputReply](ctx, op.h, &protocol.ReadSendOutput{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
 	if err != nil {
 		return messages.SendRead{}, err
 	}
@@ -130,6 +131,6 @@ func (op *SendOp) Cancel() bool {
 		return false
 	default:
 	}
-	r, err := askSession[*CancelSendReply](context.Background(), op.h, &CancelSend{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
+	r, err := askSession[*protocol.CancelSendReply](context.Background(), op.h, &protocol.CancelSend{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
 	return err == nil && r.Accepted
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -46,7 +47,7 @@ type Options struct {
 }
 
 // Service is the Go facade over the service actor. Every method sends the
-// corresponding protocol message (see protocol.go) and waits for
+// corresponding protocol message (package actors/protocol) and waits for
 // the reply or the caller's context, whichever comes first.
 type Service struct {
 	sys *actor.ActorSystem
@@ -115,7 +116,7 @@ func NewService(opts Options) (*Service, error) {
 }
 
 // PID is the service actor. Integrations may drive the runtime by sending it
-// the request messages of protocol.go (RegisterBackend, Spawn, StartSend, ...).
+// the request messages of package actors/protocol (RegisterBackend, Spawn, StartSend, ...).
 func (s *Service) PID() *actor.PID { return s.pid }
 
 // System is the actor system the service runs on; lifecycle events
@@ -128,7 +129,7 @@ func (s *Service) Config() messages.Config { return s.cfg }
 // RegisterBackend adds a backend; the returned function removes it again
 // (its sessions survive).
 func (s *Service) RegisterBackend(ctx context.Context, b backend.Backend) (func(), error) {
-	r, err := ask[*RegisterBackendReply](ctx, s.sys, s.pid, &RegisterBackend{Backend: b})
+	r, err := ask[*protocol.RegisterBackendReply](ctx, s.sys, s.pid, &protocol.RegisterBackend{Backend: b})
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +138,13 @@ func (s *Service) RegisterBackend(ctx context.Context, b backend.Backend) (func(
 	}
 	typ := b.Type()
 	return func() {
-		_, _ = ask[*UnregisterBackendReply](context.Background(), s.sys, s.pid, &UnregisterBackend{Type: typ})
+		_, _ = ask[*protocol.UnregisterBackendReply](context.Background(), s.sys, s.pid, &protocol.UnregisterBackend{Type: typ})
 	}, nil
 }
 
 // ListBackends returns the registered types in registration order.
 func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
-	r, err := ask[*ListBackendsReply](ctx, s.sys, s.pid, &ListBackends{})
+	r, err := ask[*protocol.ListBackendsReply](ctx, s.sys, s.pid, &protocol.ListBackends{})
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
 // NewOwner mints a live owner identity.
 func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, error) {
 	o := messages.NewOwner(label)
-	r, err := ask[*OpenOwnerReply](ctx, s.sys, s.pid, &OpenOwner{Owner: o})
+	r, err := ask[*protocol.OpenOwnerReply](ctx, s.sys, s.pid, &protocol.OpenOwner{Owner: o})
 	if err != nil {
 		return messages.Owner{}, err
 	}
@@ -169,7 +170,7 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 	// this spawn by its ref. The reply is awaited even after ctx ends: the
 	// owner answers with the caller's cause once the rollback finished, so
 	// nothing is left behind.
-	msg := &Spawn{Owner: owner, Request: req, Ref: fmt.Sprintf("spawn-%d", s.spawnRefs.Add(1))}
+	msg := &protocol.Spawn{Owner: owner, Request: req, Ref: fmt.Sprintf("spawn-%d", s.spawnRefs.Add(1))}
 	if ctx.Err() != nil {
 		msg.Cancelled = context.Cause(ctx)
 	}
@@ -179,14 +180,14 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 	// Registered after the request went out, so the cancel can never
 	// overtake the spawn it names.
 	stop := context.AfterFunc(ctx, func() {
-		s.sys.Root.Send(s.pid, &CancelSpawn{Owner: owner, Ref: msg.Ref, Cause: context.Cause(ctx)})
+		s.sys.Root.Send(s.pid, &protocol.CancelSpawn{Owner: owner, Ref: msg.Ref, Cause: context.Cause(ctx)})
 	})
 	defer stop()
 	m, err := box.Wait(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	r, ok := m.(*SpawnReply)
+	r, ok := m.(*protocol.SpawnReply)
 	if !ok {
 		return nil, fmt.Errorf("ptyactor: unexpected reply %T", m)
 	}
@@ -199,7 +200,7 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 // HasOwnerActivity reports whether the owner has a pending spawn, an open
 // session, a close in flight or a retained cleanup failure.
 func (s *Service) HasOwnerActivity(ctx context.Context, owner messages.Owner) (bool, error) {
-	r, err := ask[*HasOwnerActivityReply](ctx, s.sys, s.pid, &HasOwnerActivity{Owner: owner})
+	r, err := ask[*protocol.HasOwnerActivityReply](ctx, s.sys, s.pid, &protocol.HasOwnerActivity{Owner: owner})
 	if err != nil {
 		return false, err
 	}
@@ -208,7 +209,7 @@ func (s *Service) HasOwnerActivity(ctx context.Context, owner messages.Owner) (b
 
 // List returns the owner's live sessions in publication order.
 func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Snapshot, error) {
-	r, err := ask[*ListReply](ctx, s.sys, s.pid, &List{Owner: owner})
+	r, err := ask[*protocol.ListReply](ctx, s.sys, s.pid, &protocol.List{Owner: owner})
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Sn
 // Owners lists the service's live owners, for a console that shows every
 // session of a server (List each one's sessions).
 func (s *Service) Owners(ctx context.Context) ([]messages.Owner, error) {
-	r, err := ask[*ListOwnersReply](ctx, s.sys, s.pid, &ListOwners{})
+	r, err := ask[*protocol.ListOwnersReply](ctx, s.sys, s.pid, &protocol.ListOwners{})
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 		}
 		return true
 	})
-	r, err := ask[*DisposeOwnerReply](ctx, s.sys, s.pid, &DisposeOwner{Owner: owner})
+	r, err := ask[*protocol.DisposeOwnerReply](ctx, s.sys, s.pid, &protocol.DisposeOwner{Owner: owner})
 	if err != nil {
 		if errors.Is(err, errGone) {
 			return nil
@@ -257,7 +258,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 // idempotent: later calls return the first call's result. If ctx ends before
 // the owners are quiet, it returns the cause and a later call may finish.
 func (s *Service) Shutdown(ctx context.Context) error {
-	r, err := ask[*DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
+	r, err := ask[*protocol.DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
 	if err != nil && !errors.Is(err, errGone) {
 		return err
 	}

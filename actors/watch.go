@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"io"
 
 	"github.com/ptyactor/ptyactor/backend"
@@ -44,14 +45,14 @@ const WatchHistory = 1000
 // picture of what it shows now). It fails with a typed error if the
 // session keeps no event stream.
 func (h *Session) Watch(ctx context.Context, since uint64) (*Watch, error) {
-	r, err := askSession[*WatchReply](ctx, h, &WatchSession{Owner: h.owner, Session: h.ID(), Since: since})
+	r, err := askSession[*protocol.WatchReply](ctx, h, &protocol.WatchSession{Owner: h.owner, Session: h.ID(), Since: since})
 	if err != nil {
 		return nil, err
 	}
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	return &Watch{src: r.source, since: since, history: WatchHistory}, nil
+	return &Watch{src: r.Source, since: since, history: WatchHistory}, nil
 }
 
 // Seq is the number of the newest event Next handed out (or the picture

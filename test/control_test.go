@@ -2,6 +2,7 @@ package test
 
 import (
 	"errors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"slices"
 	"strings"
 	"sync"
@@ -393,7 +394,7 @@ func TestControlIdleTimeoutHandsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := evt.(*actors.EventControlChanged); ok && !e.Control.Person {
+		if e, ok := evt.(*protocol.EventControlChanged); ok && !e.Control.Person {
 			if e.Handback == nil || e.Handback.Reason != messages.HandbackIdle {
 				t.Fatalf("event %+v", e)
 			}

@@ -2,12 +2,12 @@ package remote
 
 import (
 	"context"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/backend"
@@ -327,7 +327,7 @@ func (m *mirror) Activity() messages.Activity {
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	d, err := ask[*actors.DescribeReply](ctx, m.sys, m.proxy, &actors.Describe{Owner: m.owner, Session: m.id})
+	d, err := ask[*protocol.DescribeReply](ctx, m.sys, m.proxy, &protocol.Describe{Owner: m.owner, Session: m.id})
 	if err == nil && d.Err == nil && d.Snapshot.Activity != nil {
 		return *d.Snapshot.Activity // the proxy kept it (setActivity)
 	}
@@ -357,9 +357,9 @@ func (p *remoteSession) lostActivity() messages.Activity {
 }
 
 // onWatch hands a viewer the mirror, starting the stream if it must.
-func (p *remoteSession) onWatch(ctx actor.Context, m *actors.WatchSession) {
+func (p *remoteSession) onWatch(ctx actor.Context, m *protocol.WatchSession) {
 	if p.detached {
-		ctx.Respond(&actors.WatchReply{Err: errDetached})
+		ctx.Respond(&protocol.WatchReply{Err: errDetached})
 		return
 	}
 	mr := p.watchMirror()
