@@ -2,8 +2,8 @@ package actors
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 

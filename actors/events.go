@@ -2,10 +2,10 @@ package actors
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/eventstream"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 

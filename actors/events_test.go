@@ -2,10 +2,10 @@ package actors
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"

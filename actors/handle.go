@@ -3,8 +3,8 @@ package actors
 import (
 	"context"
 	"errors"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 

@@ -110,11 +110,3 @@ const (
 	timerTakeOver
 	timerKinds
 )
-
-// facade → service → owner: which actor serves a published session.
-type lookupSession struct {
-	owner messages.Owner
-	id    messages.SessionID
-}
-
-type lookupReply struct{ pid *actor.PID }

@@ -2,7 +2,6 @@ package actors
 
 import (
 	"github.com/ptyactor/ptyactor/actors/protocol"
-	"github.com/ptyactor/ptyactor/messages"
 )
 
 // The route table of the core's own messages (the protocol's requests say
@@ -12,12 +11,10 @@ import (
 // (protocol.SessionRequest, protocol.Request) instead of switching over
 // the types each time.
 
-func (m *lookupSession) Target() (messages.Owner, messages.SessionID) { return m.owner, m.id }
-func (m *lookupSession) Refuse(error) any                             { return &lookupReply{} }
-func (m *ownerSpawn) Refuse(err error) any                            { return &protocol.SpawnReply{Err: err} }
-func (m *taskStart) Refuse(err error) any                             { return &taskStartReply{err: err} }
-func (m *taskLookup) Refuse(err error) any                            { return &taskLookupReply{err: err} }
-func (m *taskTake) Refuse(err error) any                              { return &taskTakeReply{err: err} }
-func (m *taskKill) Refuse(err error) any                              { return &taskKillReply{err: err} }
-func (m *tasksOwnerGone) Refuse(error) any                            { return &tasksOwnerGoneReply{} }
-func (m *injectPanic) Refuse(err error) any                           { return err }
+func (m *ownerSpawn) Refuse(err error) any  { return &protocol.SpawnReply{Err: err} }
+func (m *taskStart) Refuse(err error) any   { return &taskStartReply{err: err} }
+func (m *taskLookup) Refuse(err error) any  { return &taskLookupReply{err: err} }
+func (m *taskTake) Refuse(err error) any    { return &taskTakeReply{err: err} }
+func (m *taskKill) Refuse(err error) any    { return &taskKillReply{err: err} }
+func (m *tasksOwnerGone) Refuse(error) any  { return &tasksOwnerGoneReply{} }
+func (m *injectPanic) Refuse(err error) any { return err }

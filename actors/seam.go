@@ -2,41 +2,15 @@ package actors
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 	"sync/atomic"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/extensions"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
-	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
-
-// What the core lends the rooms beside it (actors/remote) through package
-// seam: the route table, the actors' props, asking, and a service's
-// system, spawns and send handles.
-func init() {
-	seam.Target = func(m any) (messages.Owner, messages.SessionID, bool) {
-		r, ok := m.(protocol.SessionRequest)
-		if !ok {
-			return messages.Owner{}, "", false
-		}
-		o, id := r.Target()
-		return o, id, true
-	}
-	seam.Refuse = protocol.Refuse
-	seam.Lookup = func(m any, self *actor.PID) (any, bool) {
-		if _, ok := m.(*lookupSession); ok {
-			return &lookupReply{pid: self}, true
-		}
-		return nil, false
-	}
-	seam.IsWait = isWaitRequest
-	seam.UnknownSend = errUnknownSend
-	seam.Watching = func(src backend.Watchable) any { return &protocol.WatchReply{Source: src} }
-}
 
 // roomSlot holds a service's room: set once, by the room's Attach.
 type roomSlot struct {

@@ -3,10 +3,10 @@ package actors
 import (
 	"context"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"

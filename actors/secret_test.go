@@ -2,11 +2,11 @@ package actors
 
 import (
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"log/slog"
 	"strings"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 

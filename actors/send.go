@@ -2,12 +2,12 @@ package actors
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"regexp"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -355,9 +355,4 @@ func (a *sendActor) readOutput() *protocol.ReadSendOutputReply {
 }
 
 // isWait reports whether the send writes nothing: a wait.
-func (a *sendActor) isWait() bool { return isWaitRequest(a.req) }
-
-// isWaitRequest reports whether req writes nothing: a wait.
-func isWaitRequest(req messages.SendRequest) bool {
-	return req.Text == "" && !req.Submit && len(req.Keys) == 0
-}
+func (a *sendActor) isWait() bool { return protocol.IsWait(a.req) }

@@ -3,11 +3,11 @@ package actors
 import (
 	"context"
 	"errors"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -28,12 +28,12 @@ func (s *Service) route(ctx context.Context, owner messages.Owner, id messages.S
 	if v, ok := s.routes.Load(k); ok {
 		return v.(*actor.PID)
 	}
-	r, err := ask[*lookupReply](ctx, s.sys, s.pid, &lookupSession{owner: owner, id: id})
-	if err != nil || r.pid == nil {
+	r, err := ask[*protocol.LookupReply](ctx, s.sys, s.pid, &protocol.LookupSession{Owner: owner, Session: id})
+	if err != nil || r.PID == nil {
 		return s.pid
 	}
-	s.routes.Store(k, r.pid)
-	return r.pid
+	s.routes.Store(k, r.PID)
+	return r.PID
 }
 
 // Options configures a Service.

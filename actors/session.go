@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"regexp"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/ptyactor/ptyactor/record"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
@@ -136,8 +136,8 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.onStartSend(ctx, m, ctx.Sender())
 	case *protocol.AwaitSend:
 		s.onAwait(ctx, m)
-	case *lookupSession:
-		ctx.Respond(&lookupReply{pid: s.self})
+	case *protocol.LookupSession:
+		ctx.Respond(&protocol.LookupReply{PID: s.self})
 	case *protocol.ReadSendOutput:
 		switch {
 		case s.sendPID != nil && m.Ticket == s.sendTicket:
@@ -145,7 +145,7 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		case s.last != nil && m.Ticket == s.last.Ticket:
 			ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
 		default:
-			ctx.Respond(&protocol.ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+			ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
 		}
 	case *protocol.CancelSend:
 		if s.sendPID != nil && m.Ticket == s.sendTicket {
@@ -402,7 +402,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *protocol.StartSend, sen
 		// Settled, draining its write or interrupt: answer once drained.
 		s.queuedStarts = append(s.queuedStarts, queuedStart{msg: m, sender: sender})
 		return
-	case s.control.state.Person && !isWaitRequest(m.Request):
+	case s.control.state.Person && !protocol.IsWait(m.Request):
 		err = s.heldErr()
 	case s.sendPID != nil:
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
@@ -463,12 +463,8 @@ func (s *sessionActor) onAwait(ctx actor.Context, m *protocol.AwaitSend) {
 		s.subscribers = append(s.subscribers, ctx.Sender())
 		ctx.Forward(s.sendPID)
 	default:
-		ctx.Respond(&protocol.SendSettled{Session: s.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
+		ctx.Respond(&protocol.SendSettled{Session: s.id, Ticket: m.Ticket, Err: protocol.UnknownSend(m.Ticket)})
 	}
-}
-
-func errUnknownSend(t uint64) error {
-	return messages.InvalidArgument("unknown send %d for this session", t)
 }
 
 func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {

@@ -2,9 +2,9 @@ package actors
 
 import (
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )

@@ -2,9 +2,9 @@ package actors
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"io"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"

@@ -2,12 +2,12 @@ package bench
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"golang.org/x/sys/unix"
 )

@@ -2,11 +2,11 @@ package test
 
 import (
 	"errors"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -300,6 +301,18 @@ type WatchReply struct {
 	Source backend.Watchable
 	Err    error
 }
+
+// LookupSession asks which actor serves a published session: the facade's
+// route cache sends its session requests there directly. Reply:
+// *LookupReply.
+type LookupSession struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+}
+
+// LookupReply answers LookupSession; PID is nil when there is no such
+// session.
+type LookupReply struct{ PID *actor.PID }
 
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.

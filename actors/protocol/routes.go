@@ -33,6 +33,17 @@ func Refuse(m any, err error) any {
 	return nil
 }
 
+// Target is the owner and session m names; ok is false when m is not a
+// SessionRequest.
+func Target(m any) (owner messages.Owner, id messages.SessionID, ok bool) {
+	r, ok := m.(SessionRequest)
+	if !ok {
+		return messages.Owner{}, "", false
+	}
+	owner, id = r.Target()
+	return owner, id, true
+}
+
 func (m *StartSend) Target() (messages.Owner, messages.SessionID)      { return m.Owner, m.Session }
 func (m *AwaitSend) Target() (messages.Owner, messages.SessionID)      { return m.Owner, m.Session }
 func (m *ReadSendOutput) Target() (messages.Owner, messages.SessionID) { return m.Owner, m.Session }
@@ -41,6 +52,7 @@ func (m *Read) Target() (messages.Owner, messages.SessionID)           { return 
 func (m *SignalSession) Target() (messages.Owner, messages.SessionID)  { return m.Owner, m.Session }
 func (m *Kill) Target() (messages.Owner, messages.SessionID)           { return m.Owner, m.Session }
 func (m *Describe) Target() (messages.Owner, messages.SessionID)       { return m.Owner, m.Session }
+func (m *LookupSession) Target() (messages.Owner, messages.SessionID)  { return m.Owner, m.Session }
 func (m *GetScreen) Target() (messages.Owner, messages.SessionID)      { return m.Owner, m.Session }
 func (m *Resize) Target() (messages.Owner, messages.SessionID)         { return m.Owner, m.Session }
 func (m *Mark) Target() (messages.Owner, messages.SessionID)           { return m.Owner, m.Session }
@@ -59,6 +71,7 @@ func (m *Read) Refuse(err error) any           { return &ReadReply{Err: err} }
 func (m *SignalSession) Refuse(err error) any  { return &SignalReply{Err: err} }
 func (m *Kill) Refuse(err error) any           { return &KillReply{Err: err} }
 func (m *Describe) Refuse(err error) any       { return &DescribeReply{Err: err} }
+func (m *LookupSession) Refuse(error) any      { return &LookupReply{} }
 func (m *GetScreen) Refuse(err error) any      { return &ScreenReply{Err: err} }
 func (m *Resize) Refuse(err error) any         { return &ResizeReply{Err: err} }
 func (m *Mark) Refuse(err error) any           { return &MarkReply{Err: err} }

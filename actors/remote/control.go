@@ -2,9 +2,9 @@ package remote
 
 import (
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )

@@ -1,13 +1,12 @@
 package remote
 
 import (
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -147,5 +146,5 @@ func (p *remoteSession) readFollowed(ctx actor.Context, m *protocol.ReadSendOutp
 		ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
 		return
 	}
-	ctx.Respond(&protocol.ReadSendOutputReply{Err: seam.UnknownSend(m.Ticket)})
+	ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
 }

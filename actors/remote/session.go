@@ -3,7 +3,6 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
@@ -11,6 +10,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -92,7 +92,7 @@ type closeWaiter struct {
 
 // remoteOp is a request waiting for its host's answer.
 type remoteOp struct {
-	msg    any // a session request (seam.Target)
+	msg    any // a session request (protocol.SessionRequest)
 	sender *actor.PID
 	// StartSend: notify gets the settlement; reserved once the host gave
 	// the ticket; subscribers are AwaitSend callers.
@@ -117,12 +117,12 @@ var errDetached = fmt.Errorf("%w: the owner was detached from this client", mess
 
 func (p *remoteSession) Receive(ctx actor.Context) {
 	msg := ctx.Message()
-	if o, id, scoped := seam.Target(msg); scoped && (o != p.owner || p.phase == phaseStarting) {
-		ctx.Respond(seam.Refuse(msg, messages.NoSession(id)))
+	if o, id, scoped := protocol.Target(msg); scoped && (o != p.owner || p.phase == phaseStarting) {
+		ctx.Respond(protocol.Refuse(msg, messages.NoSession(id)))
 		return
 	}
-	if r, ok := seam.Lookup(msg, p.self); ok {
-		ctx.Respond(r)
+	if _, ok := msg.(*protocol.LookupSession); ok {
+		ctx.Respond(&protocol.LookupReply{PID: p.self})
 		return
 	}
 	switch m := msg.(type) {
@@ -159,7 +159,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
 			ctx.Respond(&protocol.StartSendReply{Err: messages.ErrSessionClosing})
-		case seam.IsWait(m.Request) && p.followable():
+		case protocol.IsWait(m.Request) && p.followable():
 			p.follow(ctx, m)
 		case p.snap.Status.Exited:
 			ctx.Respond(&protocol.StartSendReply{Err: p.exitedErr()})
@@ -174,7 +174,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.cur.subscribers = append(p.cur.subscribers, ctx.Sender())
 		default:
-			ctx.Respond(&protocol.SendSettled{Session: p.id, Ticket: m.Ticket, Err: seam.UnknownSend(m.Ticket)})
+			ctx.Respond(&protocol.SendSettled{Session: p.id, Ticket: m.Ticket, Err: protocol.UnknownSend(m.Ticket)})
 		}
 	case *protocol.ReadSendOutput:
 		switch {
@@ -185,7 +185,7 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		case p.last != nil && m.Ticket == p.last.Ticket:
 			ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
 		default:
-			ctx.Respond(&protocol.ReadSendOutputReply{Err: seam.UnknownSend(m.Ticket)})
+			ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
 		}
 	case *protocol.CancelSend:
 		switch {
@@ -253,9 +253,9 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		// is taken, typed into and handed back there.
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(seam.Refuse(m, messages.ErrSessionClosing))
+			ctx.Respond(protocol.Refuse(m, messages.ErrSessionClosing))
 		case p.lostErr != nil:
-			ctx.Respond(seam.Refuse(m, p.lostErr))
+			ctx.Respond(protocol.Refuse(m, p.lostErr))
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: p.controlBody(m)}, false)
 		}
@@ -291,9 +291,9 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		p.onStopping()
 	default:
-		if _, _, ok := seam.Target(m); ok {
+		if _, _, ok := protocol.Target(m); ok {
 			// A request the wire does not carry.
-			ctx.Respond(seam.Refuse(m, errNotThroughHost))
+			ctx.Respond(protocol.Refuse(m, errNotThroughHost))
 		}
 	}
 }
@@ -315,7 +315,7 @@ func (p *remoteSession) tell(req *wire.Request) {
 func (p *remoteSession) forward(op *remoteOp, req *wire.Request, multi bool) {
 	if p.detached {
 		if op.sender != nil {
-			p.sys.Root.Send(op.sender, seam.Refuse(op.msg, errDetached))
+			p.sys.Root.Send(op.sender, protocol.Refuse(op.msg, errDetached))
 		}
 		return
 	}
@@ -521,7 +521,7 @@ func (p *remoteSession) detach(ctx actor.Context) {
 			continue
 		}
 		if op.sender != nil {
-			ctx.Send(op.sender, seam.Refuse(op.msg, errDetached))
+			ctx.Send(op.sender, protocol.Refuse(op.msg, errDetached))
 		}
 	}
 	if p.closeCall != 0 {
@@ -606,7 +606,7 @@ func (p *remoteSession) lose(ctx actor.Context, err error) {
 				Result: messages.SendResult{WaitReason: messages.WaitSessionExit, Status: p.snap.Status}, Err: err})
 			continue
 		}
-		ctx.Send(op.sender, seam.Refuse(op.msg, err))
+		ctx.Send(op.sender, protocol.Refuse(op.msg, err))
 	}
 	if p.closeCall != 0 {
 		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
@@ -735,7 +735,7 @@ func (p *remoteSession) onStopping() {
 			p.followed(op, &protocol.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			continue
 		}
-		p.sys.Root.Send(op.sender, seam.Refuse(op.msg, gone))
+		p.sys.Root.Send(op.sender, protocol.Refuse(op.msg, gone))
 	}
 	p.pending = nil
 	if p.phase != phaseClosed {

@@ -2,13 +2,12 @@ package remote
 
 import (
 	"context"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
@@ -369,7 +368,7 @@ func (p *remoteSession) onWatch(ctx actor.Context, m *protocol.WatchSession) {
 			p.startStream(from)
 		}
 	}
-	ctx.Respond(seam.Watching(mr))
+	ctx.Respond(&protocol.WatchReply{Source: mr})
 }
 
 func (p *remoteSession) watchMirror() *mirror {

@@ -2,10 +2,10 @@ package host
 
 import (
 	"errors"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )

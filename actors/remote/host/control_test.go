@@ -2,13 +2,13 @@ package host_test
 
 import (
 	"errors"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )

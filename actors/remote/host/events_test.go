@@ -1,10 +1,10 @@
 package host_test
 
 import (
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"strings"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )

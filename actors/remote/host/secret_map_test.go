@@ -2,9 +2,9 @@ package host
 
 import (
 	"errors"
-	"github.com/ptyactor/ptyactor/actors/protocol"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
