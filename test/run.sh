@@ -23,7 +23,7 @@ GODEBUG=execwait=2 go test -race -count=1 -timeout 15m ./...
 # machine (go.dev/issue/75804, fixed in Go 1.27). Each count is about 5 s
 # here. FUZZING.md says how to run them long and records what was run.
 fuzz=(
-  "FuzzParser ./backend/local/vt 6000"
+  "FuzzParser ./vt 6000"
   "FuzzOutputPath ./backend/local 3000"
   "FuzzPromptMarker ./backend/local 8000"
   "FuzzParseSyscall ./probes/linux 10000"
@@ -33,7 +33,7 @@ fuzz=(
   "FuzzToolArgs ./tools 200"
   "FuzzCut ./internal/textcut 20000"
   "FuzzRedact ./internal/secretshape 20000"
-  "FuzzEmulator ./backend/local/vt 3000"
+  "FuzzEmulator ./vt 3000"
   "FuzzVerify ./record 3000"
 )
 for entry in "${fuzz[@]}"; do

@@ -115,6 +115,11 @@ type Server struct {
 	mux  *http.ServeMux
 	// tries throttles wrong operator tokens (throttle.go).
 	tries *throttle
+	// pictures encodes each picture's message once (pictures.go).
+	pictures pictureMessages
+	// large reads the page messages beyond smallMessage, one at a time
+	// (messages_in.go).
+	large *largeReader
 }
 
 // New builds a Server.
@@ -131,7 +136,7 @@ func New(opts Options) (*Server, error) {
 	if opts.LoginTTL == 0 {
 		opts.LoginTTL = DefaultLoginTTL
 	}
-	s := &Server{opts: opts, ops: newOperators(opts.OperatorToken, opts.LoginTTL, opts.Now), mux: http.NewServeMux(), tries: newThrottle(opts.Now)}
+	s := &Server{opts: opts, ops: newOperators(opts.OperatorToken, opts.LoginTTL, opts.Now), mux: http.NewServeMux(), tries: newThrottle(opts.Now), large: newLargeReader()}
 	s.mux.HandleFunc("GET /{$}", s.page("console.html", true))
 	s.mux.HandleFunc("GET /s/{id}", s.page("view.html", true))
 	s.mux.HandleFunc("GET /v/{id}", s.page("view.html", false))

@@ -94,7 +94,11 @@ func (s serviceSource) Watch(ctx context.Context, id messages.SessionID, since u
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Session(o, id).Watch(ctx, since)
+	w, err := s.svc.Session(o, id).Watch(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	return w.Live(), nil
 }
 
 func (s serviceSource) EnterSecret(ctx context.Context, id messages.SessionID, p messages.SecretPrompt, secret []byte) error {

@@ -509,6 +509,42 @@ func TestResumeFromTheRecord(t *testing.T) {
 	}
 }
 
+// A person's watch (Live, as the pages use) that resumes past the window
+// jumps to the screen as it is, with a gap, instead of reading the
+// missed output back from the record: a read back decodes the whole
+// record, and viewers by the hundred behind a flood starved the session
+// on it. The picture the first viewer is handed serves the next ones
+// (one drawing, encoded once).
+func TestLiveWatchJumpsPastTheWindow(t *testing.T) {
+	s := serveWith(t, local.Options{Record: local.Record{Dir: filepath.Join(t.TempDir(), "records")}})
+	ctx := testkit.Ctx(t)
+	res, err := s.sh.Send(ctx, messages.SendRequest{Text: "echo away-from-here", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sh.Send(ctx, messages.SendRequest{Text: "seq 1 200000 | sed 's/^/line /'; echo back-$((6*7))", Submit: true}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.sh.Watch(ctx, res.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := w.Live().Next(ctx)
+	if err != nil || f.Picture == nil || !f.Gap || len(f.Events) != 0 || !strings.Contains(string(f.Picture.Draw), "back-42") {
+		t.Fatalf("a live watch resuming past the window: picture %v, gap %v, %d events, %v; want the screen now, with a gap", f.Picture != nil, f.Gap, len(f.Events), err)
+	}
+	var pm pictureMessages
+	a, err := pm.message(f.Picture, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := pm.message(f.Picture, true)
+	c, _ := pm.message(f.Picture, false)
+	if &a[0] != &b[0] || &a[0] == &c[0] || !strings.Contains(string(c), `"gap":false`) {
+		t.Fatal("the same picture was encoded again, or a gap mark was shared")
+	}
+}
+
 // Taking over through the socket: an operator's take settles the agent's
 // send in flight (after a SIGINT when asked) and refuses the agent's
 // sends; the page's input runs; a second page's take makes the first

@@ -287,7 +287,11 @@ var errRefusedMessage = errors.New("view: message refused")
 // the message rate: otherwise it closes the socket with the reason and
 // returns errRefusedMessage.
 func (v *viewer) readText(ctx context.Context) ([]byte, error) {
-	typ, b, err := v.c.Read(ctx)
+	typ, r, err := v.c.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := v.srv.large.readMessage(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +408,14 @@ func (v *viewer) follow(ctx context.Context, w Watcher) error {
 // after a message's number misses and repeats nothing; resizes as JSON.
 func (v *viewer) frame(ctx context.Context, f actors.Frame) error {
 	if p := f.Picture; p != nil {
-		if err := v.send(ctx, map[string]any{"t": "picture", "seq": p.Seq, "rows": p.Rows, "cols": p.Cols, "data": string(p.Draw), "gap": f.Gap}); err != nil {
+		msg, err := v.srv.pictures.message(p, f.Gap)
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		err = v.c.Write(wctx, websocket.MessageText, msg)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/backend/local/vt"
+	"github.com/ptyactor/ptyactor/vt"
 )
 
 const testNonce = "0123456789abcdef01234567"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/backend/local/vt"
+	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
 	"github.com/ptyactor/ptyactor/record"
@@ -85,13 +85,13 @@ type session struct {
 	exit   shellExit      // how the shell ended, and whether that was reported
 
 	stream *stream // the numbered events, under their own lock (taken after mu)
-	// skipPicture is the newest picture without scrollback, reused by the
-	// viewers that jump to the screen within pictureReuse (under mu).
-	skipPicture   messages.Picture
-	skipPictureAt time.Time
-	replies       replyQueue    // answers to terminal queries, under their own lock
-	kids          childrenFiles // the children files Leftovers reads, under their own lock
-	closing       closeState    // one Close at a time, and its report once done
+	// pictures are the newest drawings, one per amount of scrollback,
+	// reused by the viewers that join or jump within pictureReuse (under
+	// mu).
+	pictures pictureCache
+	replies  replyQueue    // answers to terminal queries, under their own lock
+	kids     childrenFiles // the children files Leftovers reads, under their own lock
+	closing  closeState    // one Close at a time, and its report once done
 }
 
 var _ backend.Session = (*session)(nil)

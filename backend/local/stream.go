@@ -317,6 +317,17 @@ func (st *stream) since(seq uint64) ([]record.Event, bool) {
 	return append([]record.Event(nil), st.ring[i:]...), lost
 }
 
+// keeps reports whether the window still holds every event after seq: a
+// picture that shows seq can still be followed from memory.
+func (st *stream) keeps(seq uint64) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.ring) == 0 {
+		return seq >= st.seq
+	}
+	return seq+1 >= st.ring[0].Seq
+}
+
 // olderBatch bounds the text of the events one older call returns.
 const olderBatch = 1 << 20
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/ptyactor/ptyactor/backend/local/scrollback"
-	"github.com/ptyactor/ptyactor/backend/local/vt"
+	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/messages"
 )
 

@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ptyactor/ptyactor/backend/local/vt"
+	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/record"
 )
 

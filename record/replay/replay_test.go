@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/backend/local/vt"
+	"github.com/ptyactor/ptyactor/vt"
 	"github.com/ptyactor/ptyactor/record"
 )
 

@@ -307,7 +307,7 @@ func TestHugeMessageClosed(t *testing.T) {
 	after := s.Proc()
 	grew := after.HWMKiB - before.HWMKiB
 	t.Logf("4 × 16 MiB messages: server peak RSS %d → %d KiB (+%d KiB)", before.HWMKiB, after.HWMKiB, grew)
-	if grew > 40<<10 {
+	if grew > 16<<10 {
 		t.Fatalf("the server's peak RSS grew by %d KiB for 64 MiB refused", grew)
 	}
 	if r := c.Send(id, "echo alive-$((4+4))"); !strings.Contains(r.Text, "alive-8") {

@@ -3,8 +3,10 @@
 // terminal shows it), kept in memory proportional to the text, not to the
 // size of the screen.
 //
-// It is the one parser of a session's PTY output. Feed never blocks and carries state across chunks, so any chunking gives the
-// same screen and transcript. Screen returns the rows as text with the
+// It is the one parser of a session's PTY output, in a room of its own:
+// the local backend feeds it live and record/replay feeds it a record,
+// and it imports neither. Feed never blocks and carries state across
+// chunks, so any chunking gives the same screen and transcript. Screen returns the rows as text with the
 // cursor, size, whether the alternate screen is on, and a stable hash.
 // Transcript returns the final lines since a count and the visible tail;
 // Retained, RetainedBytes and FinalLine read final lines one at a time
