@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
@@ -135,7 +136,7 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 	o, _ := svc.NewOwner(testkit.Ctx(t), "x")
 	// Drive the shutdown through the protocol but keep the actor alive to
 	// observe the refusal.
-	if _, err := ask[*DisposeOwnerReply](testkit.Ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
+	if _, err := ask[*protocol.DisposeOwnerReply](testkit.Ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -398,7 +399,7 @@ func TestMessageDrivenUse(t *testing.T) {
 	var events []any
 	sub := sys.EventStream.Subscribe(func(e any) {
 		switch e.(type) {
-		case *EventSessionOpened, *EventSendSettled, *EventSessionClosed:
+		case *protocol.EventSessionOpened, *protocol.EventSendSettled, *protocol.EventSessionClosed:
 			mu.Lock()
 			events = append(events, e)
 			mu.Unlock()
@@ -412,34 +413,34 @@ func TestMessageDrivenUse(t *testing.T) {
 		}
 		return r
 	}
-	if r := req(&RegisterBackend{Backend: faulty.New("shell")}).(*RegisterBackendReply); r.Err != nil {
+	if r := req(&protocol.RegisterBackend{Backend: faulty.New("shell")}).(*protocol.RegisterBackendReply); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	o := messages.NewOwner("integration")
-	if r := req(&OpenOwner{Owner: o}).(*OpenOwnerReply); r.Err != nil {
+	if r := req(&protocol.OpenOwner{Owner: o}).(*protocol.OpenOwnerReply); r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	sp := req(&Spawn{Owner: o, Request: messages.SpawnRequest{Type: "shell"}}).(*SpawnReply)
+	sp := req(&protocol.Spawn{Owner: o, Request: messages.SpawnRequest{Type: "shell"}}).(*protocol.SpawnReply)
 	if sp.Err != nil {
 		t.Fatal(sp.Err)
 	}
 	id := sp.Result.SessionID
-	st := req(&StartSend{Owner: o, Session: id, Request: messages.SendRequest{Text: "hi", Submit: true}}).(*StartSendReply)
+	st := req(&protocol.StartSend{Owner: o, Session: id, Request: messages.SendRequest{Text: "hi", Submit: true}}).(*protocol.StartSendReply)
 	if st.Err != nil {
 		t.Fatal(st.Err)
 	}
-	done := req(&AwaitSend{Owner: o, Session: id, Ticket: st.Ticket}).(*SendSettled)
+	done := req(&protocol.AwaitSend{Owner: o, Session: id, Ticket: st.Ticket}).(*protocol.SendSettled)
 	if done.Err != nil || done.Result.WaitReason != messages.WaitStdinRead || !strings.Contains(done.Result.Viewport, "hi") {
 		t.Fatalf("settled %+v", done)
 	}
-	k := req(&Kill{Owner: o, Session: id}).(*KillReply)
+	k := req(&protocol.Kill{Owner: o, Session: id}).(*protocol.KillReply)
 	if k.Err != nil || !k.Closed {
 		t.Fatalf("kill %+v", k)
 	}
 	testkit.WaitFor(t, 5*time.Second, "three lifecycle events", func() bool { mu.Lock(); defer mu.Unlock(); return len(events) >= 3 })
 	mu.Lock()
 	defer mu.Unlock()
-	if _, ok := events[0].(*EventSessionOpened); !ok {
+	if _, ok := events[0].(*protocol.EventSessionOpened); !ok {
 		t.Fatalf("events %T", events)
 	}
 }

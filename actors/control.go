@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -22,7 +23,7 @@ type Control struct {
 // messages.ErrControlHeld until the hold ends; reads and waits work. A
 // person may take control from another person (their hold goes stale).
 func (h *Session) TakeControl(ctx context.Context, req messages.TakeControlRequest) (*Control, error) {
-	r, err := askSession[*ControlReply](ctx, h, &TakeControl{Owner: h.owner, Session: h.ID(), Request: req})
+	r, err := askSession[*protocol.ControlReply](ctx, h, &protocol.TakeControl{Owner: h.owner, Session: h.ID(), Request: req})
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (c *Control) Epoch() uint64 { return c.state.Epoch }
 // recorded with the person as its source, after their earlier input; it
 // returns once written. It restarts the hold's idle countdown.
 func (c *Control) Type(ctx context.Context, p []byte) error {
-	r, err := askSession[*ControlInputReply](ctx, c.h, &ControlInput{Owner: c.h.owner, Session: c.h.ID(), Epoch: c.state.Epoch, Data: p})
+	r, err := askSession[*protocol.ControlInputReply](ctx, c.h, &protocol.ControlInput{Owner: c.h.owner, Session: c.h.ID(), Epoch: c.state.Epoch, Data: p})
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func (c *Control) Type(ctx context.Context, p []byte) error {
 // Resize sets the terminal's size: while a person holds control only
 // they resize it.
 func (c *Control) Resize(ctx context.Context, rows, cols int) error {
-	r, err := askSession[*ResizeReply](ctx, c.h, &Resize{Owner: c.h.owner, Session: c.h.ID(), Rows: rows, Cols: cols, ControlEpoch: c.state.Epoch})
+	r, err := askSession[*protocol.ResizeReply](ctx, c.h, &protocol.Resize{Owner: c.h.owner, Session: c.h.ID(), Rows: rows, Cols: cols, ControlEpoch: c.state.Epoch})
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func (c *Control) Resize(ctx context.Context, rows, cols int) error {
 // Return hands the input back to the agent and returns what the people
 // did meanwhile, which the agent's next result on the session carries.
 func (c *Control) Return(ctx context.Context) (messages.Handback, error) {
-	r, err := askSession[*ReturnControlReply](ctx, c.h, &ReturnControl{Owner: c.h.owner, Session: c.h.ID(), Epoch: c.state.Epoch})
+	r, err := askSession[*protocol.ReturnControlReply](ctx, c.h, &protocol.ReturnControl{Owner: c.h.owner, Session: c.h.ID(), Epoch: c.state.Epoch})
 	if err != nil {
 		return messages.Handback{}, err
 	}

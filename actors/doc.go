@@ -37,7 +37,7 @@
 // # Message-driven use
 //
 // Service.PID is the service actor. Any integration can send it the request
-// messages of protocol.go (backends, owners, spawns, sends, reads, signals,
+// messages of package actors/protocol (backends, owners, spawns, sends, reads, signals,
 // screens and sizes, kills, lists, disposal) with Request or RequestFuture
 // and receive the reply type each one documents (docs/go-api.md lists them
 // all). Lifecycle events (Event*) are published on the actor system's

@@ -5,11 +5,12 @@ import (
 	"sync"
 
 	"github.com/asynkron/protoactor-go/eventstream"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // Subscription delivers one owner's lifecycle events (Event* of
-// protocol.go: sessions opened, sends settled, shells exited, sessions
+// actors/protocol: sessions opened, sends settled, shells exited, sessions
 // closed, cleanups failed), in the order they were published, none missed
 // or repeated: an agent learns that a background command finished or
 // started waiting for input without polling. Events carry the wait reason,
@@ -49,17 +50,17 @@ func (s *Service) subscribe(owner messages.Owner, session messages.SessionID) *S
 // eventOwner names the owner and session of a lifecycle event.
 func eventOwner(evt any) (messages.Owner, messages.SessionID, bool) {
 	switch e := evt.(type) {
-	case *EventSessionOpened:
+	case *protocol.EventSessionOpened:
 		return e.Owner, e.Snapshot.SessionID, true
-	case *EventSendSettled:
+	case *protocol.EventSendSettled:
 		return e.Owner, e.Session, true
-	case *EventSessionExited:
+	case *protocol.EventSessionExited:
 		return e.Owner, e.Session, true
-	case *EventSessionClosed:
+	case *protocol.EventSessionClosed:
 		return e.Owner, e.Session, true
-	case *EventCleanupFailed:
+	case *protocol.EventCleanupFailed:
 		return e.Owner, e.Session, true
-	case *EventControlChanged:
+	case *protocol.EventControlChanged:
 		return e.Owner, e.Session, true
 	}
 	return messages.Owner{}, "", false

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
@@ -56,7 +57,7 @@ func TestSubscriptionDeliversEveryEventOnce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("after %d events: %v", n, err)
 			}
-			e, ok := evt.(*EventSendSettled)
+			e, ok := evt.(*protocol.EventSendSettled)
 			if !ok {
 				continue // the sessions' opening events
 			}

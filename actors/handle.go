@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -41,7 +42,7 @@ func (h *Session) Info() messages.SpawnResult { return h.info }
 // Describe returns the session's snapshot now (its current status, whether
 // a secret prompt shows).
 func (h *Session) Describe(ctx context.Context) (messages.Snapshot, error) {
-	r, err := askSession[*DescribeReply](ctx, h, &Describe{Owner: h.owner, Session: h.ID()})
+	r, err := askSession[*protocol.DescribeReply](ctx, h, &protocol.Describe{Owner: h.owner, Session: h.ID()})
 	if err != nil {
 		return messages.Snapshot{}, err
 	}
@@ -67,10 +68,10 @@ func (h *Session) Send(ctx context.Context, req messages.SendRequest) (messages.
 	}
 	var m any
 	select {
-	case m = <-op.box.ch:
+	case m = <-op.box.C:
 	case <-ctx.Done():
 		op.Cancel()
-		m = <-op.box.ch
+		m = <-op.box.C
 	}
 	op.finish(m, nil)
 	if ctx.Err() != nil {
@@ -105,7 +106,7 @@ func (h *Session) Wait(ctx context.Context, policy messages.WaitPolicy) (message
 
 // Screen returns what the terminal shows now.
 func (h *Session) Screen(ctx context.Context) (messages.Screen, error) {
-	r, err := askSession[*ScreenReply](ctx, h, &GetScreen{Owner: h.owner, Session: h.ID()})
+	r, err := askSession[*protocol.ScreenReply](ctx, h, &protocol.GetScreen{Owner: h.owner, Session: h.ID()})
 	if err != nil {
 		return messages.Screen{}, err
 	}
@@ -115,7 +116,7 @@ func (h *Session) Screen(ctx context.Context) (messages.Screen, error) {
 // Resize sets the terminal's size: the foreground program gets SIGWINCH
 // and redraws; the screen follows.
 func (h *Session) Resize(ctx context.Context, rows, cols int) error {
-	r, err := askSession[*ResizeReply](ctx, h, &Resize{Owner: h.owner, Session: h.ID(), Rows: rows, Cols: cols})
+	r, err := askSession[*protocol.ResizeReply](ctx, h, &protocol.Resize{Owner: h.owner, Session: h.ID(), Rows: rows, Cols: cols})
 	if err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func (h *Session) Resize(ctx context.Context, rows, cols int) error {
 // Read pages retained scrollback, newest last (reads work while the session
 // closes).
 func (h *Session) Read(ctx context.Context, req messages.ReadRequest) (messages.ReadResult, error) {
-	r, err := askSession[*ReadReply](ctx, h, &Read{Owner: h.owner, Session: h.ID(), Request: req})
+	r, err := askSession[*protocol.ReadReply](ctx, h, &protocol.Read{Owner: h.owner, Session: h.ID(), Request: req})
 	if err != nil {
 		return messages.ReadResult{}, err
 	}
@@ -134,7 +135,7 @@ func (h *Session) Read(ctx context.Context, req messages.ReadRequest) (messages.
 
 // Signal sends sig to the terminal's current foreground process group.
 func (h *Session) Signal(ctx context.Context, sig messages.Signal) (messages.SignalResult, error) {
-	r, err := askSession[*SignalReply](ctx, h, &SignalSession{Owner: h.owner, Session: h.ID(), Signal: sig})
+	r, err := askSession[*protocol.SignalReply](ctx, h, &protocol.SignalSession{Owner: h.owner, Session: h.ID(), Signal: sig})
 	if err != nil {
 		return messages.SignalResult{}, err
 	}
@@ -144,7 +145,7 @@ func (h *Session) Signal(ctx context.Context, sig messages.Signal) (messages.Sig
 // Mark puts label in the session's event stream, and so in its record (an
 // agent marks "tests start"); it returns the mark's number there.
 func (h *Session) Mark(ctx context.Context, label string) (uint64, error) {
-	r, err := askSession[*MarkReply](ctx, h, &Mark{Owner: h.owner, Session: h.ID(), Label: label})
+	r, err := askSession[*protocol.MarkReply](ctx, h, &protocol.Mark{Owner: h.owner, Session: h.ID(), Label: label})
 	if err != nil {
 		return 0, err
 	}
@@ -156,7 +157,7 @@ func (h *Session) Mark(ctx context.Context, label string) (uint64, error) {
 // (CloseReport.Joined). A failed close returns *messages.CleanupError; the
 // session stays listed and Close may be retried.
 func (h *Session) Close(ctx context.Context, reason string) (messages.CloseReport, error) {
-	r, err := askSession[*KillReply](ctx, h, &Kill{Owner: h.owner, Session: h.ID(), Reason: reason})
+	r, err := askSession[*protocol.KillReply](ctx, h, &protocol.Kill{Owner: h.owner, Session: h.ID(), Reason: reason})
 	if err != nil {
 		return messages.CloseReport{}, err
 	}

@@ -3,6 +3,7 @@ package actors
 import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -11,7 +12,7 @@ import (
 
 // service → owner: a spawn that passed the service's checks.
 type ownerSpawn struct {
-	msg     *Spawn
+	msg     *protocol.Spawn
 	backend backend.Backend
 	id      messages.SessionID
 	// place, when set, is the session's place in the service's room (a
@@ -39,7 +40,7 @@ type (
 )
 
 // session → owner, owner → session: package seam (actors/internal/seam).
-// Its reports and requests, and the session requests of routes.go, are the
+// Its reports and requests, and the session requests of actors/protocol/routes.go, are the
 // whole contract between an owner and the actor that serves one of its
 // sessions: a proxy for a session whose actor tree runs on another machine
 // serves it by speaking the same (see ARCHITECTURE.md, "Where remote hosts
@@ -109,24 +110,3 @@ const (
 	timerTakeOver
 	timerKinds
 )
-
-// facade → service → owner: which actor serves a published session.
-type lookupSession struct {
-	owner messages.Owner
-	id    messages.SessionID
-}
-
-type lookupReply struct{ pid *actor.PID }
-
-// props builds the props of every ptyactor actor. They run on protoactor's
-// synchronized dispatcher: a mailbox is processed in the goroutine that
-// delivered the message instead of a fresh goroutine per wake-up. That is
-// safe only because no Receive here ever blocks (blocking work runs in
-// goroutines the actors own), and it removes a goroutine hand-off from
-// every hop: the caller's goroutine carries a send to the write, and the
-// output pump carries the prompt fact to the settlement.
-func props(a actor.Actor) *actor.Props {
-	// 300 messages in a row before yielding (runtime.Gosched), as
-	// protoactor's default dispatcher does.
-	return actor.PropsFromProducer(func() actor.Actor { return a }, actor.WithDispatcher(actor.NewSynchronizedDispatcher(300)))
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -72,7 +73,7 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *ownerSpawn:
 		o.onSpawn(ctx, m)
-	case *CancelSpawn:
+	case *protocol.CancelSpawn:
 		if id, ok := o.refs[m.Ref]; ok {
 			if p := o.pending[id]; p != nil && p.cancelled == nil {
 				p.cancelled = m.Cause
@@ -100,25 +101,25 @@ func (o *ownerActor) Receive(ctx actor.Context) {
 	case *seam.OrphanClosed:
 		o.onOrphanClosed(ctx, m)
 
-	case sessionRequest:
-		_, id := m.target()
+	case protocol.SessionRequest:
+		_, id := m.Target()
 		if r := o.sessions[id]; r != nil && !r.hidden {
 			ctx.Forward(r.pid)
 			return
 		}
-		ctx.Respond(m.refuse(messages.NoSession(id)))
-	case *List:
+		ctx.Respond(m.Refuse(messages.NoSession(id)))
+	case *protocol.List:
 		out := make([]messages.Snapshot, 0, len(o.order))
 		for _, id := range o.order {
 			out = append(out, o.sessions[id].snap)
 		}
-		ctx.Respond(&ListReply{Sessions: out})
-	case *HasOwnerActivity:
-		ctx.Respond(&HasOwnerActivityReply{
+		ctx.Respond(&protocol.ListReply{Sessions: out})
+	case *protocol.HasOwnerActivity:
+		ctx.Respond(&protocol.HasOwnerActivityReply{
 			Active:   len(o.pending) > 0 || len(o.sessions) > 0 || len(o.failures) > 0,
 			Failures: len(o.failures),
 		})
-	case *DisposeOwner:
+	case *protocol.DisposeOwner:
 		o.dispose(ctx, messages.ErrOwnerNotLive, "PTY owner disposed")
 	case *injectPanic:
 		panic("injected fault: owner")
@@ -143,13 +144,13 @@ func (o *ownerActor) onSpawn(ctx actor.Context, m *ownerSpawn) {
 		m.place.Release() // refused below: it never reaches the host
 	}
 	if !o.live {
-		ctx.Respond(&SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
+		ctx.Respond(&protocol.SpawnReply{Err: messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live")})
 		return
 	}
 	name := m.msg.Request.Name
 	if name != "" {
 		if _, dup := o.names[name]; dup {
-			ctx.Respond(&SpawnReply{Err: messages.Errorf(messages.CodeDuplicateName, "PTY session name %q is already in use", name)})
+			ctx.Respond(&protocol.SpawnReply{Err: messages.Errorf(messages.CodeDuplicateName, "PTY session name %q is already in use", name)})
 			return
 		}
 		o.names[name] = m.id
@@ -216,8 +217,8 @@ func (o *ownerActor) onStarted(ctx actor.Context, m *seam.Started) {
 	delete(o.pending, m.ID)
 	o.sessions[m.ID] = &sessionRec{pid: p.pid, snap: m.Result.Snapshot}
 	o.order = append(o.order, m.ID)
-	ctx.ActorSystem().EventStream.Publish(&EventSessionOpened{Owner: o.owner, Snapshot: m.Result.Snapshot})
-	ctx.Send(p.replyTo, &SpawnReply{Result: m.Result})
+	ctx.ActorSystem().EventStream.Publish(&protocol.EventSessionOpened{Owner: o.owner, Snapshot: m.Result.Snapshot})
+	ctx.Send(p.replyTo, &protocol.SpawnReply{Result: m.Result})
 }
 
 func (o *ownerActor) onStartFailed(ctx actor.Context, m *seam.StartFailed) {
@@ -238,7 +239,7 @@ func (o *ownerActor) onStartFailed(ctx actor.Context, m *seam.StartFailed) {
 		// waits for it, as for a published-too-late rollback.
 		o.keepHidden(ctx, m.ID, p.pid)
 	}
-	ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, m.Err)})
+	ctx.Send(p.replyTo, &protocol.SpawnReply{Err: o.spawnError(p, m.Err)})
 	o.maybeDisposed(ctx)
 }
 
@@ -270,7 +271,7 @@ func (o *ownerActor) dropPending(id messages.SessionID, p *pendingSpawn) {
 func (o *ownerActor) onClosed(ctx actor.Context, id messages.SessionID) {
 	if p := o.pending[id]; p != nil && p.rollback != nil {
 		o.dropPending(id, p)
-		ctx.Send(p.replyTo, &SpawnReply{Err: p.rollback})
+		ctx.Send(p.replyTo, &protocol.SpawnReply{Err: p.rollback})
 		o.maybeDisposed(ctx)
 		return
 	}
@@ -306,7 +307,7 @@ func (o *ownerActor) onCloseFailed(ctx actor.Context, m *seam.CloseFailed) {
 		if p.cancelled == nil {
 			err = errors.Join(errors.New("PTY spawn and rollback both failed"), p.rollback, m.Err)
 		}
-		ctx.Send(p.replyTo, &SpawnReply{Err: err})
+		ctx.Send(p.replyTo, &protocol.SpawnReply{Err: err})
 		o.maybeDisposed(ctx)
 		return
 	}
@@ -330,7 +331,7 @@ func (o *ownerActor) onOrphanClosed(ctx actor.Context, m *seam.OrphanClosed) {
 	}
 	if p := o.pending[m.ID]; p != nil {
 		o.dropPending(m.ID, p)
-		ctx.Send(p.replyTo, &SpawnReply{Err: o.spawnError(p, errors.New("PTY session actor failed during startup"))})
+		ctx.Send(p.replyTo, &protocol.SpawnReply{Err: o.spawnError(p, errors.New("PTY session actor failed during startup"))})
 	}
 	o.removeSession(m.ID)
 	o.maybeDisposed(ctx)
@@ -376,7 +377,7 @@ func (o *ownerActor) maybeDisposed(ctx actor.Context) {
 	// (stopped) owner for a reply that never comes.
 	ctx.Send(ctx.Parent(), &ownerGone{owner: o.owner})
 	for _, w := range o.disposeWaiters {
-		ctx.Send(w, &DisposeOwnerReply{Err: err})
+		ctx.Send(w, &protocol.DisposeOwnerReply{Err: err})
 	}
 	o.disposeWaiters = nil
 	// Poison, not Stop: requests queued behind the dispose still get their

@@ -5,38 +5,12 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/extensions"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
-	"github.com/ptyactor/ptyactor/backend"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/rs/zerolog"
 )
-
-// What the core lends the rooms beside it (actors/remote) through package
-// seam: the route table, the actors' props, asking, and a service's
-// system, spawns and send handles.
-func init() {
-	seam.Target = func(m any) (messages.Owner, messages.SessionID, bool) {
-		r, ok := m.(sessionRequest)
-		if !ok {
-			return messages.Owner{}, "", false
-		}
-		o, id := r.target()
-		return o, id, true
-	}
-	seam.Refuse = refusal
-	seam.Lookup = func(m any, self *actor.PID) (any, bool) {
-		if _, ok := m.(*lookupSession); ok {
-			return &lookupReply{pid: self}, true
-		}
-		return nil, false
-	}
-	seam.IsWait = isWaitRequest
-	seam.UnknownSend = errUnknownSend
-	seam.Props = props
-	seam.Watching = func(src backend.Watchable) any { return &WatchReply{source: src} }
-	seam.Ask = ask[any]
-	seam.CoreOf = func(svc any) *seam.Core { return svc.(*Service).core() }
-}
 
 // roomSlot holds a service's room: set once, by the room's Attach.
 type roomSlot struct {
@@ -63,30 +37,36 @@ func (s *roomSlot) set(r seam.Room) error {
 	return nil
 }
 
-func (s *Service) core() *seam.Core {
-	return &seam.Core{
-		Sys: s.sys, Log: s.log,
-		SetRoom: s.room.set,
-		Adopt: func(ctx context.Context, owner messages.Owner, req messages.SpawnRequest, adopt any) (any, error) {
-			sp, err := ask[*SpawnReply](ctx, s.sys, s.pid, &Spawn{Owner: owner, Request: req, adopt: adopt})
-			if err == nil {
-				err = sp.Err
-			}
-			if err != nil {
-				return nil, err
-			}
-			return &Session{svc: s, owner: owner, info: sp.Result}, nil
-		},
-		AwaitSend: func(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) any {
-			return s.awaitSend(ctx, owner, id, ticket)
-		},
+// core is a service as its room sees it (seam.Core), registered on the
+// service's actor system by NewService.
+type core struct{ s *Service }
+
+var _ seam.Core[*Session, *SendOp] = core{}
+
+func (c core) ExtensionID() extensions.ExtensionID { return seam.CoreID }
+func (c core) Log() zerolog.Logger                 { return c.s.log }
+func (c core) SetRoom(r seam.Room) error           { return c.s.room.set(r) }
+
+func (c core) Adopt(ctx context.Context, owner messages.Owner, req messages.SpawnRequest, adopt any) (*Session, error) {
+	s := c.s
+	sp, err := ask[*protocol.SpawnReply](ctx, s.sys, s.pid, &protocol.Spawn{Owner: owner, Request: req, Adopt: adopt})
+	if err == nil {
+		err = sp.Err
 	}
+	if err != nil {
+		return nil, err
+	}
+	return &Session{svc: s, owner: owner, info: sp.Result}, nil
+}
+
+func (c core) AwaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
+	return c.s.awaitSend(ctx, owner, id, ticket)
 }
 
 // awaitSend makes a SendOp for a send this client did not start.
 func (s *Service) awaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
 	box := newReplyBox(s.sys, 2)
-	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.pid)
+	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &protocol.AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.PID)
 	op := &SendOp{h: s.Session(owner, id), ticket: ticket, box: box, done: make(chan struct{})}
 	go op.await()
 	return op

@@ -3,10 +3,10 @@ package actors
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
@@ -20,36 +20,12 @@ import (
 // echo off), never logged, and never in a result: the agent's next result
 // only says that a person entered one.
 
-// EnterSecret writes a person's secret, with Enter, at prompt p, which
-// must still wait. Reply: *EnterSecretReply.
-type EnterSecret struct {
-	Owner   messages.Owner
-	Session messages.SessionID
-	Prompt  messages.SecretPrompt
-	Secret  []byte
-}
-
-// Format keeps the secret out of every log line (a dead letter is logged
-// with its message): fmt and slog render its length only.
-func (m *EnterSecret) Format(f fmt.State, _ rune) {
-	fmt.Fprintf(f, "actors.EnterSecret{session:%s reader:%s secret:(%d bytes)}", m.Session, m.Prompt.Reader, len(m.Secret))
-}
-
-// LogValue implements slog.LogValuer.
-func (m *EnterSecret) LogValue() slog.Value { return slog.StringValue(fmt.Sprint(m)) }
-
-// EnterSecretReply answers EnterSecret.
-type EnterSecretReply struct{ Err error }
-
-func (m *EnterSecret) target() (messages.Owner, messages.SessionID) { return m.Owner, m.Session }
-func (m *EnterSecret) refuse(err error) any                         { return &EnterSecretReply{Err: err} }
-
 // EnterSecret types a person's secret at prompt p (from a result's
 // SecretPrompt), with Enter, if that prompt still waits; otherwise
 // messages.ErrSecretPromptGone and nothing is written. The secret's bytes
 // are zeroed once written.
 func (h *Session) EnterSecret(ctx context.Context, p messages.SecretPrompt, secret []byte) error {
-	r, err := askSession[*EnterSecretReply](ctx, h, &EnterSecret{Owner: h.owner, Session: h.ID(), Prompt: p, Secret: secret})
+	r, err := askSession[*protocol.EnterSecretReply](ctx, h, &protocol.EnterSecret{Owner: h.owner, Session: h.ID(), Prompt: p, Secret: secret})
 	if err != nil {
 		return err
 	}
@@ -71,8 +47,8 @@ type (
 	secretBounced struct{}
 )
 
-func (s *sessionActor) onEnterSecret(m *EnterSecret, sender *actor.PID) {
-	reply := func(err error) { s.sys.Root.Send(sender, &EnterSecretReply{Err: err}) }
+func (s *sessionActor) onEnterSecret(m *protocol.EnterSecret, sender *actor.PID) {
+	reply := func(err error) { s.sys.Root.Send(sender, &protocol.EnterSecretReply{Err: err}) }
 	pw, canWrite := s.bs.(backend.PersonWriter)
 	pr, canProbe := s.bs.(backend.StdinProber)
 	switch {
@@ -130,5 +106,5 @@ func (s *sessionActor) onSecretWritten(m *secretWritten) {
 			s.secretEntered = true
 		}
 	}
-	s.sys.Root.Send(m.sender, &EnterSecretReply{Err: m.err})
+	s.sys.Root.Send(m.sender, &protocol.EnterSecretReply{Err: m.err})
 }

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // A secret on its way to the terminal is printed as its length only: a
 // dead letter is logged with its message.
 func TestEnterSecretPrintsNoSecret(t *testing.T) {
-	m := &EnterSecret{Session: "pty-1", Prompt: messages.SecretPrompt{Reader: "sudo"}, Secret: []byte("hunter2")}
+	m := &protocol.EnterSecret{Session: "pty-1", Prompt: messages.SecretPrompt{Reader: "sudo"}, Secret: []byte("hunter2")}
 	var b strings.Builder
 	slog.New(slog.NewTextHandler(&b, nil)).Info("dead letter", "msg", m)
 	for _, s := range []string{fmt.Sprint(m), fmt.Sprintf("%v %+v %#v %s", m, m, m, m), b.String()} {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -245,9 +246,9 @@ func (a *sendActor) Receive(ctx actor.Context) {
 		if m.gen == a.timers.gen[m.kind] {
 			a.onTimer(m.kind)
 		}
-	case *CancelSend:
-		ctx.Respond(&CancelSendReply{Accepted: a.cancel()})
-	case *ReadSendOutput:
+	case *protocol.CancelSend:
+		ctx.Respond(&protocol.CancelSendReply{Accepted: a.cancel()})
+	case *protocol.ReadSendOutput:
 		ctx.Respond(a.readOutput())
 	case *settleOverdue:
 		if a.holding {
@@ -261,7 +262,7 @@ func (a *sendActor) Receive(ctx actor.Context) {
 			}
 			a.deliver()
 		}
-	case *AwaitSend:
+	case *protocol.AwaitSend:
 		if a.settled() && !a.holding {
 			ctx.Respond(a.settledMsg())
 		} else {
@@ -337,12 +338,12 @@ func (a *sendActor) stopTimers() {
 
 // readOutput answers ReadSendOutput: the output since the previous read
 // (with what a pattern kept), until the send settled.
-func (a *sendActor) readOutput() *ReadSendOutputReply {
+func (a *sendActor) readOutput() *protocol.ReadSendOutputReply {
 	if a.settled() {
-		return &ReadSendOutputReply{Settled: true}
+		return &protocol.ReadSendOutputReply{Settled: true}
 	}
 	if a.clearing {
-		return &ReadSendOutputReply{} // not begun: no output of its own yet
+		return &protocol.ReadSendOutputReply{} // not begun: no output of its own yet
 	}
 	r := a.bs.TakeOutput()
 	a.ev.truncated = a.ev.truncated || r.Truncated
@@ -350,13 +351,8 @@ func (a *sendActor) readOutput() *ReadSendOutputReply {
 		r.Delta = string(a.kept) + r.Delta
 		a.kept = a.kept[:0]
 	}
-	return &ReadSendOutputReply{Read: r}
+	return &protocol.ReadSendOutputReply{Read: r}
 }
 
 // isWait reports whether the send writes nothing: a wait.
-func (a *sendActor) isWait() bool { return isWaitRequest(a.req) }
-
-// isWaitRequest reports whether req writes nothing: a wait.
-func isWaitRequest(req messages.SendRequest) bool {
-	return req.Text == "" && !req.Submit && len(req.Keys) == 0
-}
+func (a *sendActor) isWait() bool { return protocol.IsWait(a.req) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
@@ -217,8 +218,8 @@ func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, clos
 	return messages.CauseDeadline
 }
 
-func (a *sendActor) settledMsg() *SendSettled {
-	return &SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
+func (a *sendActor) settledMsg() *protocol.SendSettled {
+	return &protocol.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
 }
 
 // maybeDrained tells the session once a send that settled while draining

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
@@ -22,22 +23,22 @@ type SendOp struct {
 // settlement, which the caller must consume (await, or Send directly).
 func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*SendOp, error) {
 	s, owner, id := h.svc, h.owner, h.ID()
-	msg := &StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
+	msg := &protocol.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
 	pid := s.route(ctx, owner, id)
 	for {
 		box := newReplyBox(s.sys, 2)
-		s.sys.Root.RequestWithCustomSender(pid, msg, box.pid)
+		s.sys.Root.RequestWithCustomSender(pid, msg, box.PID)
 		// The send actor tells the box directly when it settles, and it
 		// may settle before the session's reservation reply arrives: keep a
 		// settlement that overtook the reply.
-		var early *SendSettled
-		m, err := box.wait(ctx)
-		if st, ok := m.(*SendSettled); ok && err == nil {
+		var early *protocol.SendSettled
+		m, err := box.Wait(ctx)
+		if st, ok := m.(*protocol.SendSettled); ok && err == nil {
 			early = st
-			m, err = box.wait(ctx)
+			m, err = box.Wait(ctx)
 		}
 		if err == nil {
-			r, ok := m.(*StartSendReply)
+			r, ok := m.(*protocol.StartSendReply)
 			switch {
 			case !ok:
 				err = fmt.Errorf("ptyactor: unexpected reply %T", m)
@@ -46,12 +47,12 @@ func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*Sen
 			default:
 				op := &SendOp{h: h, ticket: r.Ticket, box: box, done: make(chan struct{})}
 				if early != nil {
-					box.ch <- early // capacity 2: the reply was taken out
+					box.C <- early // capacity 2: the reply was taken out
 				}
 				return op, nil
 			}
 		}
-		box.close()
+		box.Close()
 		if errors.Is(err, errGone) && pid != s.pid {
 			s.routes.Delete(routeKey{owner, id})
 			pid = s.pid
@@ -67,19 +68,19 @@ func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*Sen
 // await collects the settlement. It ends when the send settles, which every
 // send does (its deadline is always armed), or when the session stops.
 func (op *SendOp) await() {
-	m, err := op.box.wait(context.Background())
+	m, err := op.box.Wait(context.Background())
 	op.finish(m, err)
 }
 
 // finish records the settlement delivered to the op's box.
 func (op *SendOp) finish(m any, err error) {
 	defer close(op.done)
-	defer op.box.close()
+	defer op.box.Close()
 	if err != nil {
 		op.err = fmt.Errorf("%w: session stopped before the send settled", messages.ErrSessionClosing)
 		return
 	}
-	st, ok := m.(*SendSettled)
+	st, ok := m.(*protocol.SendSettled)
 	if !ok {
 		op.err = fmt.Errorf("ptyactor: unexpected reply %T", m)
 		return
@@ -114,7 +115,7 @@ func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
 // ReadOutput returns output produced since the previous call. Once the
 // send settled, the rest is in the result's viewport.
 func (op *SendOp) ReadOutput(ctx context.Context) (messages.SendRead, error) {
-	r, err := askSession[*ReadSendOutputReply](ctx, op.h, &ReadSendOutput{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
+	r, err := askSession[*protocol.ReadSendOutputReply](ctx, op.h, &protocol.ReadSendOutput{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
 	if err != nil {
 		return messages.SendRead{}, err
 	}
@@ -130,6 +131,6 @@ func (op *SendOp) Cancel() bool {
 		return false
 	default:
 	}
-	r, err := askSession[*CancelSendReply](context.Background(), op.h, &CancelSend{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
+	r, err := askSession[*protocol.CancelSendReply](context.Background(), op.h, &protocol.CancelSend{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
 	return err == nil && r.Accepted
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -27,12 +28,12 @@ func (s *Service) route(ctx context.Context, owner messages.Owner, id messages.S
 	if v, ok := s.routes.Load(k); ok {
 		return v.(*actor.PID)
 	}
-	r, err := ask[*lookupReply](ctx, s.sys, s.pid, &lookupSession{owner: owner, id: id})
-	if err != nil || r.pid == nil {
+	r, err := ask[*protocol.LookupReply](ctx, s.sys, s.pid, &protocol.LookupSession{Owner: owner, Session: id})
+	if err != nil || r.PID == nil {
 		return s.pid
 	}
-	s.routes.Store(k, r.pid)
-	return r.pid
+	s.routes.Store(k, r.PID)
+	return r.PID
 }
 
 // Options configures a Service.
@@ -46,7 +47,7 @@ type Options struct {
 }
 
 // Service is the Go facade over the service actor. Every method sends the
-// corresponding protocol message (see protocol.go) and waits for
+// corresponding protocol message (package actors/protocol) and waits for
 // the reply or the caller's context, whichever comes first.
 type Service struct {
 	sys *actor.ActorSystem
@@ -105,6 +106,7 @@ func NewService(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("ptyactor: spawn service actor: %w", err)
 	}
 	s := &Service{sys: sys, pid: pid, cfg: cfg, room: room, log: log}
+	sys.Extensions.Register(core{s}) // what a room beside the core finds (seam.CoreOf)
 	ta := newTasksActor(s, opts.Clock, log)
 	s.tasksWG = ta.wg
 	if s.tasks, err = sys.Root.SpawnNamed(props(ta).Configure(resume), "ptyactor-tasks"); err != nil {
@@ -114,7 +116,7 @@ func NewService(opts Options) (*Service, error) {
 }
 
 // PID is the service actor. Integrations may drive the runtime by sending it
-// the request messages of protocol.go (RegisterBackend, Spawn, StartSend, ...).
+// the request messages of package actors/protocol (RegisterBackend, Spawn, StartSend, ...).
 func (s *Service) PID() *actor.PID { return s.pid }
 
 // System is the actor system the service runs on; lifecycle events
@@ -127,7 +129,7 @@ func (s *Service) Config() messages.Config { return s.cfg }
 // RegisterBackend adds a backend; the returned function removes it again
 // (its sessions survive).
 func (s *Service) RegisterBackend(ctx context.Context, b backend.Backend) (func(), error) {
-	r, err := ask[*RegisterBackendReply](ctx, s.sys, s.pid, &RegisterBackend{Backend: b})
+	r, err := ask[*protocol.RegisterBackendReply](ctx, s.sys, s.pid, &protocol.RegisterBackend{Backend: b})
 	if err != nil {
 		return nil, err
 	}
@@ -136,13 +138,13 @@ func (s *Service) RegisterBackend(ctx context.Context, b backend.Backend) (func(
 	}
 	typ := b.Type()
 	return func() {
-		_, _ = ask[*UnregisterBackendReply](context.Background(), s.sys, s.pid, &UnregisterBackend{Type: typ})
+		_, _ = ask[*protocol.UnregisterBackendReply](context.Background(), s.sys, s.pid, &protocol.UnregisterBackend{Type: typ})
 	}, nil
 }
 
 // ListBackends returns the registered types in registration order.
 func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
-	r, err := ask[*ListBackendsReply](ctx, s.sys, s.pid, &ListBackends{})
+	r, err := ask[*protocol.ListBackendsReply](ctx, s.sys, s.pid, &protocol.ListBackends{})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +154,7 @@ func (s *Service) ListBackends(ctx context.Context) ([]string, error) {
 // NewOwner mints a live owner identity.
 func (s *Service) NewOwner(ctx context.Context, label string) (messages.Owner, error) {
 	o := messages.NewOwner(label)
-	r, err := ask[*OpenOwnerReply](ctx, s.sys, s.pid, &OpenOwner{Owner: o})
+	r, err := ask[*protocol.OpenOwnerReply](ctx, s.sys, s.pid, &protocol.OpenOwner{Owner: o})
 	if err != nil {
 		return messages.Owner{}, err
 	}
@@ -168,24 +170,24 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 	// this spawn by its ref. The reply is awaited even after ctx ends: the
 	// owner answers with the caller's cause once the rollback finished, so
 	// nothing is left behind.
-	msg := &Spawn{Owner: owner, Request: req, Ref: fmt.Sprintf("spawn-%d", s.spawnRefs.Add(1))}
+	msg := &protocol.Spawn{Owner: owner, Request: req, Ref: fmt.Sprintf("spawn-%d", s.spawnRefs.Add(1))}
 	if ctx.Err() != nil {
 		msg.Cancelled = context.Cause(ctx)
 	}
 	box := newReplyBox(s.sys, 1)
-	defer box.close()
-	s.sys.Root.RequestWithCustomSender(s.pid, msg, box.pid)
+	defer box.Close()
+	s.sys.Root.RequestWithCustomSender(s.pid, msg, box.PID)
 	// Registered after the request went out, so the cancel can never
 	// overtake the spawn it names.
 	stop := context.AfterFunc(ctx, func() {
-		s.sys.Root.Send(s.pid, &CancelSpawn{Owner: owner, Ref: msg.Ref, Cause: context.Cause(ctx)})
+		s.sys.Root.Send(s.pid, &protocol.CancelSpawn{Owner: owner, Ref: msg.Ref, Cause: context.Cause(ctx)})
 	})
 	defer stop()
-	m, err := box.wait(context.Background())
+	m, err := box.Wait(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	r, ok := m.(*SpawnReply)
+	r, ok := m.(*protocol.SpawnReply)
 	if !ok {
 		return nil, fmt.Errorf("ptyactor: unexpected reply %T", m)
 	}
@@ -198,7 +200,7 @@ func (s *Service) Spawn(ctx context.Context, owner messages.Owner, req messages.
 // HasOwnerActivity reports whether the owner has a pending spawn, an open
 // session, a close in flight or a retained cleanup failure.
 func (s *Service) HasOwnerActivity(ctx context.Context, owner messages.Owner) (bool, error) {
-	r, err := ask[*HasOwnerActivityReply](ctx, s.sys, s.pid, &HasOwnerActivity{Owner: owner})
+	r, err := ask[*protocol.HasOwnerActivityReply](ctx, s.sys, s.pid, &protocol.HasOwnerActivity{Owner: owner})
 	if err != nil {
 		return false, err
 	}
@@ -207,7 +209,7 @@ func (s *Service) HasOwnerActivity(ctx context.Context, owner messages.Owner) (b
 
 // List returns the owner's live sessions in publication order.
 func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Snapshot, error) {
-	r, err := ask[*ListReply](ctx, s.sys, s.pid, &List{Owner: owner})
+	r, err := ask[*protocol.ListReply](ctx, s.sys, s.pid, &protocol.List{Owner: owner})
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +219,7 @@ func (s *Service) List(ctx context.Context, owner messages.Owner) ([]messages.Sn
 // Owners lists the service's live owners, for a console that shows every
 // session of a server (List each one's sessions).
 func (s *Service) Owners(ctx context.Context) ([]messages.Owner, error) {
-	r, err := ask[*ListOwnersReply](ctx, s.sys, s.pid, &ListOwners{})
+	r, err := ask[*protocol.ListOwnersReply](ctx, s.sys, s.pid, &protocol.ListOwners{})
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +237,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 		}
 		return true
 	})
-	r, err := ask[*DisposeOwnerReply](ctx, s.sys, s.pid, &DisposeOwner{Owner: owner})
+	r, err := ask[*protocol.DisposeOwnerReply](ctx, s.sys, s.pid, &protocol.DisposeOwner{Owner: owner})
 	if err != nil {
 		if errors.Is(err, errGone) {
 			return nil
@@ -256,7 +258,7 @@ func (s *Service) DisposeOwner(ctx context.Context, owner messages.Owner) error 
 // idempotent: later calls return the first call's result. If ctx ends before
 // the owners are quiet, it returns the cause and a later call may finish.
 func (s *Service) Shutdown(ctx context.Context) error {
-	r, err := ask[*DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
+	r, err := ask[*protocol.DisposeOwnerReply](ctx, s.sys, s.pid, &serviceShutdown{})
 	if err != nil && !errors.Is(err, errGone) {
 		return err
 	}

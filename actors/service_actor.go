@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -42,9 +43,9 @@ type serviceShutdown struct{}
 
 func (s *serviceActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *RegisterBackend:
-		ctx.Respond(&RegisterBackendReply{Err: s.register(m.Backend)})
-	case *UnregisterBackend:
+	case *protocol.RegisterBackend:
+		ctx.Respond(&protocol.RegisterBackendReply{Err: s.register(m.Backend)})
+	case *protocol.UnregisterBackend:
 		removed := false
 		for i, b := range s.backends {
 			if b.Type() == m.Type {
@@ -53,36 +54,36 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 				break
 			}
 		}
-		ctx.Respond(&UnregisterBackendReply{Removed: removed})
-	case *ListOwners:
+		ctx.Respond(&protocol.UnregisterBackendReply{Removed: removed})
+	case *protocol.ListOwners:
 		owners := make([]messages.Owner, 0, len(s.owners))
 		for o := range s.owners {
 			owners = append(owners, o)
 		}
 		slices.SortFunc(owners, func(a, b messages.Owner) int { return strings.Compare(a.Label(), b.Label()) })
-		ctx.Respond(&ListOwnersReply{Owners: owners})
-	case *ListBackends:
+		ctx.Respond(&protocol.ListOwnersReply{Owners: owners})
+	case *protocol.ListBackends:
 		types := make([]string, len(s.backends))
 		for i, b := range s.backends {
 			types[i] = b.Type()
 		}
-		ctx.Respond(&ListBackendsReply{Types: types})
-	case *OpenOwner:
-		ctx.Respond(&OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
-	case *Spawn:
+		ctx.Respond(&protocol.ListBackendsReply{Types: types})
+	case *protocol.OpenOwner:
+		ctx.Respond(&protocol.OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
+	case *protocol.Spawn:
 		s.onSpawn(ctx, m)
-	case *CancelSpawn:
+	case *protocol.CancelSpawn:
 		if pid := s.owners[m.Owner]; pid != nil {
 			ctx.Forward(pid)
 		}
-	case sessionRequest:
-		o, id := m.target()
+	case protocol.SessionRequest:
+		o, id := m.Target()
 		s.forward(ctx, o, messages.NoSession(id))
-	case *List:
+	case *protocol.List:
 		s.forward(ctx, m.Owner, nil)
-	case *HasOwnerActivity:
+	case *protocol.HasOwnerActivity:
 		s.forward(ctx, m.Owner, nil)
-	case *DisposeOwner:
+	case *protocol.DisposeOwner:
 		s.forward(ctx, m.Owner, nil)
 	case *ownerGone:
 		if pid := s.owners[m.owner]; pid != nil {
@@ -108,7 +109,7 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 			s.shutdownPending--
 			s.maybeShutDown(ctx)
 		}
-	case *DisposeOwnerReply:
+	case *protocol.DisposeOwnerReply:
 		// An owner answered the shutdown.
 		if m.Err != nil {
 			s.shutdownErrs = append(s.shutdownErrs, m.Err)
@@ -157,8 +158,8 @@ func (s *serviceActor) openOwner(ctx actor.Context, o messages.Owner) error {
 
 // onSpawn runs the service's share of the spawn checks, in the documented
 // order: disposing, caller aborted, owner live, backend, name.
-func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
-	fail := func(err error) { ctx.Respond(&SpawnReply{Err: err}) }
+func (s *serviceActor) onSpawn(ctx actor.Context, m *protocol.Spawn) {
+	fail := func(err error) { ctx.Respond(&protocol.SpawnReply{Err: err}) }
 	if s.disposing {
 		fail(messages.Errorf(messages.CodeServiceDisposing, "PTY service is disposing"))
 		return
@@ -181,7 +182,7 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 	case name == "":
 	case strings.TrimSpace(name) == "":
 		nameErr = messages.InvalidArgument("PTY session name must be a non-empty string")
-	case m.adopt != nil:
+	case m.Adopt != nil:
 	default:
 		nameErr = messages.CheckLabel("terminal name", name)
 	}
@@ -196,7 +197,7 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *Spawn) {
 			fail(nameErr)
 			return
 		}
-		place, err := s.room.get().Place(m.Request.Host, m.adopt)
+		place, err := s.room.get().Place(m.Request.Host, m.Adopt)
 		if err != nil {
 			fail(err)
 			return
@@ -254,7 +255,7 @@ func (s *serviceActor) forward(ctx actor.Context, o messages.Owner, notFound err
 		ctx.Forward(pid)
 		return
 	}
-	ctx.Respond(refusal(ctx.Message(), notFound))
+	ctx.Respond(protocol.Refuse(ctx.Message(), notFound))
 }
 
 func (s *serviceActor) onShutdown(ctx actor.Context) {
@@ -281,7 +282,7 @@ func (s *serviceActor) maybeShutDown(ctx actor.Context) {
 	s.backends = nil
 	err := errors.Join(s.shutdownErrs...)
 	for _, w := range s.shutdownWaiters {
-		ctx.Send(w, &DisposeOwnerReply{Err: err})
+		ctx.Send(w, &protocol.DisposeOwnerReply{Err: err})
 	}
 	s.shutdownWaiters = nil
 }

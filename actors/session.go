@@ -12,6 +12,7 @@ import (
 	"github.com/ptyactor/ptyactor/record"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/internal/textcut"
 	"github.com/ptyactor/ptyactor/messages"
@@ -69,8 +70,8 @@ type sessionActor struct {
 	subscribers  []*actor.PID // waiters handed to the current send (told by the session only if it fails)
 	events       *sessionEvents
 	nextTicket   uint64
-	last         *SendSettled // the most recent settled send
-	secretPrompt bool         // it settled at a secret prompt, and no send started since
+	last         *protocol.SendSettled // the most recent settled send
+	secretPrompt bool                  // it settled at a secret prompt, and no send started since
 	control      sessionControl
 	// secretEntered: a person entered a secret since the agent's last
 	// result (the next one says so).
@@ -85,7 +86,7 @@ type sessionActor struct {
 }
 
 type queuedStart struct {
-	msg    *StartSend
+	msg    *protocol.StartSend
 	sender *actor.PID
 }
 
@@ -97,12 +98,12 @@ type closeWaiter struct {
 
 func (s *sessionActor) Receive(ctx actor.Context) {
 	msg := ctx.Message()
-	if r, scoped := msg.(sessionRequest); scoped {
-		if o, id := r.target(); o != s.owner || s.phase == phaseStarting {
+	if r, scoped := msg.(protocol.SessionRequest); scoped {
+		if o, id := r.Target(); o != s.owner || s.phase == phaseStarting {
 			// Requests may arrive straight from the facade's route cache,
 			// so the session authorizes them itself; a stranger's request
 			// gets the same answer as an unknown id.
-			ctx.Respond(r.refuse(messages.NoSession(id)))
+			ctx.Respond(r.Refuse(messages.NoSession(id)))
 			return
 		}
 	}
@@ -129,28 +130,28 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		// From the facts actor, which also tells the current send.
 		s.status = m.status
 		ctx.Send(s.ownerPID, &seam.StatusChanged{ID: s.id, Status: m.status})
-		s.sys.EventStream.Publish(&EventSessionExited{Owner: s.owner, Session: s.id, Status: m.status})
+		s.sys.EventStream.Publish(&protocol.EventSessionExited{Owner: s.owner, Session: s.id, Status: m.status})
 
-	case *StartSend:
+	case *protocol.StartSend:
 		s.onStartSend(ctx, m, ctx.Sender())
-	case *AwaitSend:
+	case *protocol.AwaitSend:
 		s.onAwait(ctx, m)
-	case *lookupSession:
-		ctx.Respond(&lookupReply{pid: s.self})
-	case *ReadSendOutput:
+	case *protocol.LookupSession:
+		ctx.Respond(&protocol.LookupReply{PID: s.self})
+	case *protocol.ReadSendOutput:
 		switch {
 		case s.sendPID != nil && m.Ticket == s.sendTicket:
 			ctx.Forward(s.sendPID)
 		case s.last != nil && m.Ticket == s.last.Ticket:
-			ctx.Respond(&ReadSendOutputReply{Settled: true})
+			ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
 		default:
-			ctx.Respond(&ReadSendOutputReply{Err: errUnknownSend(m.Ticket)})
+			ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
 		}
-	case *CancelSend:
+	case *protocol.CancelSend:
 		if s.sendPID != nil && m.Ticket == s.sendTicket {
 			ctx.Forward(s.sendPID)
 		} else {
-			ctx.Respond(&CancelSendReply{Accepted: false})
+			ctx.Respond(&protocol.CancelSendReply{Accepted: false})
 		}
 	case *sendFinished:
 		s.onSendFinished(ctx, m)
@@ -169,15 +170,15 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 			s.maybeFinish(ctx)
 		}
 
-	case *TakeControl:
+	case *protocol.TakeControl:
 		s.onTakeControl(m, ctx.Sender())
-	case *ControlInput:
+	case *protocol.ControlInput:
 		s.onControlInput(m, ctx.Sender())
-	case *ReturnControl:
+	case *protocol.ReturnControl:
 		s.onReturnControl(m, ctx.Sender())
 	case *takeOverFenced:
 		s.onTakeOverFenced(m.ticket)
-	case *EnterSecret:
+	case *protocol.EnterSecret:
 		s.onEnterSecret(m, ctx.Sender())
 	case *secretWritten:
 		s.onSecretWritten(m)
@@ -190,47 +191,47 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 	case *handbackBounced:
 		s.control.pending = joinPending(s.control.pending, m.hb)
 
-	case *Read:
+	case *protocol.Read:
 		s.onRead(ctx, m)
-	case *Describe:
+	case *protocol.Describe:
 		snap := s.snapshot()
 		if w, ok := s.bs.(backend.Watchable); ok {
 			a := w.Activity()
 			snap.Activity = &a
 		}
-		ctx.Respond(&DescribeReply{Snapshot: snap})
-	case *WatchSession:
+		ctx.Respond(&protocol.DescribeReply{Snapshot: snap})
+	case *protocol.WatchSession:
 		if w, ok := s.bs.(backend.Watchable); ok {
-			ctx.Respond(&WatchReply{source: w})
+			ctx.Respond(&protocol.WatchReply{Source: w})
 		} else {
-			ctx.Respond(&WatchReply{Err: errNoStream})
+			ctx.Respond(&protocol.WatchReply{Err: errNoStream})
 		}
-	case *GetScreen:
+	case *protocol.GetScreen:
 		if t, ok := s.bs.(backend.Terminal); ok {
-			ctx.Respond(&ScreenReply{Screen: t.Screen()})
+			ctx.Respond(&protocol.ScreenReply{Screen: t.Screen()})
 		} else {
-			ctx.Respond(&ScreenReply{Err: errNoTerminal})
+			ctx.Respond(&protocol.ScreenReply{Err: errNoTerminal})
 		}
-	case *Resize:
+	case *protocol.Resize:
 		switch t, ok := s.bs.(backend.Terminal); {
 		case !ok:
-			ctx.Respond(&ResizeReply{Err: errNoTerminal})
+			ctx.Respond(&protocol.ResizeReply{Err: errNoTerminal})
 		case s.phase == phaseClosing || s.phase == phaseClosed:
-			ctx.Respond(&ResizeReply{Err: messages.ErrSessionClosing})
+			ctx.Respond(&protocol.ResizeReply{Err: messages.ErrSessionClosing})
 		case m.ControlEpoch == 0 && s.control.state.Person:
-			ctx.Respond(&ResizeReply{Err: s.heldErr()})
+			ctx.Respond(&protocol.ResizeReply{Err: s.heldErr()})
 		case m.ControlEpoch != 0 && (!s.control.state.Person || m.ControlEpoch != s.control.state.Epoch):
-			ctx.Respond(&ResizeReply{Err: messages.ControlStale(s.id, m.ControlEpoch, s.control.state)})
+			ctx.Respond(&protocol.ResizeReply{Err: messages.ControlStale(s.id, m.ControlEpoch, s.control.state)})
 		default:
-			ctx.Respond(&ResizeReply{Err: t.Resize(m.Rows, m.Cols)})
+			ctx.Respond(&protocol.ResizeReply{Err: t.Resize(m.Rows, m.Cols)})
 		}
-	case *Mark:
+	case *protocol.Mark:
 		ctx.Respond(s.mark(m))
-	case *SignalSession:
+	case *protocol.SignalSession:
 		s.onSignal(ctx, m)
-	case *Kill:
+	case *protocol.Kill:
 		if err := s.heldErr(); err != nil && s.phase != phaseClosed {
-			ctx.Respond(&KillReply{Err: err})
+			ctx.Respond(&protocol.KillReply{Err: err})
 			return
 		}
 		reason := m.Reason
@@ -253,13 +254,13 @@ func (s *sessionActor) Receive(ctx actor.Context) {
 		s.dropPersonInput()
 		s.refuseDeferredControl(messages.ErrSessionClosing)
 		for _, w := range s.queuedStarts {
-			s.sys.Root.Send(w.sender, &StartSendReply{Err: messages.ErrSessionClosing})
+			s.sys.Root.Send(w.sender, &protocol.StartSendReply{Err: messages.ErrSessionClosing})
 		}
 		s.queuedStarts = nil
 		if s.sendPID != nil && !s.sendStartup {
 			// The send stops with this actor: whoever waits for it must
 			// still hear an answer.
-			gone := &SendSettled{Session: s.id, Ticket: s.sendTicket, Result: messages.SendResult{Status: s.status},
+			gone := &protocol.SendSettled{Session: s.id, Ticket: s.sendTicket, Result: messages.SendResult{Status: s.status},
 				Err: fmt.Errorf("%w: the session actor stopped before the send settled", messages.ErrSessionClosing)}
 			for _, p := range s.subscribers {
 				s.sys.Root.Send(p, gone)
@@ -311,8 +312,8 @@ func (s *sessionActor) HandleFailure(sys *actor.ActorSystem, sup actor.Superviso
 	// none).
 	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
 		switch msg.(type) {
-		case *ReadSendOutput, *CancelSend:
-			sys.Root.Send(sender, refusal(msg, fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason)))
+		case *protocol.ReadSendOutput, *protocol.CancelSend:
+			sys.Root.Send(sender, protocol.Refuse(msg, fmt.Errorf("%w: send failed: %v", messages.ErrTransport, reason)))
 		}
 	}
 }
@@ -390,7 +391,7 @@ func (s *sessionActor) releaseSlot(ctx actor.Context) {
 	s.onTakeOverFenced(s.control.fencedTicket)
 }
 
-func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *actor.PID) {
+func (s *sessionActor) onStartSend(ctx actor.Context, m *protocol.StartSend, sender *actor.PID) {
 	var err error
 	switch {
 	case s.phase == phaseClosing || s.phase == phaseClosed:
@@ -401,13 +402,13 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 		// Settled, draining its write or interrupt: answer once drained.
 		s.queuedStarts = append(s.queuedStarts, queuedStart{msg: m, sender: sender})
 		return
-	case s.control.state.Person && !isWaitRequest(m.Request):
+	case s.control.state.Person && !protocol.IsWait(m.Request):
 		err = s.heldErr()
 	case s.sendPID != nil:
 		err = messages.Errorf(messages.CodeSendActive, "PTY session %s already has an active send", s.id)
 	}
 	if err != nil {
-		ctx.Send(sender, &StartSendReply{Err: err})
+		ctx.Send(sender, &protocol.StartSendReply{Err: err})
 		return
 	}
 	var notify *actor.PID
@@ -415,20 +416,20 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 		notify = sender
 	}
 	if err := m.Request.Validate(); err != nil {
-		ctx.Send(sender, &StartSendReply{Err: err})
+		ctx.Send(sender, &protocol.StartSendReply{Err: err})
 		return
 	}
 	// Elapsed counts from the reservation, which includes the inline
 	// write: the program may start on its input before the actor exists.
 	for _, k := range m.Request.Keys {
 		if _, err := backend.EncodeKey(k, false); err != nil {
-			ctx.Send(sender, &StartSendReply{Err: err})
+			ctx.Send(sender, &protocol.StartSendReply{Err: err})
 			return
 		}
 	}
 	pattern, perr := compileWait(m.Request.Wait)
 	if perr != nil {
-		ctx.Send(sender, &StartSendReply{Err: perr})
+		ctx.Send(sender, &protocol.StartSendReply{Err: perr})
 		return
 	}
 	a := &sendActor{req: m.Request, pattern: pattern, started: s.clock.Now()}
@@ -437,7 +438,7 @@ func (s *sessionActor) onStartSend(ctx actor.Context, m *StartSend, sender *acto
 	// from where the previous send's output ended (Resume).
 	a.since = m.Request.Wait.Since
 	ticket := s.spawnSend(ctx, a, notify, false)
-	ctx.Send(sender, &StartSendReply{Ticket: ticket})
+	ctx.Send(sender, &protocol.StartSendReply{Ticket: ticket})
 }
 
 // runQueuedStarts answers the starts that waited for a draining send, in
@@ -454,7 +455,7 @@ func (s *sessionActor) runQueuedStarts(ctx actor.Context) {
 	}
 }
 
-func (s *sessionActor) onAwait(ctx actor.Context, m *AwaitSend) {
+func (s *sessionActor) onAwait(ctx actor.Context, m *protocol.AwaitSend) {
 	switch {
 	case s.last != nil && m.Ticket == s.last.Ticket:
 		ctx.Respond(s.last)
@@ -462,19 +463,15 @@ func (s *sessionActor) onAwait(ctx actor.Context, m *AwaitSend) {
 		s.subscribers = append(s.subscribers, ctx.Sender())
 		ctx.Forward(s.sendPID)
 	default:
-		ctx.Respond(&SendSettled{Session: s.id, Ticket: m.Ticket, Err: errUnknownSend(m.Ticket)})
+		ctx.Respond(&protocol.SendSettled{Session: s.id, Ticket: m.Ticket, Err: protocol.UnknownSend(m.Ticket)})
 	}
-}
-
-func errUnknownSend(t uint64) error {
-	return messages.InvalidArgument("unknown send %d for this session", t)
 }
 
 func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 	if s.last != nil && m.ticket <= s.last.Ticket {
 		return // a failed send's duplicate report
 	}
-	settled := &SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
+	settled := &protocol.SendSettled{Session: s.id, Ticket: m.ticket, Result: m.result, Err: m.err}
 	s.last = settled
 	s.secretPrompt = m.result.Secret
 	current := s.sendPID != nil && m.ticket == s.sendTicket
@@ -492,7 +489,7 @@ func (s *sessionActor) onSendFinished(ctx actor.Context, m *sendFinished) {
 		return
 	}
 	r := m.result
-	s.sys.EventStream.Publish(&EventSendSettled{
+	s.sys.EventStream.Publish(&protocol.EventSendSettled{
 		Owner: s.owner, Session: s.id, Ticket: m.ticket, WaitReason: r.WaitReason, Cause: r.Cause,
 		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Seq: r.Seq, Err: m.err,
 	})
@@ -548,7 +545,7 @@ func (s *sessionActor) snapshot() messages.Snapshot {
 	return snap
 }
 
-func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
+func (s *sessionActor) onRead(ctx actor.Context, m *protocol.Read) {
 	var res messages.ReadResult
 	var err error
 	if c := m.Request.Cursor; c != nil {
@@ -562,10 +559,10 @@ func (s *sessionActor) onRead(ctx actor.Context, m *Read) {
 	if err == nil {
 		res.Handback = s.takeHandback()
 	}
-	ctx.Respond(&ReadReply{Result: res, Err: err})
+	ctx.Respond(&protocol.ReadReply{Result: res, Err: err})
 }
 
-func (s *sessionActor) onSignal(ctx actor.Context, m *SignalSession) {
+func (s *sessionActor) onSignal(ctx actor.Context, m *protocol.SignalSession) {
 	var (
 		res messages.SignalResult
 		err error
@@ -588,26 +585,26 @@ func (s *sessionActor) onSignal(ctx actor.Context, m *SignalSession) {
 			if r, ok := bs.(backend.Recorder); ok && err == nil && res.Delivered {
 				r.Note(record.Event{Kind: record.KindSignal, Signal: &record.Signal{Name: string(sig), Target: res.TargetPgid, Source: record.SourceAgent}})
 			}
-			sys.Root.Send(sender, &SignalReply{Result: res, Err: err})
+			sys.Root.Send(sender, &protocol.SignalReply{Result: res, Err: err})
 		}()
 		return
 	}
-	ctx.Respond(&SignalReply{Result: res, Err: err})
+	ctx.Respond(&protocol.SignalReply{Result: res, Err: err})
 }
 
 // mark notes a caller's label in the session's stream.
-func (s *sessionActor) mark(m *Mark) *MarkReply {
+func (s *sessionActor) mark(m *protocol.Mark) *protocol.MarkReply {
 	r, ok := s.bs.(backend.Recorder)
 	switch {
 	case !ok:
-		return &MarkReply{Err: errNoStream}
+		return &protocol.MarkReply{Err: errNoStream}
 	case s.phase == phaseClosing || s.phase == phaseClosed:
-		return &MarkReply{Err: messages.ErrSessionClosing}
+		return &protocol.MarkReply{Err: messages.ErrSessionClosing}
 	}
 	if err := messages.CheckLabel("mark label", m.Label); err != nil {
-		return &MarkReply{Err: err}
+		return &protocol.MarkReply{Err: err}
 	}
-	return &MarkReply{Seq: r.Note(record.Event{Kind: record.KindMark, Data: m.Label, Source: record.SourceAgent})}
+	return &protocol.MarkReply{Seq: r.Note(record.Event{Kind: record.KindMark, Data: m.Label, Source: record.SourceAgent})}
 }
 
 // beginClose starts a close, or joins the one in flight.
@@ -661,7 +658,7 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 			m.err = &messages.CleanupError{Reason: s.closeReason, Survivors: m.report.Survivors, Err: m.err}
 		}
 		s.log.Warn().Err(m.err).Str("session", string(s.id)).Msg("close failed")
-		s.sys.EventStream.Publish(&EventCleanupFailed{Owner: s.owner, Session: s.id, Err: m.err})
+		s.sys.EventStream.Publish(&protocol.EventCleanupFailed{Owner: s.owner, Session: s.id, Err: m.err})
 		for _, w := range waiters {
 			s.replyClose(w, false, m.report, m.err)
 		}
@@ -685,11 +682,11 @@ func (s *sessionActor) onCloseDone(ctx actor.Context, m *closeDone) {
 	if s.startupErr != nil {
 		ctx.Send(s.ownerPID, &seam.StartFailed{ID: s.id, Err: s.startupErr})
 	} else {
-		s.sys.EventStream.Publish(&EventSessionClosed{Owner: s.owner, Session: s.id, Reason: s.closeReason, Report: m.report})
+		s.sys.EventStream.Publish(&protocol.EventSessionClosed{Owner: s.owner, Session: s.id, Reason: s.closeReason, Report: m.report})
 		var replies []seam.CloseReply
 		for _, w := range waiters {
 			if w.kill && w.pid != nil {
-				replies = append(replies, seam.CloseReply{To: w.pid, Reply: &KillReply{Closed: !w.joined, Report: m.report}})
+				replies = append(replies, seam.CloseReply{To: w.pid, Reply: &protocol.KillReply{Closed: !w.joined, Report: m.report}})
 			}
 		}
 		ctx.Send(s.ownerPID, &seam.Closed{ID: s.id, Report: m.report, Replies: replies})
@@ -711,7 +708,7 @@ func (s *sessionActor) replyClose(w closeWaiter, closed bool, report messages.Cl
 	if w.pid == nil || !w.kill {
 		return
 	}
-	s.sys.Root.Send(w.pid, &KillReply{Closed: closed, Report: report, Err: err})
+	s.sys.Root.Send(w.pid, &protocol.KillReply{Closed: closed, Report: report, Err: err})
 }
 
 // endSend stops the failed send's collection. The backend may be what

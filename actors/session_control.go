@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
@@ -56,7 +57,7 @@ type sessionControl struct {
 	// control moves on), the rest queued in order.
 	writing bool
 	cancel  context.CancelFunc
-	queue   []*ControlInput
+	queue   []*protocol.ControlInput
 	senders []*actor.PID
 	// The fence: a change of holder waits until no input of the old
 	// holder is being written (a person's write, or the agent's send in
@@ -103,23 +104,23 @@ func (s *sessionActor) heldErr() error {
 	return messages.ControlHeld(s.id, s.control.state)
 }
 
-func (s *sessionActor) onTakeControl(m *TakeControl, sender *actor.PID) {
-	reply := func(r *ControlReply) { s.sys.Root.Send(sender, r) }
+func (s *sessionActor) onTakeControl(m *protocol.TakeControl, sender *actor.PID) {
+	reply := func(r *protocol.ControlReply) { s.sys.Root.Send(sender, r) }
 	req := m.Request
 	if err := req.Validate(); err != nil {
-		reply(&ControlReply{Err: err})
+		reply(&protocol.ControlReply{Err: err})
 		return
 	}
 	switch {
 	case s.phase == phaseClosing || s.phase == phaseClosed:
-		reply(&ControlReply{Err: messages.ErrSessionClosing})
+		reply(&protocol.ControlReply{Err: messages.ErrSessionClosing})
 		return
 	case s.status.Exited:
-		reply(&ControlReply{Err: messages.ErrSessionExited})
+		reply(&protocol.ControlReply{Err: messages.ErrSessionExited})
 		return
 	}
 	if _, ok := s.bs.(backend.PersonWriter); !ok {
-		reply(&ControlReply{Err: messages.InvalidArgument("this session's backend cannot take a person's input")})
+		reply(&protocol.ControlReply{Err: messages.InvalidArgument("this session's backend cannot take a person's input")})
 		return
 	}
 	c := &s.control
@@ -159,8 +160,8 @@ func (s *sessionActor) onTakeControl(m *TakeControl, sender *actor.PID) {
 		c.hold.people = append(c.hold.people, req.Person)
 	}
 	s.armIdle(req.IdleTimeout)
-	s.sys.EventStream.Publish(&EventControlChanged{Owner: s.owner, Session: s.id, Control: c.state})
-	reply(&ControlReply{Control: c.state})
+	s.sys.EventStream.Publish(&protocol.EventControlChanged{Owner: s.owner, Session: s.id, Control: c.state})
+	reply(&protocol.ControlReply{Control: c.state})
 }
 
 // deferControl defers a control request while the fence is up (a write
@@ -173,7 +174,7 @@ func (s *sessionActor) deferControl(m any, sender *actor.PID) bool {
 	if c.replaying || !c.writing && !c.fencing && len(c.deferred) == 0 {
 		return false
 	}
-	if _, input := m.(*ControlInput); !input && c.cancel != nil {
+	if _, input := m.(*protocol.ControlInput); !input && c.cancel != nil {
 		c.cancel()
 	}
 	c.deferred = append(c.deferred, deferredControl{msg: m, sender: sender})
@@ -193,11 +194,11 @@ func (s *sessionActor) runDeferredControl() {
 		d := c.deferred[0]
 		c.deferred = c.deferred[1:]
 		switch m := d.msg.(type) {
-		case *TakeControl:
+		case *protocol.TakeControl:
 			s.onTakeControl(m, d.sender)
-		case *ControlInput:
+		case *protocol.ControlInput:
 			s.onControlInput(m, d.sender)
-		case *ReturnControl:
+		case *protocol.ReturnControl:
 			s.onReturnControl(m, d.sender)
 		case *controlIdle:
 			s.onControlIdle(m)
@@ -229,24 +230,24 @@ func (s *sessionActor) interruptForeground() {
 	}()
 }
 
-func (s *sessionActor) onControlInput(m *ControlInput, sender *actor.PID) {
-	reply := func(r *ControlInputReply) { s.sys.Root.Send(sender, r) }
+func (s *sessionActor) onControlInput(m *protocol.ControlInput, sender *actor.PID) {
+	reply := func(r *protocol.ControlInputReply) { s.sys.Root.Send(sender, r) }
 	c := &s.control
 	if (c.fencing || len(c.deferred) > 0) && s.deferControl(m, sender) {
 		return // behind a change of holder
 	}
 	switch {
 	case !c.state.Person || m.Epoch != c.state.Epoch:
-		reply(&ControlInputReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
+		reply(&protocol.ControlInputReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
 		return
 	case s.phase == phaseClosing || s.phase == phaseClosed:
-		reply(&ControlInputReply{Err: messages.ErrSessionClosing})
+		reply(&protocol.ControlInputReply{Err: messages.ErrSessionClosing})
 		return
 	case s.status.Exited:
-		reply(&ControlInputReply{Err: messages.ErrSessionExited})
+		reply(&protocol.ControlInputReply{Err: messages.ErrSessionExited})
 		return
 	case len(m.Data) == 0:
-		reply(&ControlInputReply{})
+		reply(&protocol.ControlInputReply{})
 		return
 	}
 	now := s.clock.Now()
@@ -300,7 +301,7 @@ func (s *sessionActor) onPersonWritten(m *personWritten) {
 	case err != nil:
 		err = fmt.Errorf("%w: a person's input: %w", messages.ErrTransport, err)
 	}
-	s.sys.Root.Send(m.sender, &ControlInputReply{Err: err})
+	s.sys.Root.Send(m.sender, &protocol.ControlInputReply{Err: err})
 	s.writePersonInput()
 	s.runDeferredControl()
 }
@@ -310,7 +311,7 @@ func (s *sessionActor) onPersonWritten(m *personWritten) {
 func (s *sessionActor) dropPersonInput() {
 	c := &s.control
 	for i, m := range c.queue {
-		s.sys.Root.Send(c.senders[i], &ControlInputReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
+		s.sys.Root.Send(c.senders[i], &protocol.ControlInputReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
 	}
 	c.queue, c.senders = nil, nil
 	if c.cancel != nil {
@@ -323,23 +324,23 @@ func (s *sessionActor) dropPersonInput() {
 // come.
 func (s *sessionActor) refuseDeferredControl(err error) {
 	for _, d := range s.control.deferred {
-		if r := refusal(d.msg, err); r != nil && d.sender != nil {
+		if r := protocol.Refuse(d.msg, err); r != nil && d.sender != nil {
 			s.sys.Root.Send(d.sender, r)
 		}
 	}
 	s.control.deferred = nil
 }
 
-func (s *sessionActor) onReturnControl(m *ReturnControl, sender *actor.PID) {
+func (s *sessionActor) onReturnControl(m *protocol.ReturnControl, sender *actor.PID) {
 	c := &s.control
 	if !c.state.Person || m.Epoch != c.state.Epoch {
-		s.sys.Root.Send(sender, &ReturnControlReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
+		s.sys.Root.Send(sender, &protocol.ReturnControlReply{Err: messages.ControlStale(s.id, m.Epoch, c.state)})
 		return
 	}
 	if s.deferControl(m, sender) {
 		return
 	}
-	s.sys.Root.Send(sender, &ReturnControlReply{Handback: s.handBack(messages.HandbackReturned)})
+	s.sys.Root.Send(sender, &protocol.ReturnControlReply{Handback: s.handBack(messages.HandbackReturned)})
 }
 
 func (s *sessionActor) onControlIdle(m *controlIdle) {
@@ -389,7 +390,7 @@ func (s *sessionActor) handBack(reason string) messages.Handback {
 	} else {
 		c.pending = joinPending(c.pending, &hb)
 	}
-	s.sys.EventStream.Publish(&EventControlChanged{Owner: s.owner, Session: s.id, Control: c.state, Handback: &hb})
+	s.sys.EventStream.Publish(&protocol.EventControlChanged{Owner: s.owner, Session: s.id, Control: c.state, Handback: &hb})
 	return hb
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
 )
@@ -28,7 +29,7 @@ func (r *resumeStrategy) HandleFailure(sys *actor.ActorSystem, sup actor.Supervi
 // the message is a request whose reply type is known.
 func answerFailed(sys *actor.ActorSystem, message any, err error) {
 	if _, msg, sender := actor.UnwrapEnvelope(message); sender != nil {
-		if reply := refusal(msg, err); reply != nil {
+		if reply := protocol.Refuse(msg, err); reply != nil {
 			sys.Root.Send(sender, reply)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
@@ -59,14 +60,14 @@ const WatchHistory = 1000
 // picture of what it shows now). It fails with a typed error if the
 // session keeps no event stream.
 func (h *Session) Watch(ctx context.Context, since uint64) (*Watch, error) {
-	r, err := askSession[*WatchReply](ctx, h, &WatchSession{Owner: h.owner, Session: h.ID(), Since: since})
+	r, err := askSession[*protocol.WatchReply](ctx, h, &protocol.WatchSession{Owner: h.owner, Session: h.ID(), Since: since})
 	if err != nil {
 		return nil, err
 	}
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	return &Watch{src: r.source, since: since, history: WatchHistory}, nil
+	return &Watch{src: r.Source, since: since, history: WatchHistory}, nil
 }
 
 // Seq is the number of the newest event Next handed out (or the picture

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"golang.org/x/sys/unix"
 )
@@ -45,7 +45,7 @@ func BenchmarkWakeLatency(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if e, ok := evt.(*actors.EventSendSettled); ok && e.Ticket == op.Ticket() {
+			if e, ok := evt.(*protocol.EventSendSettled); ok && e.Ticket == op.Ticket() {
 				var ts unix.Timespec
 				_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
 				heard = ts.Nano()

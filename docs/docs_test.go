@@ -214,18 +214,24 @@ func TestPackageDocs(t *testing.T) {
 }
 
 // TestProtocolTable holds docs/go-api.md's request and event tables, and
-// its list of the handle's methods, to the actors package: a request is an
-// exported type whose doc names its reply ("Reply: *T" or "No reply"), an
-// event a type named Event*, the handle *Session.
+// its list of the handle's methods, to the actors and actors/protocol
+// packages: a request is an exported type whose doc names its reply
+// ("Reply: *T" or "No reply"), an event a type named Event*, the handle
+// *Session.
 func TestProtocolTable(t *testing.T) {
-	actorsPkg := lookup(t, "actors/")
-	dir, files := actorsPkg.Dir, actorsPkg.GoFiles
+	var paths []string
+	for _, rel := range []string{"actors/", "actors/protocol/"} {
+		p := lookup(t, rel)
+		for _, name := range p.GoFiles {
+			paths = append(paths, filepath.Join(p.Dir, name))
+		}
+	}
 	replies := map[string]string{}
 	var events, methods []string
 	reply := regexp.MustCompile(`Reply:\s*\*(\w+)`)
 	fset := token.NewFileSet()
-	for _, name := range files {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+	for _, path := range paths {
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
 		if err != nil {
 			t.Fatal(err)
 		}

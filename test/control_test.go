@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/fixture"
@@ -393,7 +394,7 @@ func TestControlIdleTimeoutHandsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := evt.(*actors.EventControlChanged); ok && !e.Control.Person {
+		if e, ok := evt.(*protocol.EventControlChanged); ok && !e.Control.Person {
 			if e.Handback == nil || e.Handback.Reason != messages.HandbackIdle {
 				t.Fatalf("event %+v", e)
 			}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/fixture"
@@ -97,24 +97,24 @@ func TestMessageDriven(t *testing.T) {
 	defer sys.EventStream.Unsubscribe(sub)
 
 	backend := local.New(h.options(local.Options{Type: "bash"}))
-	if r := ask[*actors.RegisterBackendReply](t, sys, pid, &actors.RegisterBackend{Backend: backend}); r.Err != nil {
+	if r := ask[*protocol.RegisterBackendReply](t, sys, pid, &protocol.RegisterBackend{Backend: backend}); r.Err != nil {
 		t.Fatalf("RegisterBackend: %v", r.Err)
 	}
-	if r := ask[*actors.ListBackendsReply](t, sys, pid, &actors.ListBackends{}); len(r.Types) != 1 || r.Types[0] != "bash" {
+	if r := ask[*protocol.ListBackendsReply](t, sys, pid, &protocol.ListBackends{}); len(r.Types) != 1 || r.Types[0] != "bash" {
 		t.Fatalf("ListBackends: %v", r.Types)
 	}
 	owner := messages.NewOwner("integration")
-	if r := ask[*actors.OpenOwnerReply](t, sys, pid, &actors.OpenOwner{Owner: owner}); r.Err != nil {
+	if r := ask[*protocol.OpenOwnerReply](t, sys, pid, &protocol.OpenOwner{Owner: owner}); r.Err != nil {
 		t.Fatalf("OpenOwner: %v", r.Err)
 	}
-	sp := ask[*actors.SpawnReply](t, sys, pid, &actors.Spawn{Owner: owner, Request: messages.SpawnRequest{Type: "bash", Name: "wire"}})
+	sp := ask[*protocol.SpawnReply](t, sys, pid, &protocol.Spawn{Owner: owner, Request: messages.SpawnRequest{Type: "bash", Name: "wire"}})
 	if sp.Err != nil {
 		t.Fatalf("Spawn: %v", sp.Err)
 	}
 	trackShell(sp.Result.PID)
 	id := sp.Result.SessionID
 
-	ss := ask[*actors.StartSendReply](t, sys, pid, &actors.StartSend{Owner: owner, Session: id, Request: messages.SendRequest{Text: "echo MSG-$((6*7))", Submit: true}})
+	ss := ask[*protocol.StartSendReply](t, sys, pid, &protocol.StartSend{Owner: owner, Session: id, Request: messages.SendRequest{Text: "echo MSG-$((6*7))", Submit: true}})
 	if ss.Err != nil {
 		t.Fatalf("StartSend: %v", ss.Err)
 	}
@@ -124,13 +124,13 @@ func TestMessageDriven(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, e := range events {
-			if e, ok := e.(*actors.EventSendSettled); ok && e.Session == id {
+			if e, ok := e.(*protocol.EventSendSettled); ok && e.Session == id {
 				return true
 			}
 		}
 		return false
 	})
-	settled := ask[*actors.SendSettled](t, sys, pid, &actors.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket})
+	settled := ask[*protocol.SendSettled](t, sys, pid, &protocol.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket})
 	if settled.Err != nil || settled.Ticket != ss.Ticket || settled.Session != id {
 		t.Fatalf("AwaitSend: %+v", settled)
 	}
@@ -139,18 +139,18 @@ func TestMessageDriven(t *testing.T) {
 		t.Fatalf("send result %+v", res)
 	}
 	// Awaiting a settled send again answers at once with the same result.
-	if again := ask[*actors.SendSettled](t, sys, pid, &actors.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket}); again.Result.Viewport != res.Viewport {
+	if again := ask[*protocol.SendSettled](t, sys, pid, &protocol.AwaitSend{Owner: owner, Session: id, Ticket: ss.Ticket}); again.Result.Viewport != res.Viewport {
 		t.Fatalf("second AwaitSend: %+v", again)
 	}
-	if l := ask[*actors.ListReply](t, sys, pid, &actors.List{Owner: owner}); len(l.Sessions) != 1 || l.Sessions[0].SessionID != id || l.Sessions[0].Name != "wire" {
+	if l := ask[*protocol.ListReply](t, sys, pid, &protocol.List{Owner: owner}); len(l.Sessions) != 1 || l.Sessions[0].SessionID != id || l.Sessions[0].Name != "wire" {
 		t.Fatalf("List: %+v", l.Sessions)
 	}
-	k := ask[*actors.KillReply](t, sys, pid, &actors.Kill{Owner: owner, Session: id})
+	k := ask[*protocol.KillReply](t, sys, pid, &protocol.Kill{Owner: owner, Session: id})
 	if k.Err != nil || !k.Closed || len(k.Report.Survivors) != 0 {
 		t.Fatalf("Kill: %+v", k)
 	}
 	testkit.WaitFor(t, 10*time.Second, "an empty List after Kill", func() bool {
-		return len(ask[*actors.ListReply](t, sys, pid, &actors.List{Owner: owner}).Sessions) == 0
+		return len(ask[*protocol.ListReply](t, sys, pid, &protocol.List{Owner: owner}).Sessions) == 0
 	})
 
 	snapshot := func() []any {
@@ -166,29 +166,29 @@ func TestMessageDriven(t *testing.T) {
 		}
 		return -1
 	}
-	tClosed := reflect.TypeOf(&actors.EventSessionClosed{})
+	tClosed := reflect.TypeOf(&protocol.EventSessionClosed{})
 	testkit.WaitFor(t, 10*time.Second, "EventSessionClosed", func() bool { return find(snapshot(), tClosed) >= 0 })
 	evs := snapshot()
-	iOpen := find(evs, reflect.TypeOf(&actors.EventSessionOpened{}))
-	iSettled := find(evs, reflect.TypeOf(&actors.EventSendSettled{}))
+	iOpen := find(evs, reflect.TypeOf(&protocol.EventSessionOpened{}))
+	iSettled := find(evs, reflect.TypeOf(&protocol.EventSendSettled{}))
 	iClosed := find(evs, tClosed)
 	if iOpen < 0 || iSettled < 0 || !(iOpen < iSettled && iSettled < iClosed) {
 		t.Fatalf("events out of order or missing: opened %d, settled %d, closed %d in %d events", iOpen, iSettled, iClosed, len(evs))
 	}
-	if e := evs[iOpen].(*actors.EventSessionOpened); e.Owner != owner || e.Snapshot.SessionID != id || e.Snapshot.PID != sp.Result.PID {
+	if e := evs[iOpen].(*protocol.EventSessionOpened); e.Owner != owner || e.Snapshot.SessionID != id || e.Snapshot.PID != sp.Result.PID {
 		t.Fatalf("EventSessionOpened %+v", e)
 	}
-	if e := evs[iSettled].(*actors.EventSendSettled); e.Session != id || e.WaitReason != messages.WaitStdinRead || e.ExitCode == nil || *e.ExitCode != 0 || e.Err != nil {
+	if e := evs[iSettled].(*protocol.EventSendSettled); e.Session != id || e.WaitReason != messages.WaitStdinRead || e.ExitCode == nil || *e.ExitCode != 0 || e.Err != nil {
 		t.Fatalf("EventSendSettled %+v", e)
 	}
-	if e := evs[iClosed].(*actors.EventSessionClosed); e.Session != id || e.Reason != "model request" || len(e.Report.Survivors) != 0 {
+	if e := evs[iClosed].(*protocol.EventSessionClosed); e.Session != id || e.Reason != "model request" || len(e.Report.Survivors) != 0 {
 		t.Fatalf("EventSessionClosed %+v", e)
 	}
 	// No event carries terminal text: the event types have no text fields,
 	// and nothing published holds the command's output.
 	for _, e := range evs {
 		typ := reflect.TypeOf(e)
-		if typ.Kind() == reflect.Pointer && typ.Elem().PkgPath() == reflect.TypeOf(actors.EventSessionOpened{}).PkgPath() {
+		if typ.Kind() == reflect.Pointer && typ.Elem().PkgPath() == reflect.TypeOf(protocol.EventSessionOpened{}).PkgPath() {
 			for _, f := range []string{"Viewport", "Text", "Delta", "Motd", "Output"} {
 				if _, ok := typ.Elem().FieldByName(f); ok {
 					t.Errorf("event %s has a terminal text field %s", typ, f)

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	linux "github.com/ptyactor/ptyactor/probes/linux"
@@ -627,8 +628,8 @@ func TestSandboxModeFence(t *testing.T) {
 
 	// The fence survives a backend reload: the policy, not the backend,
 	// holds it.
-	r, err := h.svc.System().Root.RequestFuture(h.svc.PID(), &actors.UnregisterBackend{Type: "shell"}, 10*time.Second).Result()
-	if rep, ok := r.(*actors.UnregisterBackendReply); err != nil || !ok || !rep.Removed {
+	r, err := h.svc.System().Root.RequestFuture(h.svc.PID(), &protocol.UnregisterBackend{Type: "shell"}, 10*time.Second).Result()
+	if rep, ok := r.(*protocol.UnregisterBackendReply); err != nil || !ok || !rep.Removed {
 		t.Fatalf("unregister the backend: %v %v", r, err)
 	}
 	if types, err := h.svc.ListBackends(ctx); err != nil || len(types) != 0 {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
@@ -20,19 +20,19 @@ func TestAwaitSendRacingSettlementIsAnswered(t *testing.T) {
 	id := h.spawn(messages.SpawnRequest{}).ID()
 	sys, pid := h.svc.System(), h.svc.PID()
 	for i := 0; i < 400; i++ {
-		r, err := sys.Root.RequestFuture(pid, &actors.StartSend{Owner: h.owner, Session: id, Request: messages.SendRequest{Text: "true", Submit: true}}, 10*time.Second).Result()
+		r, err := sys.Root.RequestFuture(pid, &protocol.StartSend{Owner: h.owner, Session: id, Request: messages.SendRequest{Text: "true", Submit: true}}, 10*time.Second).Result()
 		if err != nil {
 			t.Fatalf("round %d: StartSend: %v", i, err)
 		}
-		ss := r.(*actors.StartSendReply)
+		ss := r.(*protocol.StartSendReply)
 		if ss.Err != nil {
 			t.Fatalf("round %d: StartSend: %v", i, ss.Err)
 		}
-		r, err = sys.Root.RequestFuture(pid, &actors.AwaitSend{Owner: h.owner, Session: id, Ticket: ss.Ticket}, 5*time.Second).Result()
+		r, err = sys.Root.RequestFuture(pid, &protocol.AwaitSend{Owner: h.owner, Session: id, Ticket: ss.Ticket}, 5*time.Second).Result()
 		if err != nil {
 			t.Fatalf("round %d: AwaitSend of ticket %d got no answer: %v", i, ss.Ticket, err)
 		}
-		if st := r.(*actors.SendSettled); st.Err != nil || st.Result.WaitReason != messages.WaitStdinRead {
+		if st := r.(*protocol.SendSettled); st.Err != nil || st.Result.WaitReason != messages.WaitStdinRead {
 			t.Fatalf("round %d: AwaitSend: %+v", i, st)
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/extensions"
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/internal/actorkit"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/messages"
 )
 
 // Client is a service's remote client: the hosts it registered
@@ -16,7 +18,8 @@ import (
 // spawns then name a host with SpawnRequest.Host.
 type Client struct {
 	svc   *actors.Service
-	core  *seam.Core
+	core  seam.Core[*actors.Session, *actors.SendOp]
+	sys   *actor.ActorSystem
 	hosts *remoteHosts
 }
 
@@ -31,31 +34,26 @@ func (c *Client) ExtensionID() extensions.ExtensionID { return extensionID }
 // and svc's DisposeOwner and Shutdown reach them. A service has at most
 // one Client: a second Attach is an error; Get finds the first.
 func Attach(svc *actors.Service) (*Client, error) {
-	core := seam.CoreOf(svc)
-	c := &Client{svc: svc, core: core, hosts: newRemoteHosts(core.Sys)}
+	sys := svc.System()
+	core, ok := seam.CoreOf[*actors.Session, *actors.SendOp](sys)
+	if !ok {
+		return nil, fmt.Errorf("ptyactor: attach remote: %w", messages.InvalidArgument("not a service's actor system"))
+	}
+	c := &Client{svc: svc, core: core, sys: sys, hosts: newRemoteHosts(sys)}
 	if err := core.SetRoom(c.hosts); err != nil {
 		return nil, fmt.Errorf("ptyactor: attach remote: %w", err)
 	}
-	core.Sys.Extensions.Register(c)
+	sys.Extensions.Register(c)
 	return c, nil
 }
 
 // Get returns the Client attached to svc, or nil.
 func Get(svc *actors.Service) *Client {
-	c, _ := seam.CoreOf(svc).Sys.Extensions.Get(extensionID).(*Client)
+	c, _ := svc.System().Extensions.Get(extensionID).(*Client)
 	return c
 }
 
 // ask sends msg to pid and waits for one reply of type R.
 func ask[R any](ctx context.Context, sys *actor.ActorSystem, pid *actor.PID, msg any) (R, error) {
-	var zero R
-	m, err := seam.Ask(ctx, sys, pid, msg)
-	if err != nil {
-		return zero, err
-	}
-	r, ok := m.(R)
-	if !ok {
-		return zero, fmt.Errorf("ptyactor: unexpected reply %T", m)
-	}
-	return r, nil
+	return actorkit.Ask[R](ctx, sys, pid, msg)
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -37,11 +37,11 @@ const maxReleases = 3
 // host's id of the session.
 func (p *remoteSession) controlBody(m any) wire.RequestBody {
 	switch m := m.(type) {
-	case *actors.TakeControl:
+	case *protocol.TakeControl:
 		return &wire.Request_TakeControl{TakeControl: wire.TakeControlTo(p.hostID, m.Request)}
-	case *actors.ControlInput:
+	case *protocol.ControlInput:
 		return &wire.Request_ControlInput{ControlInput: &wire.ControlInput{Session: p.hostID, Epoch: m.Epoch, Data: m.Data}}
-	case *actors.ReturnControl:
+	case *protocol.ReturnControl:
 		return &wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: p.hostID, Epoch: m.Epoch}}
 	}
 	return nil
@@ -50,21 +50,21 @@ func (p *remoteSession) controlBody(m any) wire.RequestBody {
 // controlReply is the answer to a control request from the host's reply.
 func controlReply(msg any, rep *wire.Reply, err error) any {
 	switch msg.(type) {
-	case *actors.TakeControl:
+	case *protocol.TakeControl:
 		if err == nil && rep.GetTakeControl() == nil {
 			err = malformed("take-control")
 		}
-		return &actors.ControlReply{Control: wire.ControlFrom(rep.GetTakeControl()), Err: err}
-	case *actors.ControlInput:
-		return &actors.ControlInputReply{Err: err}
-	case *actors.ReturnControl:
+		return &protocol.ControlReply{Control: wire.ControlFrom(rep.GetTakeControl()), Err: err}
+	case *protocol.ControlInput:
+		return &protocol.ControlInputReply{Err: err}
+	case *protocol.ReturnControl:
 		var h messages.Handback
 		if w := wire.HandbackFrom(rep.GetReturnControl()); w != nil {
 			h = *w
 		} else if err == nil {
 			err = malformed("hand-back")
 		}
-		return &actors.ReturnControlReply{Handback: h, Err: err}
+		return &protocol.ReturnControlReply{Handback: h, Err: err}
 	}
 	return nil
 }
@@ -126,5 +126,5 @@ func (p *remoteSession) onControlChanged(m *linkControl) {
 		return
 	}
 	p.snap.Control = m.control
-	p.sys.EventStream.Publish(&actors.EventControlChanged{Owner: p.owner, Session: p.id, Control: m.control, Handback: m.handback})
+	p.sys.EventStream.Publish(&protocol.EventControlChanged{Owner: p.owner, Session: p.id, Control: m.control, Handback: m.handback})
 }

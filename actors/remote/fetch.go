@@ -119,7 +119,7 @@ func (c *Client) fetchPiece(ctx context.Context, e *hostEntry, session messages.
 	req := &wire.Request{Call: call, Body: &wire.Request_FetchRecording{FetchRecording: &wire.FetchRecording{
 		ClientSession: string(session), Offset: off, MaxBytes: fetchPiece,
 	}}}
-	r, err := ask[*linkReply](ctx, c.core.Sys, e.link, &linkFetch{req: req})
+	r, err := ask[*linkReply](ctx, c.sys, e.link, &linkFetch{req: req})
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -35,7 +35,7 @@ func isFollowTicket(ticket uint64) bool { return ticket&followBit != 0 }
 // follows is a proxy's state for waits on its adopted send.
 type follows struct {
 	// unclaimed: the adopted send's settlement, until a wait returns it.
-	unclaimed *actors.SendSettled
+	unclaimed *protocol.SendSettled
 	// followSeq numbers the following waits; followEnded is the highest
 	// ticket of one that ended.
 	followSeq, followEnded uint64
@@ -62,14 +62,14 @@ func (p *remoteSession) followable() bool {
 
 // follow makes m, a wait, follow the adopted send: answered at once with
 // an unclaimed settlement, else when the send settles or at m's deadline.
-func (p *remoteSession) follow(ctx actor.Context, m *actors.StartSend) {
+func (p *remoteSession) follow(ctx actor.Context, m *protocol.StartSend) {
 	if err := m.Request.Validate(); err != nil {
-		ctx.Respond(&actors.StartSendReply{Err: err})
+		ctx.Respond(&protocol.StartSendReply{Err: err})
 		return
 	}
 	if s := p.unclaimed; s != nil {
 		p.unclaimed = nil
-		ctx.Respond(&actors.StartSendReply{Ticket: s.Ticket})
+		ctx.Respond(&protocol.StartSendReply{Ticket: s.Ticket})
 		if m.NotifySettled {
 			ctx.Send(ctx.Sender(), s)
 		}
@@ -84,13 +84,13 @@ func (p *remoteSession) follow(ctx actor.Context, m *actors.StartSend) {
 	self, sys, ticket := p.self, p.sys, f.ticket
 	f.timer = p.clock.AfterFunc(d, func() { sys.Root.Send(self, &followDeadline{ticket: ticket, after: d}) })
 	p.cur.followers = append(p.cur.followers, f)
-	ctx.Respond(&actors.StartSendReply{Ticket: f.ticket})
+	ctx.Respond(&protocol.StartSendReply{Ticket: f.ticket})
 }
 
 // followed hands the adopted send's settlement to the waits that follow
 // it, or keeps it for the next wait when none does (a failure, the host
 // lost or the owner detached, is not kept: the session's state says it).
-func (p *remoteSession) followed(op *remoteOp, s *actors.SendSettled) {
+func (p *remoteSession) followed(op *remoteOp, s *protocol.SendSettled) {
 	fs := op.followers
 	op.followers = nil
 	if len(fs) == 0 {
@@ -103,7 +103,7 @@ func (p *remoteSession) followed(op *remoteOp, s *actors.SendSettled) {
 		f.timer.Stop()
 		p.followEnded = max(p.followEnded, f.ticket)
 		if f.notify {
-			p.sys.Root.Send(f.pid, &actors.SendSettled{Session: p.id, Ticket: f.ticket, Result: s.Result, Err: s.Err})
+			p.sys.Root.Send(f.pid, &protocol.SendSettled{Session: p.id, Ticket: f.ticket, Result: s.Result, Err: s.Err})
 		}
 	}
 }
@@ -123,7 +123,7 @@ func (p *remoteSession) unfollow(ticket uint64, r messages.SendResult, err error
 		p.followEnded = max(p.followEnded, f.ticket)
 		r.Status = p.snap.Status
 		if f.notify {
-			p.sys.Root.Send(f.pid, &actors.SendSettled{Session: p.id, Ticket: f.ticket, Result: r, Err: err})
+			p.sys.Root.Send(f.pid, &protocol.SendSettled{Session: p.id, Ticket: f.ticket, Result: r, Err: err})
 		}
 		return true
 	}
@@ -132,7 +132,7 @@ func (p *remoteSession) unfollow(ticket uint64, r messages.SendResult, err error
 
 // readFollowed answers a following wait's ReadSendOutput: the adopted
 // send's new output while the wait follows it, settled once it ended.
-func (p *remoteSession) readFollowed(ctx actor.Context, m *actors.ReadSendOutput) {
+func (p *remoteSession) readFollowed(ctx actor.Context, m *protocol.ReadSendOutput) {
 	if p.cur != nil {
 		for _, f := range p.cur.followers {
 			if f.ticket == m.Ticket {
@@ -143,8 +143,8 @@ func (p *remoteSession) readFollowed(ctx actor.Context, m *actors.ReadSendOutput
 		}
 	}
 	if m.Ticket <= p.followEnded {
-		ctx.Respond(&actors.ReadSendOutputReply{Settled: true})
+		ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
 		return
 	}
-	ctx.Respond(&actors.ReadSendOutputReply{Err: seam.UnknownSend(m.Ticket)})
+	ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/internal/actorkit"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 	"github.com/ptyactor/ptyactor/actors/remote/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
@@ -291,15 +292,15 @@ func (c *Client) RegisterHost(ctx context.Context, name, addr string, tlsConfig 
 	// returns.
 	id := newLinkID()
 	r.setLink(id, true)
-	l := newHostLink(e, r.client, o.every, o.lossAfter, c.core.Log)
-	e.link, err = c.core.Sys.Root.SpawnNamed(seam.Props(l), id)
+	l := newHostLink(e, r.client, o.every, o.lossAfter, c.core.Log())
+	e.link, err = c.sys.Root.SpawnNamed(actorkit.Props(l), id)
 	r.mu.Unlock()
 	if err != nil {
 		r.setLink(id, false)
 		return fmt.Errorf("ptyactor: spawn host link: %w", err)
 	}
 	if err := c.hello(ctx, e); err != nil {
-		_ = c.core.Sys.Root.PoisonFuture(e.link).Wait()
+		_ = c.sys.Root.PoisonFuture(e.link).Wait()
 		r.setLink(id, false)
 		return err
 	}
@@ -340,8 +341,8 @@ func (c *Client) endpoint(o hostOptions, tlsConfig *tls.Config) (*endpoint.Endpo
 		}
 		return r.ep, nil
 	}
-	ep, err := endpoint.Start(c.core.Sys, endpoint.Config{
-		Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: c.core.Log,
+	ep, err := endpoint.Start(c.sys, endpoint.Config{
+		Listen: o.listen, TLS: tlsConfig, Insecure: o.insecure, Log: c.core.Log(),
 		// Only a live link, from a sender on the address its
 		// connection comes from, with the connection's identity
 		// stamped: each link then checks that the sender is its
@@ -364,7 +365,7 @@ func (c *Client) endpoint(o hostOptions, tlsConfig *tls.Config) (*endpoint.Endpo
 // hello waits for the host's first answer through its new link, then
 // lists the host, unless a registration of the same name won meanwhile.
 func (c *Client) hello(ctx context.Context, e *hostEntry) error {
-	hello, err := ask[*linkHelloReply](ctx, c.core.Sys, e.link, &linkHello{})
+	hello, err := ask[*linkHelloReply](ctx, c.sys, e.link, &linkHello{})
 	if err == nil {
 		err = hello.err
 	}
@@ -403,7 +404,7 @@ func (r *remoteHosts) close(ctx context.Context, sys *actor.ActorSystem) error {
 	r.mu.Unlock()
 	var errs []error
 	for _, e := range hosts {
-		if _, err := ask[*linkClosed](ctx, sys, e.link, &linkClose{}); err != nil && !errors.Is(err, seam.ErrGone) {
+		if _, err := ask[*linkClosed](ctx, sys, e.link, &linkClose{}); err != nil && !errors.Is(err, actorkit.ErrGone) {
 			errs = append(errs, err)
 		}
 		if err := sys.Root.PoisonFuture(e.link).Wait(); err != nil {

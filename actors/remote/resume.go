@@ -30,7 +30,7 @@ func (c *Client) ResumeToken(ctx context.Context, owner messages.Owner, host str
 	if err != nil {
 		return "", err
 	}
-	r, err := ask[*linkTokenReply](ctx, c.core.Sys, e.link, &linkResumeToken{owner: owner})
+	r, err := ask[*linkTokenReply](ctx, c.sys, e.link, &linkResumeToken{owner: owner})
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +45,7 @@ func (c *Client) ResumeToken(ctx context.Context, owner messages.Owner, host str
 func (c *Client) DetachOwner(ctx context.Context, owner messages.Owner) error {
 	var errs []error
 	for _, e := range c.hosts.entries() {
-		r, err := ask[*linkReply](ctx, c.core.Sys, e.link, &linkDetach{owner: owner})
+		r, err := ask[*linkReply](ctx, c.sys, e.link, &linkDetach{owner: owner})
 		if err == nil {
 			if err = r.err; err == nil && r.rep != nil {
 				err = wire.ErrorFrom(r.rep.Error)
@@ -98,7 +98,7 @@ func (c *Client) ResumeInto(ctx context.Context, owner messages.Owner, host, tok
 	if err != nil {
 		return nil, err
 	}
-	r, err := ask[*linkResumeReply](ctx, c.core.Sys, e.link, &linkResume{owner: owner, token: token})
+	r, err := ask[*linkResumeReply](ctx, c.sys, e.link, &linkResume{owner: owner, token: token})
 	if err == nil {
 		err = r.err
 	}
@@ -115,10 +115,10 @@ func (c *Client) ResumeInto(ctx context.Context, owner messages.Owner, host, tok
 		if err != nil {
 			return out, fmt.Errorf("ptyactor: adopt resumed session: %w", err)
 		}
-		h := sh.(*actors.Session)
+		h := sh
 		rsess := ResumedSession{Session: h}
 		if t := rs.GetTicket(); t != 0 {
-			rsess.Latest = c.core.AwaitSend(ctx, owner, h.ID(), t).(*actors.SendOp)
+			rsess.Latest = c.core.AwaitSend(ctx, owner, h.ID(), t)
 		}
 		out = append(out, rsess)
 	}

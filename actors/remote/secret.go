@@ -1,7 +1,7 @@
 package remote
 
 import (
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -19,7 +19,7 @@ import (
 // machine zeroes them once written), the copy once the host answered
 // (it has read the request by then). A request the host never answered
 // (lost, detached) keeps its copy: the library may still be encoding it.
-func (p *remoteSession) enterSecret(m *actors.EnterSecret) (*wire.Request, []byte) {
+func (p *remoteSession) enterSecret(m *protocol.EnterSecret) (*wire.Request, []byte) {
 	secret := append([]byte(nil), m.Secret...)
 	clear(m.Secret)
 	return &wire.Request{Body: &wire.Request_EnterSecret{EnterSecret: wire.EnterSecretTo(p.hostID, m.Prompt, secret)}}, secret
@@ -27,12 +27,12 @@ func (p *remoteSession) enterSecret(m *actors.EnterSecret) (*wire.Request, []byt
 
 // secretReply answers EnterSecret from the host's reply, and zeroes the
 // secret's copy.
-func secretReply(op *remoteOp, rep *wire.Reply, err error) *actors.EnterSecretReply {
+func secretReply(op *remoteOp, rep *wire.Reply, err error) *protocol.EnterSecretReply {
 	clear(op.secret)
 	if err == nil && rep.GetEnterSecret() == nil {
 		err = malformed("enter-secret")
 	}
-	return &actors.EnterSecretReply{Err: err}
+	return &protocol.EnterSecretReply{Err: err}
 }
 
 // result decodes a send's result from the host: its secret prompt named

@@ -10,6 +10,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/rs/zerolog"
@@ -17,7 +18,7 @@ import (
 
 // remoteSession is the proxy of a session that runs on a remote host. It
 // takes sessionActor's place under the owner: it answers the same session
-// requests (routes.go) and sends the owner the same reports (internal.go,
+// requests (actors/protocol/routes.go) and sends the owner the same reports (internal.go,
 // "session → owner"), but every decision about the terminal is the host's:
 // the proxy forwards each request as one wire call through the host's link
 // and answers with what the host answered. It keeps its own table of
@@ -43,8 +44,8 @@ type remoteSession struct {
 	spawnCall uint64
 
 	pending map[uint64]*remoteOp
-	cur     *remoteOp           // the reserved, unsettled send
-	last    *actors.SendSettled // the most recent settled send
+	cur     *remoteOp             // the reserved, unsettled send
+	last    *protocol.SendSettled // the most recent settled send
 
 	closeCall    uint64
 	closeStep    closeStep // what closeCall asks (control.go)
@@ -91,7 +92,7 @@ type closeWaiter struct {
 
 // remoteOp is a request waiting for its host's answer.
 type remoteOp struct {
-	msg    any // a session request (seam.Target)
+	msg    any // a session request (protocol.SessionRequest)
 	sender *actor.PID
 	// StartSend: notify gets the settlement; reserved once the host gave
 	// the ticket; subscribers are AwaitSend callers.
@@ -116,12 +117,12 @@ var errDetached = fmt.Errorf("%w: the owner was detached from this client", mess
 
 func (p *remoteSession) Receive(ctx actor.Context) {
 	msg := ctx.Message()
-	if o, id, scoped := seam.Target(msg); scoped && (o != p.owner || p.phase == phaseStarting) {
-		ctx.Respond(seam.Refuse(msg, messages.NoSession(id)))
+	if o, id, scoped := protocol.Target(msg); scoped && (o != p.owner || p.phase == phaseStarting) {
+		ctx.Respond(protocol.Refuse(msg, messages.NoSession(id)))
 		return
 	}
-	if r, ok := seam.Lookup(msg, p.self); ok {
-		ctx.Respond(r)
+	if _, ok := msg.(*protocol.LookupSession); ok {
+		ctx.Respond(&protocol.LookupReply{PID: p.self})
 		return
 	}
 	switch m := msg.(type) {
@@ -147,64 +148,64 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 		p.lose(ctx, m.err)
 	case *linkDetached:
 		p.detach(ctx)
-	case *actors.WatchSession:
+	case *protocol.WatchSession:
 		p.onWatch(ctx, m)
 	case *watchPicture:
 		p.onPicture()
 	case *watchTick:
 		p.onWatchTick()
 
-	case *actors.StartSend:
+	case *protocol.StartSend:
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&actors.StartSendReply{Err: messages.ErrSessionClosing})
-		case seam.IsWait(m.Request) && p.followable():
+			ctx.Respond(&protocol.StartSendReply{Err: messages.ErrSessionClosing})
+		case protocol.IsWait(m.Request) && p.followable():
 			p.follow(ctx, m)
 		case p.snap.Status.Exited:
-			ctx.Respond(&actors.StartSendReply{Err: p.exitedErr()})
+			ctx.Respond(&protocol.StartSendReply{Err: p.exitedErr()})
 		default:
 			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
 			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: wire.StartSendTo(p.hostID, m.Request)}}, true)
 		}
-	case *actors.AwaitSend:
+	case *protocol.AwaitSend:
 		switch {
 		case p.last != nil && m.Ticket == p.last.Ticket:
 			ctx.Respond(p.last)
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.cur.subscribers = append(p.cur.subscribers, ctx.Sender())
 		default:
-			ctx.Respond(&actors.SendSettled{Session: p.id, Ticket: m.Ticket, Err: seam.UnknownSend(m.Ticket)})
+			ctx.Respond(&protocol.SendSettled{Session: p.id, Ticket: m.Ticket, Err: protocol.UnknownSend(m.Ticket)})
 		}
-	case *actors.ReadSendOutput:
+	case *protocol.ReadSendOutput:
 		switch {
 		case isFollowTicket(m.Ticket):
 			p.readFollowed(ctx, m)
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutput{Session: p.hostID, Ticket: m.Ticket}}}, false)
 		case p.last != nil && m.Ticket == p.last.Ticket:
-			ctx.Respond(&actors.ReadSendOutputReply{Settled: true})
+			ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
 		default:
-			ctx.Respond(&actors.ReadSendOutputReply{Err: seam.UnknownSend(m.Ticket)})
+			ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
 		}
-	case *actors.CancelSend:
+	case *protocol.CancelSend:
 		switch {
 		case isFollowTicket(m.Ticket):
 			// A wait that follows ends; the send it follows goes on.
-			ctx.Respond(&actors.CancelSendReply{Accepted: p.unfollow(m.Ticket, messages.SendResult{Cause: messages.CauseCancelled}, messages.ErrAbortedBeforeWrite)})
+			ctx.Respond(&protocol.CancelSendReply{Accepted: p.unfollow(m.Ticket, messages.SendResult{Cause: messages.CauseCancelled}, messages.ErrAbortedBeforeWrite)})
 		case p.cur != nil && m.Ticket == p.cur.ticket:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_CancelSend{CancelSend: &wire.CancelSend{Session: p.hostID, Ticket: m.Ticket}}}, false)
 		default:
-			ctx.Respond(&actors.CancelSendReply{})
+			ctx.Respond(&protocol.CancelSendReply{})
 		}
 	case *followDeadline:
 		p.unfollow(m.ticket, messages.SendResult{WaitReason: messages.WaitTimeout, Cause: messages.CauseDeadline, Elapsed: m.after}, nil)
-	case *actors.Read:
+	case *protocol.Read:
 		if p.lostErr != nil {
-			ctx.Respond(&actors.ReadReply{Err: p.lostErr})
+			ctx.Respond(&protocol.ReadReply{Err: p.lostErr})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Read{Read: wire.ReadTo(messages.SessionID(p.hostID), m.Request)}}, false)
-	case *actors.SignalSession:
+	case *protocol.SignalSession:
 		var err error
 		switch {
 		case !m.Signal.Valid():
@@ -215,11 +216,11 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 			err = p.exitedErr()
 		}
 		if err != nil {
-			ctx.Respond(&actors.SignalReply{Err: err})
+			ctx.Respond(&protocol.SignalReply{Err: err})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Signal{Signal: &wire.Signal{Session: p.hostID, Signal: string(m.Signal)}}}, false)
-	case *actors.Describe:
+	case *protocol.Describe:
 		if p.lostErr != nil || p.detached || p.phase == phaseClosed {
 			// The host has nothing newer to say.
 			snap := p.snap
@@ -227,59 +228,59 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 				a := p.lostActivity()
 				snap.Activity = &a
 			}
-			ctx.Respond(&actors.DescribeReply{Snapshot: snap})
+			ctx.Respond(&protocol.DescribeReply{Snapshot: snap})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
-	case *actors.GetScreen:
+	case *protocol.GetScreen:
 		if p.lostErr != nil {
 			// The screen is on the host, out of reach.
-			ctx.Respond(&actors.ScreenReply{Err: p.lostErr})
+			ctx.Respond(&protocol.ScreenReply{Err: p.lostErr})
 			return
 		}
 		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_GetScreen{GetScreen: &wire.GetScreen{Session: p.hostID}}}, false)
-	case *actors.Resize:
+	case *protocol.Resize:
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&actors.ResizeReply{Err: messages.ErrSessionClosing})
+			ctx.Respond(&protocol.ResizeReply{Err: messages.ErrSessionClosing})
 		case p.lostErr != nil:
-			ctx.Respond(&actors.ResizeReply{Err: p.lostErr})
+			ctx.Respond(&protocol.ResizeReply{Err: p.lostErr})
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols, m.ControlEpoch)}}, false)
 		}
-	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
+	case *protocol.TakeControl, *protocol.ControlInput, *protocol.ReturnControl:
 		// The host's session holds the control state: a person's hold
 		// is taken, typed into and handed back there.
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(seam.Refuse(m, messages.ErrSessionClosing))
+			ctx.Respond(protocol.Refuse(m, messages.ErrSessionClosing))
 		case p.lostErr != nil:
-			ctx.Respond(seam.Refuse(m, p.lostErr))
+			ctx.Respond(protocol.Refuse(m, p.lostErr))
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: p.controlBody(m)}, false)
 		}
-	case *actors.EnterSecret:
+	case *protocol.EnterSecret:
 		// The host's session proves the prompt still waits (secret.go).
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&actors.EnterSecretReply{Err: messages.ErrSessionClosing})
+			ctx.Respond(&protocol.EnterSecretReply{Err: messages.ErrSessionClosing})
 		case p.lostErr != nil:
-			ctx.Respond(&actors.EnterSecretReply{Err: p.lostErr})
+			ctx.Respond(&protocol.EnterSecretReply{Err: p.lostErr})
 		default:
 			req, secret := p.enterSecret(m)
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender(), secret: secret}, req, false)
 		}
-	case *actors.Mark:
+	case *protocol.Mark:
 		// The label is checked on the host, where the record is.
 		switch {
 		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&actors.MarkReply{Err: messages.ErrSessionClosing})
+			ctx.Respond(&protocol.MarkReply{Err: messages.ErrSessionClosing})
 		case p.lostErr != nil:
-			ctx.Respond(&actors.MarkReply{Err: p.lostErr})
+			ctx.Respond(&protocol.MarkReply{Err: p.lostErr})
 		default:
 			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Mark{Mark: &wire.Mark{Session: p.hostID, Label: m.Label}}}, false)
 		}
-	case *actors.Kill:
+	case *protocol.Kill:
 		reason := m.Reason
 		if reason == "" {
 			reason = "model request"
@@ -290,9 +291,9 @@ func (p *remoteSession) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		p.onStopping()
 	default:
-		if _, _, ok := seam.Target(m); ok {
+		if _, _, ok := protocol.Target(m); ok {
 			// A request the wire does not carry.
-			ctx.Respond(seam.Refuse(m, errNotThroughHost))
+			ctx.Respond(protocol.Refuse(m, errNotThroughHost))
 		}
 	}
 }
@@ -314,7 +315,7 @@ func (p *remoteSession) tell(req *wire.Request) {
 func (p *remoteSession) forward(op *remoteOp, req *wire.Request, multi bool) {
 	if p.detached {
 		if op.sender != nil {
-			p.sys.Root.Send(op.sender, seam.Refuse(op.msg, errDetached))
+			p.sys.Root.Send(op.sender, protocol.Refuse(op.msg, errDetached))
 		}
 		return
 	}
@@ -364,36 +365,36 @@ func (p *remoteSession) onReply(ctx actor.Context, m *linkReply) {
 	}
 	rep := m.rep
 	err := p.hostErr(rep.Error)
-	if _, ok := op.msg.(*actors.StartSend); ok {
+	if _, ok := op.msg.(*protocol.StartSend); ok {
 		p.onSendReply(ctx, m.call, op, rep, err)
 		return
 	}
 	delete(p.pending, m.call)
 	var reply any
 	switch op.msg.(type) {
-	case *actors.ReadSendOutput:
+	case *protocol.ReadSendOutput:
 		r := rep.GetReadSendOutput()
-		reply = &actors.ReadSendOutputReply{Read: messages.SendRead{Delta: r.GetDelta(), Truncated: r.GetTruncated()}, Settled: r.GetSettled(), Err: err}
-	case *actors.CancelSend:
-		reply = &actors.CancelSendReply{Accepted: rep.GetCancelSend().GetAccepted()}
-	case *actors.Read:
-		reply = &actors.ReadReply{Result: wire.ReadResultFrom(rep.GetRead()), Err: err}
-	case *actors.SignalSession:
-		reply = &actors.SignalReply{Result: wire.SignalResultFrom(rep.GetSignal()), Err: err}
-	case *actors.Describe:
+		reply = &protocol.ReadSendOutputReply{Read: messages.SendRead{Delta: r.GetDelta(), Truncated: r.GetTruncated()}, Settled: r.GetSettled(), Err: err}
+	case *protocol.CancelSend:
+		reply = &protocol.CancelSendReply{Accepted: rep.GetCancelSend().GetAccepted()}
+	case *protocol.Read:
+		reply = &protocol.ReadReply{Result: wire.ReadResultFrom(rep.GetRead()), Err: err}
+	case *protocol.SignalSession:
+		reply = &protocol.SignalReply{Result: wire.SignalResultFrom(rep.GetSignal()), Err: err}
+	case *protocol.Describe:
 		reply = p.described(ctx, rep, err)
-	case *actors.GetScreen:
+	case *protocol.GetScreen:
 		if err == nil && rep.GetScreen() == nil {
 			err = fmt.Errorf("%w: malformed screen reply", messages.ErrTransport)
 		}
-		reply = &actors.ScreenReply{Screen: wire.ScreenFrom(rep.GetScreen()), Err: err}
-	case *actors.Resize:
-		reply = &actors.ResizeReply{Err: err}
-	case *actors.Mark:
-		reply = &actors.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
-	case *actors.TakeControl, *actors.ControlInput, *actors.ReturnControl:
+		reply = &protocol.ScreenReply{Screen: wire.ScreenFrom(rep.GetScreen()), Err: err}
+	case *protocol.Resize:
+		reply = &protocol.ResizeReply{Err: err}
+	case *protocol.Mark:
+		reply = &protocol.MarkReply{Seq: rep.GetMark().GetSeq(), Err: err}
+	case *protocol.TakeControl, *protocol.ControlInput, *protocol.ReturnControl:
 		reply = controlReply(op.msg, rep, err)
-	case *actors.EnterSecret:
+	case *protocol.EnterSecret:
 		reply = secretReply(op, rep, err)
 	}
 	ctx.Send(op.sender, reply)
@@ -408,7 +409,7 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 			op.subscribers = append(op.subscribers, op.sender)
 		}
 		p.cur = op
-		ctx.Send(op.sender, &actors.StartSendReply{Ticket: op.ticket})
+		ctx.Send(op.sender, &protocol.StartSendReply{Ticket: op.ticket})
 		return
 	}
 	st := rep.GetSendSettled()
@@ -422,7 +423,7 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 		if err == nil {
 			err = fmt.Errorf("%w: malformed send reply", messages.ErrTransport)
 		}
-		p.followed(op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: err})
+		p.followed(op, &protocol.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: err})
 		p.maybeFinish(ctx)
 		return
 	}
@@ -431,15 +432,15 @@ func (p *remoteSession) onSendReply(ctx actor.Context, call uint64, op *remoteOp
 		if err == nil {
 			err = fmt.Errorf("%w: malformed send reply", messages.ErrTransport)
 		}
-		ctx.Send(op.sender, &actors.StartSendReply{Err: err})
+		ctx.Send(op.sender, &protocol.StartSendReply{Err: err})
 		p.maybeFinish(ctx)
 		return
 	}
-	p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: p.result(st.GetResult()), Err: err})
+	p.settle(ctx, call, op, &protocol.SendSettled{Session: p.id, Ticket: op.ticket, Result: p.result(st.GetResult()), Err: err})
 }
 
 // settle delivers a send's settlement to its waiters and frees the slot.
-func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *actors.SendSettled) {
+func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *protocol.SendSettled) {
 	delete(p.pending, call)
 	if p.cur == op {
 		p.cur = nil
@@ -453,7 +454,7 @@ func (p *remoteSession) settle(ctx actor.Context, call uint64, op *remoteOp, s *
 		p.followed(op, s)
 	}
 	r := s.Result
-	p.sys.EventStream.Publish(&actors.EventSendSettled{
+	p.sys.EventStream.Publish(&protocol.EventSendSettled{
 		Owner: p.owner, Session: p.id, Ticket: s.Ticket, WaitReason: r.WaitReason, Cause: r.Cause,
 		ExitCode: r.ExitCode, Reader: r.Reader, Secret: r.Secret, Cursor: r.Cursor, Err: s.Err,
 	})
@@ -497,7 +498,7 @@ func (p *remoteSession) onAdopted(ctx actor.Context) {
 	ctx.Send(p.host.link, &linkRetain{owner: p.owner, pid: p.self})
 	ctx.Send(p.host.link, &linkWatch{session: p.hostID, pid: p.self, owner: p.owner})
 	if t := a.GetTicket(); t != 0 {
-		op := &remoteOp{msg: &actors.StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t, adopted: true}
+		op := &remoteOp{msg: &protocol.StartSend{Owner: p.owner, Session: p.id}, reserved: true, ticket: t, adopted: true}
 		p.cur = op
 		p.forward(op, &wire.Request{Body: &wire.Request_AwaitSend{AwaitSend: &wire.AwaitSend{Session: p.hostID, Ticket: t}}}, false)
 	}
@@ -514,13 +515,13 @@ func (p *remoteSession) detach(ctx actor.Context) {
 	pending := p.pending
 	p.pending = map[uint64]*remoteOp{}
 	for call, op := range pending {
-		if _, ok := op.msg.(*actors.StartSend); ok && op.reserved {
+		if _, ok := op.msg.(*protocol.StartSend); ok && op.reserved {
 			p.pending[call] = op
-			p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: errDetached})
+			p.settle(ctx, call, op, &protocol.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: errDetached})
 			continue
 		}
 		if op.sender != nil {
-			ctx.Send(op.sender, seam.Refuse(op.msg, errDetached))
+			ctx.Send(op.sender, protocol.Refuse(op.msg, errDetached))
 		}
 	}
 	if p.closeCall != 0 {
@@ -538,12 +539,12 @@ func (p *remoteSession) startFailed(ctx actor.Context, err error) {
 // described answers a Describe with the host's snapshot of the session
 // now, under the client's id; an exit it reports is recorded as one the
 // host pushed.
-func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error) *actors.DescribeReply {
+func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error) *protocol.DescribeReply {
 	if err != nil || rep.GetDescribe() == nil {
 		if err == nil {
 			err = fmt.Errorf("%w: malformed describe reply", messages.ErrTransport)
 		}
-		return &actors.DescribeReply{Err: err}
+		return &protocol.DescribeReply{Err: err}
 	}
 	snap := wire.SnapshotFrom(rep.GetDescribe())
 	snap.SessionID = p.id
@@ -562,7 +563,7 @@ func (p *remoteSession) described(ctx actor.Context, rep *wire.Reply, err error)
 		// stands.
 		snap.Status = p.snap.Status
 	}
-	return &actors.DescribeReply{Snapshot: snap}
+	return &protocol.DescribeReply{Snapshot: snap}
 }
 
 // setStatus records the session's status and reports an exit as
@@ -577,7 +578,7 @@ func (p *remoteSession) setStatus(ctx actor.Context, st messages.SessionStatus) 
 	}
 	ctx.Send(p.ownerPID, &seam.StatusChanged{ID: p.id, Status: st})
 	if st.Exited {
-		p.sys.EventStream.Publish(&actors.EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
+		p.sys.EventStream.Publish(&protocol.EventSessionExited{Owner: p.owner, Session: p.id, Status: st})
 	}
 }
 
@@ -599,13 +600,13 @@ func (p *remoteSession) lose(ctx actor.Context, err error) {
 	pending := p.pending
 	p.pending = map[uint64]*remoteOp{}
 	for call, op := range pending {
-		if _, ok := op.msg.(*actors.StartSend); ok && op.reserved {
+		if _, ok := op.msg.(*protocol.StartSend); ok && op.reserved {
 			p.pending[call] = op
-			p.settle(ctx, call, op, &actors.SendSettled{Session: p.id, Ticket: op.ticket,
+			p.settle(ctx, call, op, &protocol.SendSettled{Session: p.id, Ticket: op.ticket,
 				Result: messages.SendResult{WaitReason: messages.WaitSessionExit, Status: p.snap.Status}, Err: err})
 			continue
 		}
-		ctx.Send(op.sender, seam.Refuse(op.msg, err))
+		ctx.Send(op.sender, protocol.Refuse(op.msg, err))
 	}
 	if p.closeCall != 0 {
 		p.closed(ctx, messages.CloseReport{Status: p.snap.Status})
@@ -654,7 +655,7 @@ func (p *remoteSession) onClosed(ctx actor.Context, rep *wire.Reply) {
 		waiters := p.closeWaiters
 		p.closeWaiters = nil
 		p.log.Warn().Err(err).Msg("remote close failed")
-		p.sys.EventStream.Publish(&actors.EventCleanupFailed{Owner: p.owner, Session: p.id, Err: err})
+		p.sys.EventStream.Publish(&protocol.EventCleanupFailed{Owner: p.owner, Session: p.id, Err: err})
 		for _, w := range waiters {
 			p.replyClose(w, false, report, err)
 		}
@@ -679,10 +680,10 @@ func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
 	var replies []seam.CloseReply
 	for _, w := range waiters {
 		if w.kill && w.pid != nil {
-			replies = append(replies, seam.CloseReply{To: w.pid, Reply: &actors.KillReply{Closed: !w.joined, Report: report}})
+			replies = append(replies, seam.CloseReply{To: w.pid, Reply: &protocol.KillReply{Closed: !w.joined, Report: report}})
 		}
 	}
-	p.sys.EventStream.Publish(&actors.EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
+	p.sys.EventStream.Publish(&protocol.EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
 	ctx.Send(p.ownerPID, &seam.Closed{ID: p.id, Report: report, Replies: replies})
 }
 
@@ -690,7 +691,7 @@ func (p *remoteSession) replyClose(w closeWaiter, closed bool, report messages.C
 	if w.pid == nil || !w.kill {
 		return
 	}
-	p.sys.Root.Send(w.pid, &actors.KillReply{Closed: closed, Report: report, Err: err})
+	p.sys.Root.Send(w.pid, &protocol.KillReply{Closed: closed, Report: report, Err: err})
 }
 
 // maybeFinish retires a closed proxy once nothing is pending.
@@ -727,14 +728,14 @@ func (p *remoteSession) end() {
 func (p *remoteSession) onStopping() {
 	gone := fmt.Errorf("%w: the session actor stopped", messages.ErrSessionClosing)
 	for _, op := range p.pending {
-		if _, ok := op.msg.(*actors.StartSend); ok && op.reserved {
+		if _, ok := op.msg.(*protocol.StartSend); ok && op.reserved {
 			for _, pid := range op.subscribers {
-				p.sys.Root.Send(pid, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
+				p.sys.Root.Send(pid, &protocol.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			}
-			p.followed(op, &actors.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
+			p.followed(op, &protocol.SendSettled{Session: p.id, Ticket: op.ticket, Result: messages.SendResult{Status: p.snap.Status}, Err: gone})
 			continue
 		}
-		p.sys.Root.Send(op.sender, seam.Refuse(op.msg, gone))
+		p.sys.Root.Send(op.sender, protocol.Refuse(op.msg, gone))
 	}
 	p.pending = nil
 	if p.phase != phaseClosed {
@@ -753,6 +754,6 @@ func (p *remoteSession) onStopping() {
 }
 
 // errNotThroughHost: a session request the wire protocol does not carry
-// (every one of routes.go's does today; a new one needs wire.proto, the
+// (every one of actors/protocol/routes.go's does today; a new one needs wire.proto, the
 // gateway and this proxy).
 var errNotThroughHost = messages.InvalidArgument("not available for a session on a remote host")

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/ptyactor/ptyactor/actors"
-	"github.com/ptyactor/ptyactor/actors/internal/seam"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
@@ -327,8 +326,8 @@ func (m *mirror) Activity() messages.Activity {
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	r, err := seam.Ask(ctx, m.sys, m.proxy, &actors.Describe{Owner: m.owner, Session: m.id})
-	if d, ok := r.(*actors.DescribeReply); err == nil && ok && d.Err == nil && d.Snapshot.Activity != nil {
+	d, err := ask[*protocol.DescribeReply](ctx, m.sys, m.proxy, &protocol.Describe{Owner: m.owner, Session: m.id})
+	if err == nil && d.Err == nil && d.Snapshot.Activity != nil {
 		return *d.Snapshot.Activity // the proxy kept it (setActivity)
 	}
 	m.mu.Lock()
@@ -357,9 +356,9 @@ func (p *remoteSession) lostActivity() messages.Activity {
 }
 
 // onWatch hands a viewer the mirror, starting the stream if it must.
-func (p *remoteSession) onWatch(ctx actor.Context, m *actors.WatchSession) {
+func (p *remoteSession) onWatch(ctx actor.Context, m *protocol.WatchSession) {
 	if p.detached {
-		ctx.Respond(&actors.WatchReply{Err: errDetached})
+		ctx.Respond(&protocol.WatchReply{Err: errDetached})
 		return
 	}
 	mr := p.watchMirror()
@@ -369,7 +368,7 @@ func (p *remoteSession) onWatch(ctx actor.Context, m *actors.WatchSession) {
 			p.startStream(from)
 		}
 	}
-	ctx.Respond(seam.Watching(mr))
+	ctx.Respond(&protocol.WatchReply{Source: mr})
 }
 
 func (p *remoteSession) watchMirror() *mirror {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
@@ -29,15 +30,15 @@ type rig struct {
 	owner messages.Owner
 
 	mu      sync.Mutex
-	settled map[messages.SessionID][]actors.EventSendSettled
+	settled map[messages.SessionID][]protocol.EventSendSettled
 }
 
 func newRig(t *testing.T, b *faulty.Backend) *rig {
 	t.Helper()
 	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Tolerate: []error{errInjected}})
-	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]actors.EventSendSettled{}}
+	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]protocol.EventSendSettled{}}
 	sub := svc.System().EventStream.Subscribe(func(e any) {
-		if ev, ok := e.(*actors.EventSendSettled); ok {
+		if ev, ok := e.(*protocol.EventSendSettled); ok {
 			r.mu.Lock()
 			r.settled[ev.Session] = append(r.settled[ev.Session], *ev)
 			r.mu.Unlock()
@@ -64,24 +65,24 @@ func (r *rig) spawn() (messages.SessionID, *faulty.Session) {
 
 // activity asks the owner through the protocol, which also counts the
 // retained cleanup failures.
-func (r *rig) activity() actors.HasOwnerActivityReply {
+func (r *rig) activity() protocol.HasOwnerActivityReply {
 	r.t.Helper()
-	res, err := r.svc.System().Root.RequestFuture(r.svc.PID(), &actors.HasOwnerActivity{Owner: r.owner}, 10*time.Second).Result()
+	res, err := r.svc.System().Root.RequestFuture(r.svc.PID(), &protocol.HasOwnerActivity{Owner: r.owner}, 10*time.Second).Result()
 	if err != nil {
 		r.t.Fatalf("owner activity: %v", err)
 	}
-	return *res.(*actors.HasOwnerActivityReply)
+	return *res.(*protocol.HasOwnerActivityReply)
 }
 
 // settlements returns how many sends of id settled, once n did (or fails
 // at the deadline): the events are published after the caller is told.
-func (r *rig) settlements(id messages.SessionID, n int) []actors.EventSendSettled {
+func (r *rig) settlements(id messages.SessionID, n int) []protocol.EventSendSettled {
 	r.t.Helper()
-	var got []actors.EventSendSettled
+	var got []protocol.EventSendSettled
 	testkit.WaitFor(r.t, 10*time.Second, fmt.Sprintf("%d settlements published for %s", n, id), func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		got = append([]actors.EventSendSettled(nil), r.settled[id]...)
+		got = append([]protocol.EventSendSettled(nil), r.settled[id]...)
 		return len(got) >= n
 	})
 	return got
@@ -622,9 +623,9 @@ func TestSlowCloseIsJoined(t *testing.T) {
 	// owner, session): once the read is answered, the kill was handled,
 	// while the close is still held.
 	root := r.svc.System().Root
-	second := root.RequestFuture(r.svc.PID(), &actors.Kill{Owner: r.owner, Session: id, Reason: "again"}, 10*time.Second)
-	rd, err := root.RequestFuture(r.svc.PID(), &actors.Read{Owner: r.owner, Session: id}, 10*time.Second).Result()
-	if err != nil || rd.(*actors.ReadReply).Err != nil {
+	second := root.RequestFuture(r.svc.PID(), &protocol.Kill{Owner: r.owner, Session: id, Reason: "again"}, 10*time.Second)
+	rd, err := root.RequestFuture(r.svc.PID(), &protocol.Read{Owner: r.owner, Session: id}, 10*time.Second).Result()
+	if err != nil || rd.(*protocol.ReadReply).Err != nil {
 		t.Fatalf("read while closing: %v %+v", err, rd)
 	}
 	if calls, _ := s.Closes(); calls != 1 {
@@ -635,7 +636,7 @@ func TestSlowCloseIsJoined(t *testing.T) {
 		t.Fatalf("first kill: %v", err)
 	}
 	m, err := second.Result()
-	if k, ok := m.(*actors.KillReply); err != nil || !ok || k.Err != nil || k.Closed {
+	if k, ok := m.(*protocol.KillReply); err != nil || !ok || k.Err != nil || k.Closed {
 		t.Fatalf("second kill: %+v, %v; want a join (closed false, no error)", m, err)
 	}
 	if calls, closed := s.Closes(); calls != 1 || !closed {

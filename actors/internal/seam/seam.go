@@ -2,9 +2,10 @@
 // serves one of its sessions, for session implementations outside package
 // actors (the remote proxy in actors/remote): the owner's requests to it
 // and its reports to the owner. With the session requests of
-// actors/routes.go (StartSend, AwaitSend, ..., Resize) it is everything an
-// owner and a session actor say to each other (ARCHITECTURE.md, "Where
-// remote hosts plug in").
+// actors/protocol (StartSend, AwaitSend, ..., Resize) it is everything an
+// owner and a session actor say to each other (ARCHITECTURE.md, "The
+// remote room and its seam"). Core is what a room sees of the service it
+// joins, found on the service's actor system (CoreOf).
 package seam
 
 import (

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -20,28 +20,28 @@ func TestGatewayMapsControl(t *testing.T) {
 		body wire.RequestBody
 		want any
 	}{
-		{&wire.Request_TakeControl{TakeControl: wire.TakeControlTo("pty-1", req)}, &actors.TakeControl{Owner: o, Session: "pty-1", Request: req}},
-		{&wire.Request_ControlInput{ControlInput: &wire.ControlInput{Session: "pty-1", Epoch: 3, Data: []byte("ls\r")}}, &actors.ControlInput{Owner: o, Session: "pty-1", Epoch: 3, Data: []byte("ls\r")}},
-		{&wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: "pty-1", Epoch: 3}}, &actors.ReturnControl{Owner: o, Session: "pty-1", Epoch: 3}},
-		{&wire.Request_Resize{Resize: wire.ResizeTo("pty-1", 30, 100, 3)}, &actors.Resize{Owner: o, Session: "pty-1", Rows: 30, Cols: 100, ControlEpoch: 3}},
+		{&wire.Request_TakeControl{TakeControl: wire.TakeControlTo("pty-1", req)}, &protocol.TakeControl{Owner: o, Session: "pty-1", Request: req}},
+		{&wire.Request_ControlInput{ControlInput: &wire.ControlInput{Session: "pty-1", Epoch: 3, Data: []byte("ls\r")}}, &protocol.ControlInput{Owner: o, Session: "pty-1", Epoch: 3, Data: []byte("ls\r")}},
+		{&wire.Request_ReturnControl{ReturnControl: &wire.ReturnControl{Session: "pty-1", Epoch: 3}}, &protocol.ReturnControl{Owner: o, Session: "pty-1", Epoch: 3}},
+		{&wire.Request_Resize{Resize: wire.ResizeTo("pty-1", 30, 100, 3)}, &protocol.Resize{Owner: o, Session: "pty-1", Rows: 30, Cols: 100, ControlEpoch: 3}},
 	} {
-		got := protocol(o, &wire.Request{Body: tc.body})
+		got := toProtocol(o, &wire.Request{Body: tc.body})
 		switch g := got.(type) {
-		case *actors.ControlInput:
-			w := tc.want.(*actors.ControlInput)
+		case *protocol.ControlInput:
+			w := tc.want.(*protocol.ControlInput)
 			if g.Owner != w.Owner || g.Session != w.Session || g.Epoch != w.Epoch || string(g.Data) != string(w.Data) {
 				t.Errorf("%T: %+v, want %+v", tc.body, g, w)
 			}
-		case *actors.TakeControl:
-			if *g != *tc.want.(*actors.TakeControl) {
+		case *protocol.TakeControl:
+			if *g != *tc.want.(*protocol.TakeControl) {
 				t.Errorf("%T: %+v, want %+v", tc.body, g, tc.want)
 			}
-		case *actors.ReturnControl:
-			if *g != *tc.want.(*actors.ReturnControl) {
+		case *protocol.ReturnControl:
+			if *g != *tc.want.(*protocol.ReturnControl) {
 				t.Errorf("%T: %+v, want %+v", tc.body, g, tc.want)
 			}
-		case *actors.Resize:
-			if *g != *tc.want.(*actors.Resize) {
+		case *protocol.Resize:
+			if *g != *tc.want.(*protocol.Resize) {
 				t.Errorf("%T: %+v, want %+v", tc.body, g, tc.want)
 			}
 		default:
@@ -50,20 +50,20 @@ func TestGatewayMapsControl(t *testing.T) {
 	}
 
 	c := messages.Control{Holder: "ada", Person: true, Epoch: 3}
-	body, ok, err := sessionReply(&actors.ControlReply{Control: c})
+	body, ok, err := sessionReply(&protocol.ControlReply{Control: c})
 	if !ok || err != nil || wire.ControlFrom(body.(*wire.Reply_TakeControl).TakeControl).Epoch != 3 {
 		t.Fatalf("control reply: %+v %v %v", body, ok, err)
 	}
 	hb := messages.Handback{People: []string{"ada"}, Reason: messages.HandbackReturned, Lines: []messages.TypedLine{{Text: "ls", Len: 2}}, ExitCodes: []int{0}}
-	body, ok, err = sessionReply(&actors.ReturnControlReply{Handback: hb})
+	body, ok, err = sessionReply(&protocol.ReturnControlReply{Handback: hb})
 	if got := wire.HandbackFrom(body.(*wire.Reply_ReturnControl).ReturnControl); !ok || err != nil || got.Lines[0].Text != "ls" || got.ExitCodes[0] != 0 {
 		t.Fatalf("hand-back reply: %+v %v %v", got, ok, err)
 	}
-	if body, ok, err = sessionReply(&actors.ControlInputReply{}); !ok || err != nil || body.(*wire.Reply_ControlInput).ControlInput == nil {
+	if body, ok, err = sessionReply(&protocol.ControlInputReply{}); !ok || err != nil || body.(*wire.Reply_ControlInput).ControlInput == nil {
 		t.Fatalf("input reply: %+v %v %v", body, ok, err)
 	}
 	stale := messages.ControlStale("pty-1", 2, c)
-	for _, r := range []any{&actors.ControlReply{Err: stale}, &actors.ControlInputReply{Err: stale}, &actors.ReturnControlReply{Err: stale}} {
+	for _, r := range []any{&protocol.ControlReply{Err: stale}, &protocol.ControlInputReply{Err: stale}, &protocol.ReturnControlReply{Err: stale}} {
 		if body, ok, err := sessionReply(r); !ok || body != nil || !errors.Is(wire.ErrorFrom(wire.ErrorTo(err)), messages.ErrControlStale) {
 			t.Errorf("%T refused: body %v, ok %v, err %v", r, body, ok, err)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
@@ -95,13 +95,13 @@ func TestControlThroughHost(t *testing.T) {
 	checkHandback(t, hb)
 	// The client's subscribers heard both changes of hands, pushed by the
 	// host, as a local session's: the take-over, then the hand-back.
-	var changes []*actors.EventControlChanged
+	var changes []*protocol.EventControlChanged
 	for len(changes) < 2 {
 		ev, err := sub.Next(ctx)
 		if err != nil {
 			t.Fatalf("events: %v (control changes so far: %d)", err, len(changes))
 		}
-		if e, ok := ev.(*actors.EventControlChanged); ok {
+		if e, ok := ev.(*protocol.EventControlChanged); ok {
 			changes = append(changes, e)
 		}
 	}

@@ -10,7 +10,7 @@
 // and Chunk, addressed to the gateway, from a sender on the address the
 // client announced, and refuses system messages and every other target
 // before protoactor decodes anything. The gateway maps each wire request
-// to the runtime's message protocol (actors/protocol.go), sent to the
+// to the runtime's message protocol (package actors/protocol), sent to the
 // service with a relay as the sender: a small process that hands the
 // runtime's reply back to the gateway with the call it answers. Nothing
 // blocks the gateway's mailbox, and no future or timeout stands between a

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
@@ -34,7 +34,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev, ok := next().(*actors.EventSessionOpened); !ok || ev.Owner != o || ev.Snapshot.SessionID != sh.ID() {
+	if ev, ok := next().(*protocol.EventSessionOpened); !ok || ev.Owner != o || ev.Snapshot.SessionID != sh.ID() {
 		t.Fatalf("first event %#v, want the session opened", ev)
 	}
 
@@ -42,7 +42,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, ok := next().(*actors.EventSendSettled)
+	ev, ok := next().(*protocol.EventSendSettled)
 	if !ok || ev.Owner != o || ev.Session != sh.ID() || ev.Ticket == 0 || ev.WaitReason != messages.WaitStdinRead ||
 		ev.Cause != res.Cause || ev.ExitCode == nil || *ev.ExitCode != 1 || ev.Reader != res.Reader || ev.Cursor != res.Cursor || ev.Err != nil {
 		t.Fatalf("settled event %#v for result %+v", ev, res)
@@ -54,7 +54,7 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	if err != nil || !res.Secret {
 		t.Fatalf("secret read: %+v %v", res, err)
 	}
-	if ev, ok := next().(*actors.EventSendSettled); !ok || !ev.Secret || ev.Owner != o {
+	if ev, ok := next().(*protocol.EventSendSettled); !ok || !ev.Secret || ev.Owner != o {
 		t.Fatalf("settled event %#v, want Secret", ev)
 	}
 	snap, err := svc.Session(o, sh.ID()).Describe(ctx)
@@ -73,12 +73,12 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "exit 3", Submit: true}); err != nil {
 		t.Fatal(err)
 	}
-	var exited *actors.EventSessionExited
+	var exited *protocol.EventSessionExited
 	for exited == nil {
 		switch e := next().(type) {
-		case *actors.EventSessionExited:
+		case *protocol.EventSessionExited:
 			exited = e
-		case *actors.EventSendSettled:
+		case *protocol.EventSendSettled:
 		default:
 			t.Fatalf("unexpected event %#v", e)
 		}
@@ -94,13 +94,13 @@ func TestRemoteEventsAndDescribe(t *testing.T) {
 	}
 	for {
 		e := next()
-		if c, ok := e.(*actors.EventSessionClosed); ok {
+		if c, ok := e.(*protocol.EventSessionClosed); ok {
 			if c.Owner != o || c.Session != sh.ID() || !strings.Contains(c.Reason, "test") {
 				t.Fatalf("closed event %#v", c)
 			}
 			break
 		}
-		if _, ok := e.(*actors.EventSendSettled); !ok {
+		if _, ok := e.(*protocol.EventSendSettled); !ok {
 			t.Fatalf("unexpected event %#v", e)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/internal/endpoint"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
@@ -103,20 +104,20 @@ func (g *gateway) Receive(ctx actor.Context) {
 		sys, self := g.sys, g.self
 		g.sub = sys.EventStream.SubscribeWithPredicate(func(ev any) {
 			switch e := ev.(type) {
-			case *actors.EventSessionExited:
+			case *protocol.EventSessionExited:
 				st := e.Status
 				sys.Root.Send(self, &sessionEnd{id: e.Session, exited: &st})
-			case *actors.EventSessionClosed:
+			case *protocol.EventSessionClosed:
 				// Before the close's reply, which the session sends
 				// after publishing: a client that fetches the record
 				// on that reply finds it kept.
 				sys.Root.Send(self, &sessionEnd{id: e.Session, recording: e.Report.Recording})
-			case *actors.EventControlChanged:
+			case *protocol.EventControlChanged:
 				sys.Root.Send(self, e)
 			}
 		}, func(ev any) bool {
 			switch ev.(type) {
-			case *actors.EventSessionExited, *actors.EventSessionClosed, *actors.EventControlChanged:
+			case *protocol.EventSessionExited, *protocol.EventSessionClosed, *protocol.EventControlChanged:
 				return true
 			}
 			return false
@@ -149,7 +150,7 @@ func (g *gateway) Receive(ctx actor.Context) {
 		}
 	case *sessionEnd:
 		g.onSessionEnd(m)
-	case *actors.EventControlChanged:
+	case *protocol.EventControlChanged:
 		// Its client hears, as of an exit: a take-over, a hand-back (an
 		// idle one too).
 		if rec := g.sessions[m.Session]; rec != nil {
@@ -319,7 +320,7 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 	if cs, ok := req.Body.(*wire.Request_CancelSpawn); ok {
 		if rec != nil {
 			if ref, ok := rec.spawns[cs.CancelSpawn.GetSpawnCall()]; ok {
-				ctx.Send(g.svc.PID(), &actors.CancelSpawn{Owner: o, Ref: ref, Cause: context.Canceled})
+				ctx.Send(g.svc.PID(), &protocol.CancelSpawn{Owner: o, Ref: ref, Cause: context.Canceled})
 			}
 		}
 		return
@@ -329,12 +330,12 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 		g.onWatch(rec, id+"/"+req.Client, req.Call, from, req)
 		return
 	}
-	msg := protocol(o, req)
+	msg := toProtocol(o, req)
 	if msg == nil {
 		g.fail(from, req.Call, messages.InvalidArgument("empty or unknown request"))
 		return
 	}
-	sp, spawn := msg.(*actors.Spawn)
+	sp, spawn := msg.(*protocol.Spawn)
 	if spawn && rec != nil && g.cfg.MaxSessionsPerClient > 0 && g.sessionsOf(c) >= g.cfg.MaxSessionsPerClient {
 		g.fail(from, req.Call, messages.Errorf(messages.CodeSessionLimit,
 			"PTY host: this client already has %d sessions open or starting (the host's limit)", g.cfg.MaxSessionsPerClient))
@@ -342,7 +343,7 @@ func (g *gateway) onRequest(ctx actor.Context, req *wire.Request, from *actor.PI
 	}
 	r := g.relay(req.Call, from, rec)
 	r.session = messages.SessionID(req.Session())
-	_, r.isStart = msg.(*actors.StartSend)
+	_, r.isStart = msg.(*protocol.StartSend)
 	if spawn && rec != nil {
 		// Named by client and call, so a CancelSpawn can find it.
 		sp.Ref = fmt.Sprintf("%s/%d", c.id, req.Call)
@@ -363,12 +364,12 @@ func (g *gateway) openOwner(ctx actor.Context, call uint64, lbl, id string, c *c
 	}
 	r := g.relay(call, from, nil)
 	r.open, r.token, r.resume = rec, token, resume
-	ctx.RequestWithCustomSender(g.svc.PID(), &actors.OpenOwner{Owner: rec.owner}, r.pid)
+	ctx.RequestWithCustomSender(g.svc.PID(), &protocol.OpenOwner{Owner: rec.owner}, r.pid)
 }
 
-// protocol maps a wire request to the runtime's message; nil when the
+// toProtocol maps a wire request to the runtime's message; nil when the
 // body is none the gateway relays.
-func protocol(o messages.Owner, req *wire.Request) any {
+func toProtocol(o messages.Owner, req *wire.Request) any {
 	switch b := req.Body.(type) {
 	case *wire.Request_Spawn:
 		req := messages.SpawnRequest{Type: b.Spawn.GetType(), Name: b.Spawn.GetName(), Cwd: b.Spawn.GetCwd()}
@@ -376,49 +377,49 @@ func protocol(o messages.Owner, req *wire.Request) any {
 			// The record on this host names the session as its client does.
 			req.RecordAs = messages.SessionID(cs)
 		}
-		return &actors.Spawn{Owner: o, Request: req}
+		return &protocol.Spawn{Owner: o, Request: req}
 	case *wire.Request_StartSend:
 		s := b.StartSend
-		return &actors.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
+		return &protocol.StartSend{Owner: o, Session: messages.SessionID(s.GetSession()), NotifySettled: true,
 			Request: wire.SendRequestFrom(s)}
 	case *wire.Request_AwaitSend:
-		return &actors.AwaitSend{Owner: o, Session: messages.SessionID(b.AwaitSend.GetSession()), Ticket: b.AwaitSend.GetTicket()}
+		return &protocol.AwaitSend{Owner: o, Session: messages.SessionID(b.AwaitSend.GetSession()), Ticket: b.AwaitSend.GetTicket()}
 	case *wire.Request_ReadSendOutput:
-		return &actors.ReadSendOutput{Owner: o, Session: messages.SessionID(b.ReadSendOutput.GetSession()), Ticket: b.ReadSendOutput.GetTicket()}
+		return &protocol.ReadSendOutput{Owner: o, Session: messages.SessionID(b.ReadSendOutput.GetSession()), Ticket: b.ReadSendOutput.GetTicket()}
 	case *wire.Request_CancelSend:
-		return &actors.CancelSend{Owner: o, Session: messages.SessionID(b.CancelSend.GetSession()), Ticket: b.CancelSend.GetTicket()}
+		return &protocol.CancelSend{Owner: o, Session: messages.SessionID(b.CancelSend.GetSession()), Ticket: b.CancelSend.GetTicket()}
 	case *wire.Request_Read:
-		return &actors.Read{Owner: o, Session: messages.SessionID(b.Read.GetSession()), Request: wire.ReadRequestFrom(b.Read)}
+		return &protocol.Read{Owner: o, Session: messages.SessionID(b.Read.GetSession()), Request: wire.ReadRequestFrom(b.Read)}
 	case *wire.Request_Signal:
-		return &actors.SignalSession{Owner: o, Session: messages.SessionID(b.Signal.GetSession()), Signal: messages.Signal(b.Signal.GetSignal())}
+		return &protocol.SignalSession{Owner: o, Session: messages.SessionID(b.Signal.GetSession()), Signal: messages.Signal(b.Signal.GetSignal())}
 	case *wire.Request_Kill:
-		return &actors.Kill{Owner: o, Session: messages.SessionID(b.Kill.GetSession()), Reason: b.Kill.GetReason()}
+		return &protocol.Kill{Owner: o, Session: messages.SessionID(b.Kill.GetSession()), Reason: b.Kill.GetReason()}
 	case *wire.Request_Describe:
-		return &actors.Describe{Owner: o, Session: messages.SessionID(b.Describe.GetSession())}
+		return &protocol.Describe{Owner: o, Session: messages.SessionID(b.Describe.GetSession())}
 	case *wire.Request_GetScreen:
-		return &actors.GetScreen{Owner: o, Session: messages.SessionID(b.GetScreen.GetSession())}
+		return &protocol.GetScreen{Owner: o, Session: messages.SessionID(b.GetScreen.GetSession())}
 	case *wire.Request_Resize:
 		id, rows, cols, epoch := wire.ResizeFrom(b.Resize)
-		return &actors.Resize{Owner: o, Session: id, Rows: rows, Cols: cols, ControlEpoch: epoch}
+		return &protocol.Resize{Owner: o, Session: id, Rows: rows, Cols: cols, ControlEpoch: epoch}
 	case *wire.Request_TakeControl:
-		return &actors.TakeControl{Owner: o, Session: messages.SessionID(b.TakeControl.GetSession()), Request: wire.TakeControlRequestFrom(b.TakeControl)}
+		return &protocol.TakeControl{Owner: o, Session: messages.SessionID(b.TakeControl.GetSession()), Request: wire.TakeControlRequestFrom(b.TakeControl)}
 	case *wire.Request_ControlInput:
 		c := b.ControlInput
-		return &actors.ControlInput{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch(), Data: c.GetData()}
+		return &protocol.ControlInput{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch(), Data: c.GetData()}
 	case *wire.Request_ReturnControl:
 		c := b.ReturnControl
-		return &actors.ReturnControl{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch()}
+		return &protocol.ReturnControl{Owner: o, Session: messages.SessionID(c.GetSession()), Epoch: c.GetEpoch()}
 	case *wire.Request_EnterSecret:
 		// The prompt names the session by this host's id, as the
 		// request does; the session zeroes the secret once written.
 		p, secret := wire.EnterSecretFrom(b.EnterSecret)
-		return &actors.EnterSecret{Owner: o, Session: messages.SessionID(b.EnterSecret.GetSession()), Prompt: p, Secret: secret}
+		return &protocol.EnterSecret{Owner: o, Session: messages.SessionID(b.EnterSecret.GetSession()), Prompt: p, Secret: secret}
 	case *wire.Request_Mark:
-		return &actors.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
+		return &protocol.Mark{Owner: o, Session: messages.SessionID(b.Mark.GetSession()), Label: b.Mark.GetLabel()}
 	case *wire.Request_List:
-		return &actors.List{Owner: o}
+		return &protocol.List{Owner: o}
 	case *wire.Request_DisposeOwner:
-		return &actors.DisposeOwner{Owner: o}
+		return &protocol.DisposeOwner{Owner: o}
 	}
 	return nil
 }
@@ -442,18 +443,18 @@ func (g *gateway) onReply(r *relay, msg any) {
 	rep := &wire.Reply{Call: r.call}
 	var err error
 	switch m := msg.(type) {
-	case *actors.OpenOwnerReply:
+	case *protocol.OpenOwnerReply:
 		if err = m.Err; err == nil {
 			g.ownerOpened(r, rep)
 		}
-	case *actors.SpawnReply:
+	case *protocol.SpawnReply:
 		err = g.spawned(r, m, rep)
-	case *actors.StartSendReply:
+	case *protocol.StartSendReply:
 		if err = m.Err; err == nil {
 			g.sendStarted(r, m, rep)
 			return
 		}
-	case *actors.SendSettled:
+	case *protocol.SendSettled:
 		err = m.Err
 		rep.Body = &wire.Reply_SendSettled{SendSettled: &wire.SendSettled{Session: string(m.Session), Ticket: m.Ticket, Result: wire.SendResultTo(m.Result)}}
 		if r.isStart && !r.started {
@@ -463,9 +464,9 @@ func (g *gateway) onReply(r *relay, msg any) {
 			r.early = rep
 			return
 		}
-	case *actors.ListReply:
+	case *protocol.ListReply:
 		g.listed(r, m, rep)
-	case *actors.DisposeOwnerReply:
+	case *protocol.DisposeOwnerReply:
 		err = m.Err
 		if r.rec != nil {
 			g.forget(r.rec)
@@ -497,31 +498,31 @@ func (g *gateway) onReply(r *relay, msg any) {
 // reply that is not one of them.
 func sessionReply(msg any) (body wire.ReplyBody, ok bool, err error) {
 	switch m := msg.(type) {
-	case *actors.ReadSendOutputReply:
+	case *protocol.ReadSendOutputReply:
 		return &wire.Reply_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutputReply{Delta: m.Read.Delta, Truncated: m.Read.Truncated, Settled: m.Settled}}, true, m.Err
-	case *actors.CancelSendReply:
+	case *protocol.CancelSendReply:
 		return &wire.Reply_CancelSend{CancelSend: &wire.CancelSendReply{Accepted: m.Accepted}}, true, nil
-	case *actors.KillReply:
+	case *protocol.KillReply:
 		return &wire.Reply_Kill{Kill: wire.KillTo(m.Closed, m.Report)}, true, m.Err
-	case *actors.ReadReply:
+	case *protocol.ReadReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Read{Read: wire.ReadResultTo(m.Result)} })
-	case *actors.SignalReply:
+	case *protocol.SignalReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Signal{Signal: wire.SignalResultTo(m.Result)} })
-	case *actors.DescribeReply:
+	case *protocol.DescribeReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Describe{Describe: wire.SnapshotTo(m.Snapshot)} })
-	case *actors.ScreenReply:
+	case *protocol.ScreenReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Screen{Screen: wire.ScreenTo(m.Screen)} })
-	case *actors.ResizeReply:
+	case *protocol.ResizeReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Resize{Resize: &wire.ResizeReply{}} })
-	case *actors.MarkReply:
+	case *protocol.MarkReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_Mark{Mark: &wire.MarkReply{Seq: m.Seq}} })
-	case *actors.ControlReply:
+	case *protocol.ControlReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_TakeControl{TakeControl: wire.ControlTo(m.Control)} })
-	case *actors.ControlInputReply:
+	case *protocol.ControlInputReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_ControlInput{ControlInput: &wire.ControlInputReply{}} })
-	case *actors.EnterSecretReply:
+	case *protocol.EnterSecretReply:
 		return okBody(m.Err, func() wire.ReplyBody { return &wire.Reply_EnterSecret{EnterSecret: &wire.EnterSecretReply{}} })
-	case *actors.ReturnControlReply:
+	case *protocol.ReturnControlReply:
 		return okBody(m.Err, func() wire.ReplyBody {
 			return &wire.Reply_ReturnControl{ReturnControl: wire.HandbackTo(&m.Handback)}
 		})
@@ -548,7 +549,7 @@ func (g *gateway) ownerOpened(r *relay, rep *wire.Reply) {
 
 // spawned records a published session under its owner, with the id the
 // client knows it by.
-func (g *gateway) spawned(r *relay, m *actors.SpawnReply, rep *wire.Reply) error {
+func (g *gateway) spawned(r *relay, m *protocol.SpawnReply, rep *wire.Reply) error {
 	if r.rec != nil {
 		delete(r.rec.spawns, r.call)
 	}
@@ -567,7 +568,7 @@ func (g *gateway) spawned(r *relay, m *actors.SpawnReply, rep *wire.Reply) error
 
 // sendStarted answers a reservation; the relay stays for the settlement,
 // unless that overtook the reply and waits to follow it.
-func (g *gateway) sendStarted(r *relay, m *actors.StartSendReply, rep *wire.Reply) {
+func (g *gateway) sendStarted(r *relay, m *protocol.StartSendReply, rep *wire.Reply) {
 	if r.rec != nil && g.sessions[r.session] == r.rec {
 		r.rec.tickets[r.session] = m.Ticket
 	}
@@ -582,7 +583,7 @@ func (g *gateway) sendStarted(r *relay, m *actors.StartSendReply, rep *wire.Repl
 
 // listed answers a list, or a resume (a list of the resumed owner's
 // sessions, under the ids and tickets its client knows).
-func (g *gateway) listed(r *relay, m *actors.ListReply, rep *wire.Reply) {
+func (g *gateway) listed(r *relay, m *protocol.ListReply, rep *wire.Reply) {
 	if rec := r.resumed; rec != nil {
 		res := &wire.ResumeOwnerReply{Token: r.token}
 		for _, snap := range m.Sessions {
@@ -666,7 +667,7 @@ func (g *gateway) expire(rec *ownerRec) {
 	g.log.Info().Str("owner", rec.owner.Label()).Msg("grace over: disposing the owner")
 	r := g.relay(0, nil, rec)
 	r.internal = true
-	g.sys.Root.RequestWithCustomSender(g.svc.PID(), &actors.DisposeOwner{Owner: rec.owner}, r.pid)
+	g.sys.Root.RequestWithCustomSender(g.svc.PID(), &protocol.DisposeOwner{Owner: rec.owner}, r.pid)
 	g.forget(rec)
 }
 
@@ -693,7 +694,7 @@ func (g *gateway) onResume(ctx actor.Context, call uint64, resume, id string, c 
 	g.log.Info().Str("owner", rec.owner.Label()).Str("client", c.id).Msg("owner resumed by a client")
 	r := g.relay(call, from, rec)
 	r.resumed, r.token = rec, token
-	ctx.RequestWithCustomSender(g.svc.PID(), &actors.List{Owner: rec.owner}, r.pid)
+	ctx.RequestWithCustomSender(g.svc.PID(), &protocol.List{Owner: rec.owner}, r.pid)
 }
 
 // newToken mints a secret: 256 random bits.

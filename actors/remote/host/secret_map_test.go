@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/actors"
+	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
 )
@@ -16,8 +16,8 @@ import (
 func TestGatewayMapsSecret(t *testing.T) {
 	o := messages.NewOwner("test")
 	p := messages.SecretPrompt{Session: "pty-client", Pgid: 4242, TID: 4243, InputSeq: 17, Reader: "bash", Line: "pw1:"}
-	got := protocol(o, &wire.Request{Body: &wire.Request_EnterSecret{EnterSecret: wire.EnterSecretTo("pty-1", p, []byte("hunter2"))}})
-	m, ok := got.(*actors.EnterSecret)
+	got := toProtocol(o, &wire.Request{Body: &wire.Request_EnterSecret{EnterSecret: wire.EnterSecretTo("pty-1", p, []byte("hunter2"))}})
+	m, ok := got.(*protocol.EnterSecret)
 	if !ok {
 		t.Fatalf("EnterSecret mapped to %T", got)
 	}
@@ -27,7 +27,7 @@ func TestGatewayMapsSecret(t *testing.T) {
 		t.Fatalf("mapped %+v (secret %q), want owner %v, pty-1, prompt %+v", m, m.Secret, o, want)
 	}
 
-	body, ok, err := sessionReply(&actors.EnterSecretReply{})
+	body, ok, err := sessionReply(&protocol.EnterSecretReply{})
 	if !ok || err != nil || body.(*wire.Reply_EnterSecret).EnterSecret == nil {
 		t.Fatalf("entered: %+v %v %v", body, ok, err)
 	}
@@ -37,7 +37,7 @@ func TestGatewayMapsSecret(t *testing.T) {
 		{messages.ErrSessionExited, messages.ErrSessionExited},
 		{messages.InvalidArgument("the secret is empty"), messages.ErrInvalidArgument},
 	} {
-		body, ok, err := sessionReply(&actors.EnterSecretReply{Err: tc.err})
+		body, ok, err := sessionReply(&protocol.EnterSecretReply{Err: tc.err})
 		if !ok || body != nil || !errors.Is(wire.ErrorFrom(wire.ErrorTo(err)), tc.want) {
 			t.Errorf("refused with %v: body %v, ok %v, err %v", tc.err, body, ok, err)
 		}

@@ -1,14 +1,16 @@
-package actors
+package protocol
 
 import (
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 )
 
 // The service actor's request/reply protocol. An integration may drive the
 // runtime with these messages instead of the Go facade: send a request to the
-// service PID with Request/RequestFuture and await the reply type named on
-// each request. Every reply carries Err; a refusal never panics or drops.
+// service PID (actors.Service.PID) with Request/RequestFuture and await the
+// reply type named on each request. Every reply carries Err; a refusal never
+// panics or drops.
 
 // RegisterBackend adds a backend. Reply: *RegisterBackendReply.
 type RegisterBackend struct{ Backend backend.Backend }
@@ -47,7 +49,9 @@ type Spawn struct {
 	Ref       string
 	Cancelled error
 
-	adopt any // the room's: a session a host runs already (seam.Room.Place)
+	// Adopt is set by a room beside the core only (actors/remote): a
+	// session a host runs already, handed to the room's Place.
+	Adopt any
 }
 
 // CancelSpawn cancels a pending spawn: its reply then carries Cause exactly
@@ -293,9 +297,22 @@ type WatchSession struct {
 // WatchReply answers WatchSession: the session's stream, read by the
 // viewer itself (never through the session's mailbox).
 type WatchReply struct {
-	source backend.Watchable
+	// Source is what the viewer reads; nil when Err is set.
+	Source backend.Watchable
 	Err    error
 }
+
+// LookupSession asks which actor serves a published session: the facade's
+// route cache sends its session requests there directly. Reply:
+// *LookupReply.
+type LookupSession struct {
+	Owner   messages.Owner
+	Session messages.SessionID
+}
+
+// LookupReply answers LookupSession; PID is nil when there is no such
+// session.
+type LookupReply struct{ PID *actor.PID }
 
 // List asks for the owner's published sessions in publication order. Reply:
 // *ListReply.
