@@ -1,10 +1,12 @@
 package local
 
 import (
+	"sync"
+	"time"
+
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"time"
 )
 
 var _ backend.Watchable = (*session)(nil)
@@ -33,15 +35,26 @@ func (s *session) Ended(seq uint64) bool { return s.stream.done(seq) }
 // picture a few milliseconds old is still consistent, as it carries the
 // number of the event it shows, and the viewer reads on from there, as
 // long as the window still holds what came after it.
+//
+// Sharing the drawing is not enough: every join costs the server far more
+// than its picture (the WebSocket, its goroutines, the session's badge,
+// the picture's bytes on the socket), and viewers joining and leaving in
+// a loop, sharing pictures, still took both cores from the flood and from
+// every other session's sends. Joins are paced (joinPacer): past a burst,
+// one a joinEvery per session, each waiting its turn off every lock.
 func (s *session) Picture(history int) messages.Picture {
+	if history > 0 {
+		s.pictures.pace.await(time.Now(), s.pumpDone)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	if p, ok := s.pictures.fresh(history, now); ok && s.stream.keeps(p.Seq) {
+	shown := s.stream.shown()
+	if p, ok := s.pictures.fresh(history, now, shown); ok && (p.Seq == shown || s.stream.keeps(p.Seq)) {
 		return p
 	}
 	size := s.screen.Size()
-	p := messages.Picture{Draw: s.screen.Render(history), Rows: size.Rows, Cols: size.Cols, Seq: s.stream.shown()}
+	p := messages.Picture{Draw: s.screen.Render(history), Rows: size.Rows, Cols: size.Cols, Seq: shown}
 	s.pictures.keep(history, p, now)
 	return p
 }
@@ -51,7 +64,60 @@ func (s *session) Picture(history int) messages.Picture {
 // page's history, for one that joins).
 type pictureCache struct {
 	entries [2]cachedPicture
-	next    int // the entry a new amount replaces
+	next    int       // the entry a new amount replaces
+	pace    joinPacer // under its own lock, never mu
+}
+
+// joinPacer paces the pictures with scrollback a session draws, that is
+// its viewers' joins (a viewer's first picture, or a fresh one after it
+// fell out of the window). Past joinBurst at once, one joins every
+// joinEvery, in turn: a join waits for its slot (joinEvery per viewer
+// joining at that moment; a join that waits costs nothing, and the
+// viewer's hello is already sent), then takes the shared picture. A crowd
+// waits at most joinWaitMax, which also bounds how long a join whose
+// viewer left meanwhile lingers (the wait has no context to end it).
+type joinPacer struct {
+	mu  sync.Mutex
+	tat time.Time // when the slot after the last one taken is free
+}
+
+const (
+	joinEvery   = 20 * time.Millisecond
+	joinBurst   = 10
+	joinWaitMax = 5 * time.Second
+)
+
+// await takes the next slot and waits for it, or until done closes (the
+// session's output ended: nothing more to wait for).
+func (j *joinPacer) await(now time.Time, done <-chan struct{}) {
+	wait := j.reserve(now)
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-done:
+	}
+}
+
+// reserve takes the next slot, and returns how long until it is free.
+func (j *joinPacer) reserve(now time.Time) time.Duration {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	tat := j.tat
+	if tat.Before(now) {
+		tat = now
+	}
+	tat = tat.Add(joinEvery)
+	wait := tat.Add(-joinBurst * joinEvery).Sub(now)
+	if wait > joinWaitMax {
+		// A crowd: no join waits longer, and it takes no later slot.
+		return joinWaitMax
+	}
+	j.tat = tat
+	return max(wait, 0)
 }
 
 type cachedPicture struct {
@@ -60,9 +126,13 @@ type cachedPicture struct {
 	p       messages.Picture
 }
 
-func (c *pictureCache) fresh(history int, now time.Time) (messages.Picture, bool) {
+// fresh returns the kept drawing with history lines of scrollback when
+// it is younger than pictureReuse, or still shows the screen (nothing drew
+// after event shown, the one the screen shows now): paced joins come
+// further apart than a frame, and on a quiet session they all share one.
+func (c *pictureCache) fresh(history int, now time.Time, shown uint64) (messages.Picture, bool) {
 	for _, e := range c.entries {
-		if e.p.Draw != nil && e.history == history && now.Sub(e.at) < pictureReuse {
+		if e.p.Draw != nil && e.history == history && (now.Sub(e.at) < pictureReuse || e.p.Seq == shown) {
 			return e.p, true
 		}
 	}
