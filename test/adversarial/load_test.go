@@ -73,6 +73,7 @@ func TestLoadViewersChurnDuringFlood(t *testing.T) {
 	halt := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
 	t.Cleanup(halt) // a failed assertion must not leave the viewers running
 	var joins, refused atomic.Int64
+	var firstRefusal atomic.Value // the first refused join's error
 	srcs := make([]*Server, 20)
 	for i := range srcs {
 		srcs[i] = s.From(fmt.Sprintf("127.0.3.%d", i+1))
@@ -89,10 +90,10 @@ func TestLoadViewersChurnDuringFlood(t *testing.T) {
 					return
 				default:
 				}
-				if churnOnce(ctx(t), src, flood, token, cookie, i%2 == 0) {
+				if err := churnOnce(ctx(t), src, flood, token, cookie, i%2 == 0); err == nil {
 					joins.Add(1)
-				} else {
-					refused.Add(1)
+				} else if refused.Add(1) == 1 {
+					firstRefusal.Store(err.Error())
 				}
 			}
 		}()
@@ -127,7 +128,7 @@ func TestLoadViewersChurnDuringFlood(t *testing.T) {
 		t.Fatalf("only %d viewers joined", joins.Load())
 	}
 	if refused.Load() > 0 {
-		t.Errorf("%d viewers were refused", refused.Load())
+		t.Errorf("%d viewers were refused; the first: %v", refused.Load(), firstRefusal.Load())
 	}
 	var now Proc
 	t.Cleanup(func() {
@@ -147,7 +148,7 @@ func TestLoadViewersChurnDuringFlood(t *testing.T) {
 // churnOnce joins session id's live view from src (as the operator, or
 // with the share link), reads a few messages, and leaves. It reports
 // whether the view opened.
-func churnOnce(parent context.Context, src *Server, id, token string, cookie *http.Cookie, operator bool) bool {
+func churnOnce(parent context.Context, src *Server, id, token string, cookie *http.Cookie, operator bool) error {
 	ctx, cancel := context.WithTimeout(parent, 30*time.Second)
 	defer cancel()
 	o := DialOptions{}
@@ -159,31 +160,30 @@ func churnOnce(parent context.Context, src *Server, id, token string, cookie *ht
 	}
 	conn, _, err := src.Dial(ctx, "/api/watch/"+id, o)
 	if err != nil {
-		return false
+		return fmt.Errorf("dial: %w", err)
 	}
 	defer conn.CloseNow()
-	if WriteJSON(ctx, conn, hello) != nil {
-		return false
+	if err := WriteJSON(ctx, conn, hello); err != nil {
+		return fmt.Errorf("hello: %w", err)
 	}
 	// The messages are looked at, not decoded: 200 viewers decoding
 	// pictures would cost this process more than the server.
-	opened := false
 	for i := range 4 {
 		_, b, err := conn.Read(ctx)
 		if err != nil {
-			return opened
-		}
-		if i == 0 {
-			// The server's hello (or its refusal) is the first message:
-			// a small JSON object, keys in order.
-			opened = bytes.Contains(b, []byte(`"t":"hello"`))
-			if !opened {
-				return false
+			if i == 0 {
+				return fmt.Errorf("before the server's hello: %w", err)
 			}
+			return nil // opened; the server may drop a viewer later
+		}
+		// The server's hello (or its refusal) is the first message: a
+		// small JSON object, keys in order.
+		if i == 0 && !bytes.Contains(b, []byte(`"t":"hello"`)) {
+			return fmt.Errorf("refused: %.200s", b)
 		}
 	}
 	_ = conn.Close(1000, "bye")
-	return opened
+	return nil
 }
 
 // stalled is a viewer that said hello and never reads: a raw socket with
