@@ -299,3 +299,13 @@ func clip(s string, n int) string {
 	}
 	return s[:textcut.Head(s, n)] + "…"
 }
+
+func sessionArg(a args) (messages.SessionID, error) {
+	id, err := a.str("sessionId", true)
+	return messages.SessionID(id), err
+}
+
+func taskArg(a args) (messages.TaskID, error) {
+	id, err := a.str("taskId", true)
+	return messages.TaskID(id), err
+}
