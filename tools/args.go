@@ -108,14 +108,20 @@ func parseArgs(raw json.RawMessage, allowed []string) (args, error) {
 		return nil, notJSON(errors.New("data after the object"))
 	}
 	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		more := ""
-		if moreUnknown > 0 {
-			more = fmt.Sprintf(" and %d more", moreUnknown)
-		}
-		return nil, messages.InvalidArgument("unknown parameter %s%s (allowed: %s)", strings.Join(unknown, ", "), more, strings.Join(allowed, ", "))
+		return nil, errUnknown(unknown, moreUnknown, allowed)
 	}
 	return a, nil
+}
+
+// errUnknown refuses unknown parameters: the first maxUnknownNamed of
+// them quoted and sorted, how many more, and the allowed ones.
+func errUnknown(unknown []string, more int, allowed []string) error {
+	slices.Sort(unknown)
+	rest := ""
+	if more > 0 {
+		rest = fmt.Sprintf(" and %d more", more)
+	}
+	return messages.InvalidArgument("unknown parameter %s%s (allowed: %s)", strings.Join(unknown, ", "), rest, strings.Join(allowed, ", "))
 }
 
 // tooLong refuses a JSON string value longer than limit characters
@@ -298,4 +304,14 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:textcut.Head(s, n)] + "…"
+}
+
+func sessionArg(a args) (messages.SessionID, error) {
+	id, err := a.str("sessionId", true)
+	return messages.SessionID(id), err
+}
+
+func taskArg(a args) (messages.TaskID, error) {
+	id, err := a.str("taskId", true)
+	return messages.TaskID(id), err
 }

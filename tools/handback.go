@@ -167,6 +167,35 @@ func renderHandback(h *messages.Handback, send bool, limit int) string {
 // where to read what happened.
 func handbackSummary(h *messages.Handback, send bool) string {
 	var b strings.Builder
+	writeHandbackWho(&b, h)
+	b.WriteString(": they typed ")
+	switch n := len(h.Lines); n {
+	case 0:
+		b.WriteString("no lines")
+	case 1:
+		b.WriteString("1 line")
+	default:
+		b.WriteString(strconv.Itoa(n) + " lines")
+	}
+	writeHandbackCodes(&b, h.ExitCodes)
+	if h.HalfTyped != "" {
+		q := strconv.Quote(clip(h.HalfTyped, 60))
+		if send {
+			b.WriteString("; a half-typed line (" + q + ") was discarded before this send")
+		} else {
+			b.WriteString("; a half-typed line (" + q + ") is left at the prompt: it is discarded before your next send")
+		}
+	}
+	if h.Truncated {
+		b.WriteString("; their earliest events are no longer retained (exit codes may be missing)")
+	}
+	b.WriteString(". Read from cursor " + strconv.FormatUint(h.FromCursor, 10) + " (terminal_read) to see what happened.")
+	return b.String()
+}
+
+// writeHandbackWho writes who held the terminal, when, and how it
+// ended.
+func writeHandbackWho(b *strings.Builder, h *messages.Handback) {
 	switch people := h.People; {
 	case len(people) == 0:
 		b.WriteString("A person")
@@ -203,45 +232,29 @@ func handbackSummary(h *messages.Handback, send bool) string {
 	default:
 		b.WriteString(" (" + clip(h.Reason, 32) + ")")
 	}
-	b.WriteString(": they typed ")
-	switch n := len(h.Lines); n {
-	case 0:
-		b.WriteString("no lines")
-	case 1:
-		b.WriteString("1 line")
-	default:
-		b.WriteString(strconv.Itoa(n) + " lines")
+}
+
+// writeHandbackCodes writes the exit codes of the lines they typed, the
+// last handbackTextCodes of them.
+func writeHandbackCodes(b *strings.Builder, codes []int) {
+	if len(codes) == 0 {
+		return
 	}
-	if codes := h.ExitCodes; len(codes) > 0 {
-		if len(codes) > handbackTextCodes {
-			b.WriteString(" (the last " + strconv.Itoa(handbackTextCodes) + " of " + strconv.Itoa(len(codes)) + " exit codes: ")
-			codes = codes[len(codes)-handbackTextCodes:]
-		} else if len(codes) == 1 {
-			b.WriteString(" (exit code ")
-		} else {
-			b.WriteString(" (exit codes ")
+	if len(codes) > handbackTextCodes {
+		b.WriteString(" (the last " + strconv.Itoa(handbackTextCodes) + " of " + strconv.Itoa(len(codes)) + " exit codes: ")
+		codes = codes[len(codes)-handbackTextCodes:]
+	} else if len(codes) == 1 {
+		b.WriteString(" (exit code ")
+	} else {
+		b.WriteString(" (exit codes ")
+	}
+	for i, c := range codes {
+		if i > 0 {
+			b.WriteString(", ")
 		}
-		for i, c := range codes {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Itoa(c))
-		}
-		b.WriteString(")")
+		b.WriteString(strconv.Itoa(c))
 	}
-	if h.HalfTyped != "" {
-		q := strconv.Quote(clip(h.HalfTyped, 60))
-		if send {
-			b.WriteString("; a half-typed line (" + q + ") was discarded before this send")
-		} else {
-			b.WriteString("; a half-typed line (" + q + ") is left at the prompt: it is discarded before your next send")
-		}
-	}
-	if h.Truncated {
-		b.WriteString("; their earliest events are no longer retained (exit codes may be missing)")
-	}
-	b.WriteString(". Read from cursor " + strconv.FormatUint(h.FromCursor, 10) + " (terminal_read) to see what happened.")
-	return b.String()
+	b.WriteString(")")
 }
 
 // withHandback puts a handback's text before a result's text, which
