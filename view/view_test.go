@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -40,6 +42,10 @@ type served struct {
 	// test moves it.
 	nowMu sync.Mutex
 	now   time.Time
+	// stalled: the sockets' buffers are small (stallLikeAPhone), so a
+	// viewer that does not read falls behind by what the session prints,
+	// not by what the kernel would buffer for it.
+	stalled bool
 }
 
 func (s *served) clock() time.Time { s.nowMu.Lock(); defer s.nowMu.Unlock(); return s.now }
@@ -82,7 +88,11 @@ func (s *served) dial(origin string, bearer bool, h hello) (*websocket.Conn, err
 		hdr.Set("Authorization", "Bearer "+opToken)
 	}
 	url := "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/api/watch/" + string(s.sh.ID())
-	c, _, err := websocket.Dial(testkit.Ctx(s.t), url, &websocket.DialOptions{HTTPHeader: hdr})
+	opts := &websocket.DialOptions{HTTPHeader: hdr}
+	if s.stalled {
+		opts.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: smallBuffers.DialContext}}
+	}
+	c, _, err := websocket.Dial(testkit.Ctx(s.t), url, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -445,6 +455,7 @@ func TestConsoleBadges(t *testing.T) {
 // still ends at what the terminal shows.
 func TestFloodViewerJumps(t *testing.T) {
 	s := serve(t)
+	stallLikeAPhone(s)
 	ctx := testkit.Ctx(t)
 	c, err := s.dial(s.srv.URL, true, hello{})
 	if err != nil {
@@ -465,6 +476,53 @@ func TestFloodViewerJumps(t *testing.T) {
 	if gaps == 0 {
 		t.Fatal("the viewer streamed the whole flood; want a jump to the screen")
 	}
+}
+
+// smallBuffers dials with a 16 KiB receive buffer: the window a slow
+// phone's socket would advertise.
+var smallBuffers = &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+	return setBuffer(c, syscall.SO_RCVBUF)
+}}
+
+func setBuffer(c syscall.RawConn, opt int) error {
+	var serr error
+	if err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, opt, 16<<10) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+// smallSendBuffers accepts with a 16 KiB send buffer, which also turns
+// the kernel's buffer autotuning off (up to 4 MiB here).
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if rc, rerr := c.(*net.TCPConn).SyscallConn(); rerr == nil {
+		if err := setBuffer(rc, syscall.SO_SNDBUF); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// stallLikeAPhone serves s's view again with small socket buffers on both
+// ends. A viewer that stops reading then falls behind the session by
+// what it prints past some 100 KiB, on any machine: with the kernel's
+// buffers (MiBs) a flood fit in them when the machine was loaded enough
+// to slow the shell, and the viewer never fell behind (CI, 2026-12-07).
+func stallLikeAPhone(s *served) {
+	h := s.srv.Config.Handler
+	s.srv.Close()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = smallSendBuffers{srv.Listener}
+	srv.Start()
+	s.t.Cleanup(srv.Close)
+	s.srv, s.stalled = srv, true
 }
 
 // A viewer away longer than the session keeps events resumes from the
