@@ -33,9 +33,7 @@ var remoteRoutes = func() actorkit.Table[*remoteSession] {
 	actorkit.On(t, (*remoteSession).onAwait)
 	actorkit.On(t, (*remoteSession).onReadSendOutput)
 	actorkit.On(t, (*remoteSession).onCancelSend)
-	actorkit.On(t, func(p *remoteSession, _ actor.Context, m *followDeadline) {
-		p.unfollow(m.ticket, messages.SendResult{WaitReason: messages.WaitTimeout, Cause: messages.CauseDeadline, Elapsed: m.after}, nil)
-	})
+	actorkit.On(t, (*remoteSession).onFollowDeadline)
 	// The terminal, through the host.
 	actorkit.On(t, (*remoteSession).onRead)
 	actorkit.On(t, (*remoteSession).onSignal)
@@ -48,12 +46,8 @@ var remoteRoutes = func() actorkit.Table[*remoteSession] {
 	actorkit.On(t, (*remoteSession).onEnterSecret)
 	actorkit.On(t, (*remoteSession).onMark)
 	// The close.
-	actorkit.On(t, func(p *remoteSession, ctx actor.Context, m *protocol.Kill) {
-		p.beginClose(ctx, actorkit.KillReason(m), closeWaiter{PID: ctx.Sender(), Kill: true})
-	})
-	actorkit.On(t, func(p *remoteSession, ctx actor.Context, m *seam.CloseSession) {
-		p.beginClose(ctx, m.Reason, closeWaiter{})
-	})
+	actorkit.On(t, (*remoteSession).onKill)
+	actorkit.On(t, (*remoteSession).onCloseSession)
 	return t
 }()
 
@@ -148,6 +142,11 @@ func (p *remoteSession) onCancelSend(ctx actor.Context, m *protocol.CancelSend) 
 	})
 }
 
+// onFollowDeadline: a wait that follows an adopted send ran out of time.
+func (p *remoteSession) onFollowDeadline(_ actor.Context, m *followDeadline) {
+	p.unfollow(m.ticket, messages.SendResult{WaitReason: messages.WaitTimeout, Cause: messages.CauseDeadline, Elapsed: m.after}, nil)
+}
+
 func (p *remoteSession) onRead(ctx actor.Context, m *protocol.Read) {
 	if p.lostErr != nil {
 		ctx.Respond(&protocol.ReadReply{Err: p.lostErr})
@@ -237,4 +236,15 @@ func (p *remoteSession) onMark(ctx actor.Context, m *protocol.Mark) {
 func isSessionRequest(m any) bool {
 	_, _, ok := protocol.Target(m)
 	return ok
+}
+
+// onKill: the model's close (the host refuses it while a person holds
+// the input, control.go).
+func (p *remoteSession) onKill(ctx actor.Context, m *protocol.Kill) {
+	p.beginClose(ctx, actorkit.KillReason(m), closeWaiter{PID: ctx.Sender(), Kill: true})
+}
+
+// onCloseSession: the owner's close.
+func (p *remoteSession) onCloseSession(ctx actor.Context, m *seam.CloseSession) {
+	p.beginClose(ctx, m.Reason, closeWaiter{})
 }

@@ -35,11 +35,11 @@ func (c *Takeover) handBack(reason string) messages.Handback {
 	seq := c.noteControl(reason, false)
 	hb := c.summary(reason, now, seq)
 	c.hold = nil
-	if send := c.s.InFlight(); send.Agent && !send.Settled {
+	if send := c.session.InFlight(); send.Agent && !send.Settled {
 		// A send (a wait: no other runs while people hold the input) is
 		// in flight: its result is the agent's next.
 		note := hb
-		c.s.NoteHandback(&note)
+		c.session.NoteHandback(&note)
 	} else {
 		c.pending = Join(c.pending, &hb)
 	}
@@ -60,7 +60,7 @@ func (c *Takeover) summary(reason string, until time.Time, toSeq uint64) message
 	}
 	// The exit codes the shell's prompt marker signed meanwhile, from the
 	// session's recent events.
-	if r, ok := c.s.BackendSession().(backend.Recorder); ok && h.fromSeq > 0 {
+	if r, ok := c.session.BackendSession().(backend.Recorder); ok && h.fromSeq > 0 {
 		evs, lost := r.Events(h.fromSeq)
 		hb.Truncated = hb.Truncated || lost
 		for _, ev := range evs {
@@ -113,7 +113,7 @@ func (c *Takeover) TakeHandback() *messages.Handback {
 // noteControl puts the change in the session's stream and returns its
 // number (zero without a stream).
 func (c *Takeover) noteControl(reason string, interrupt bool) uint64 {
-	r, ok := c.s.BackendSession().(backend.Recorder)
+	r, ok := c.session.BackendSession().(backend.Recorder)
 	if !ok {
 		return 0
 	}
@@ -126,7 +126,7 @@ func (c *Takeover) noteControl(reason string, interrupt bool) uint64 {
 // cursorNow is the transcript's line cursor now.
 func (c *Takeover) cursorNow() uint64 {
 	// A cursor read from past the end reads no line, only the cursor.
-	r, err := c.s.BackendSession().ReadSince(math.MaxUint64)
+	r, err := c.session.BackendSession().ReadSince(math.MaxUint64)
 	if err != nil {
 		return 0
 	}

@@ -23,7 +23,7 @@ func (c *Takeover) Input(m *protocol.ControlInput, sender *actor.PID) {
 		reply(&protocol.ControlInputReply{Err: messages.ControlStale(c.id, m.Epoch, c.state)})
 		return
 	}
-	if err := c.s.Refusal(); err != nil {
+	if err := c.session.Refusal(); err != nil {
 		reply(&protocol.ControlInputReply{Err: err})
 		return
 	}
@@ -55,7 +55,7 @@ func (c *Takeover) writePersonInput() {
 	c.writing = true
 	wctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	pw := c.s.BackendSession().(backend.PersonWriter)
+	pw := c.session.BackendSession().(backend.PersonWriter)
 	src, self, sys := c.personSource(), c.self, c.sys
 	go func() {
 		secret, err := pw.WriteAs(wctx, src, m.Data)
@@ -102,7 +102,7 @@ func (c *Takeover) dropPersonInput() {
 // interruptForeground sends SIGINT to a program running in the
 // foreground (never to the shell at its prompt), off the mailbox.
 func (c *Takeover) interruptForeground() {
-	bs := c.s.BackendSession()
+	bs := c.session.BackendSession()
 	if pgid, err := bs.Foreground(); err != nil || pgid == bs.PID() {
 		return
 	}

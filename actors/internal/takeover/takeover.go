@@ -86,7 +86,8 @@ type Takeover struct {
 	clock Clock
 	self  *actor.PID
 	sys   *actor.ActorSystem
-	s     Session
+	// session is the session actor this take-over belongs to.
+	session Session
 
 	state     messages.Control
 	lastInput time.Time
@@ -107,8 +108,8 @@ type Takeover struct {
 
 // New is the take-over of session id (owned by owner), whose actor is
 // self on sys; the agent holds the input, at epoch 1.
-func New(id messages.SessionID, owner messages.Owner, clock Clock, self *actor.PID, sys *actor.ActorSystem, s Session) *Takeover {
-	return &Takeover{id: id, owner: owner, clock: clock, self: self, sys: sys, s: s,
+func New(id messages.SessionID, owner messages.Owner, clock Clock, self *actor.PID, sys *actor.ActorSystem, session Session) *Takeover {
+	return &Takeover{id: id, owner: owner, clock: clock, self: self, sys: sys, session: session,
 		state: messages.Control{Holder: messages.AgentHolder, Since: clock.Now(), Epoch: 1}}
 }
 
@@ -144,11 +145,11 @@ func (c *Takeover) Take(m *protocol.TakeControl, sender *actor.PID) {
 		reply(&protocol.ControlReply{Err: err})
 		return
 	}
-	if err := c.s.Refusal(); err != nil {
+	if err := c.session.Refusal(); err != nil {
 		reply(&protocol.ControlReply{Err: err})
 		return
 	}
-	if _, ok := c.s.BackendSession().(backend.PersonWriter); !ok {
+	if _, ok := c.session.BackendSession().(backend.PersonWriter); !ok {
 		reply(&protocol.ControlReply{Err: messages.InvalidArgument("this session's backend cannot take a person's input")})
 		return
 	}
@@ -161,10 +162,10 @@ func (c *Takeover) Take(m *protocol.TakeControl, sender *actor.PID) {
 	// command, or straight to the foreground program.
 	// A send settled while its write drains still writes: it is fenced
 	// too.
-	if send := c.s.InFlight(); send.Agent && send.Writes && c.fencedTicket != send.Ticket {
+	if send := c.session.InFlight(); send.Agent && send.Writes && c.fencedTicket != send.Ticket {
 		c.fencedTicket, c.fencing = send.Ticket, true
 		c.delegated = req.Interrupt && !send.Settled
-		c.s.FenceSend(req.Interrupt)
+		c.session.FenceSend(req.Interrupt)
 		// First in line: what came after it waits for it.
 		c.deferred = append([]deferredControl{{msg: m, sender: sender}}, c.deferred...)
 		return
