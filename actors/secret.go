@@ -47,17 +47,16 @@ type (
 	secretBounced struct{}
 )
 
-func (s *sessionActor) onEnterSecret(m *protocol.EnterSecret, sender *actor.PID) {
+func (s *sessionActor) onEnterSecret(ctx actor.Context, m *protocol.EnterSecret) {
+	sender := ctx.Sender()
 	reply := func(err error) { s.sys.Root.Send(sender, &protocol.EnterSecretReply{Err: err}) }
 	pw, canWrite := s.bs.(backend.PersonWriter)
 	pr, canProbe := s.bs.(backend.StdinProber)
+	if err := s.Refusal(); err != nil {
+		reply(err)
+		return
+	}
 	switch {
-	case s.phase == phaseClosing || s.phase == phaseClosed:
-		reply(messages.ErrSessionClosing)
-		return
-	case s.status.Exited:
-		reply(messages.ErrSessionExited)
-		return
 	case !canWrite || !canProbe:
 		reply(messages.InvalidArgument("this session's backend cannot prove a secret prompt"))
 		return
@@ -96,11 +95,11 @@ func samePrompt(obs backend.StdinObservation, p messages.SecretPrompt) bool {
 		obs.ReaderTID == p.TID && obs.InputSeq == p.InputSeq
 }
 
-func (s *sessionActor) onSecretWritten(m *secretWritten) {
+func (s *sessionActor) onSecretWritten(_ actor.Context, m *secretWritten) {
 	if m.err == nil {
 		// The agent's next result says a person entered a secret: the
 		// send in flight (a wait) when there is one.
-		if s.sendPID != nil && !s.sendStartup && !s.sendSettled {
+		if s.agentSendRunning() {
 			s.sys.Root.Send(s.sendPID, &secretNote{})
 		} else {
 			s.secretEntered = true

@@ -93,7 +93,7 @@ func (p *remoteSession) onCloseStep(ctx actor.Context, rep *wire.Reply) {
 func (p *remoteSession) heldClose(ctx actor.Context, err error) bool {
 	owner := false
 	for _, w := range p.closeWaiters {
-		owner = owner || !w.kill
+		owner = owner || !w.Kill
 	}
 	if !owner {
 		waiters := p.closeWaiters

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 
+	"github.com/ptyactor/ptyactor/actors/internal/actorkit"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -38,7 +39,7 @@ type remoteSession struct {
 	self, ownerPID *actor.PID
 	sys            *actor.ActorSystem
 
-	phase     sessionPhase
+	phase     actorkit.Phase
 	hostID    string
 	snap      messages.Snapshot
 	spawnCall uint64
@@ -73,22 +74,17 @@ type remoteSession struct {
 	watchTimer *time.Timer
 }
 
-// The proxy's phases, as the session actor's (actors/session.go).
-type sessionPhase int
-
+// The proxy's phases are the session actor's (actorkit.Phase); for it
+// starting is the host's spawn in progress.
 const (
-	phaseStarting sessionPhase = iota // the host's spawn in progress; unpublished
-	phaseReady
-	phaseClosing // close in flight, or failed and awaiting a retry
-	phaseClosed
+	phaseStarting = actorkit.PhaseStarting
+	phaseReady    = actorkit.PhaseReady
+	phaseClosing  = actorkit.PhaseClosing
+	phaseClosed   = actorkit.PhaseClosed
 )
 
 // closeWaiter is a close's caller, as the session actor's.
-type closeWaiter struct {
-	pid    *actor.PID
-	joined bool // a Kill that found this close in flight
-	kill   bool // a Kill request (reply *actors.KillReply); otherwise internal
-}
+type closeWaiter = actorkit.CloseWaiter
 
 // remoteOp is a request waiting for its host's answer.
 type remoteOp struct {
@@ -114,189 +110,6 @@ func newRemoteSession(id messages.SessionID, owner messages.Owner, spec messages
 
 // errDetached fails what was pending on a proxy whose owner was detached.
 var errDetached = fmt.Errorf("%w: the owner was detached from this client", messages.ErrSessionClosing)
-
-func (p *remoteSession) Receive(ctx actor.Context) {
-	msg := ctx.Message()
-	if o, id, scoped := protocol.Target(msg); scoped && (o != p.owner || p.phase == phaseStarting) {
-		ctx.Respond(protocol.Refuse(msg, messages.NoSession(id)))
-		return
-	}
-	if _, ok := msg.(*protocol.LookupSession); ok {
-		ctx.Respond(&protocol.LookupReply{PID: p.self})
-		return
-	}
-	switch m := msg.(type) {
-	case *actor.Started:
-		p.self, p.ownerPID, p.sys = ctx.Self(), ctx.Parent(), ctx.ActorSystem()
-		if p.adopt != nil {
-			p.onAdopted(ctx)
-			return
-		}
-		req := p.spec.SpawnRequest
-		p.spawnCall = p.call(&wire.Request{Body: &wire.Request_Spawn{Spawn: &wire.Spawn{Type: req.Type, Name: req.Name, Cwd: req.Cwd, ClientSession: string(p.id)}}}, false, true)
-	case *seam.CancelSpawn:
-		if p.phase == phaseStarting {
-			p.tell(&wire.Request{Body: &wire.Request_CancelSpawn{CancelSpawn: &wire.CancelSpawn{SpawnCall: p.spawnCall}}})
-		}
-	case *linkReply:
-		p.onReply(ctx, m)
-	case *linkExited:
-		p.setStatus(ctx, m.status)
-	case *linkControl:
-		p.onControlChanged(m)
-	case *linkLost:
-		p.lose(ctx, m.err)
-	case *linkDetached:
-		p.detach(ctx)
-	case *protocol.WatchSession:
-		p.onWatch(ctx, m)
-	case *watchPicture:
-		p.onPicture()
-	case *watchTick:
-		p.onWatchTick()
-
-	case *protocol.StartSend:
-		switch {
-		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&protocol.StartSendReply{Err: messages.ErrSessionClosing})
-		case protocol.IsWait(m.Request) && p.followable():
-			p.follow(ctx, m)
-		case p.snap.Status.Exited:
-			ctx.Respond(&protocol.StartSendReply{Err: p.exitedErr()})
-		default:
-			op := &remoteOp{msg: m, sender: ctx.Sender(), notify: m.NotifySettled}
-			p.forward(op, &wire.Request{Body: &wire.Request_StartSend{StartSend: wire.StartSendTo(p.hostID, m.Request)}}, true)
-		}
-	case *protocol.AwaitSend:
-		switch {
-		case p.last != nil && m.Ticket == p.last.Ticket:
-			ctx.Respond(p.last)
-		case p.cur != nil && m.Ticket == p.cur.ticket:
-			p.cur.subscribers = append(p.cur.subscribers, ctx.Sender())
-		default:
-			ctx.Respond(&protocol.SendSettled{Session: p.id, Ticket: m.Ticket, Err: protocol.UnknownSend(m.Ticket)})
-		}
-	case *protocol.ReadSendOutput:
-		switch {
-		case isFollowTicket(m.Ticket):
-			p.readFollowed(ctx, m)
-		case p.cur != nil && m.Ticket == p.cur.ticket:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_ReadSendOutput{ReadSendOutput: &wire.ReadSendOutput{Session: p.hostID, Ticket: m.Ticket}}}, false)
-		case p.last != nil && m.Ticket == p.last.Ticket:
-			ctx.Respond(&protocol.ReadSendOutputReply{Settled: true})
-		default:
-			ctx.Respond(&protocol.ReadSendOutputReply{Err: protocol.UnknownSend(m.Ticket)})
-		}
-	case *protocol.CancelSend:
-		switch {
-		case isFollowTicket(m.Ticket):
-			// A wait that follows ends; the send it follows goes on.
-			ctx.Respond(&protocol.CancelSendReply{Accepted: p.unfollow(m.Ticket, messages.SendResult{Cause: messages.CauseCancelled}, messages.ErrAbortedBeforeWrite)})
-		case p.cur != nil && m.Ticket == p.cur.ticket:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_CancelSend{CancelSend: &wire.CancelSend{Session: p.hostID, Ticket: m.Ticket}}}, false)
-		default:
-			ctx.Respond(&protocol.CancelSendReply{})
-		}
-	case *followDeadline:
-		p.unfollow(m.ticket, messages.SendResult{WaitReason: messages.WaitTimeout, Cause: messages.CauseDeadline, Elapsed: m.after}, nil)
-	case *protocol.Read:
-		if p.lostErr != nil {
-			ctx.Respond(&protocol.ReadReply{Err: p.lostErr})
-			return
-		}
-		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Read{Read: wire.ReadTo(messages.SessionID(p.hostID), m.Request)}}, false)
-	case *protocol.SignalSession:
-		var err error
-		switch {
-		case !m.Signal.Valid():
-			_, err = messages.ParseSignal(string(m.Signal))
-		case p.phase == phaseClosing || p.phase == phaseClosed:
-			err = messages.ErrSessionClosing
-		case p.snap.Status.Exited:
-			err = p.exitedErr()
-		}
-		if err != nil {
-			ctx.Respond(&protocol.SignalReply{Err: err})
-			return
-		}
-		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Signal{Signal: &wire.Signal{Session: p.hostID, Signal: string(m.Signal)}}}, false)
-	case *protocol.Describe:
-		if p.lostErr != nil || p.detached || p.phase == phaseClosed {
-			// The host has nothing newer to say.
-			snap := p.snap
-			if p.lostErr != nil {
-				a := p.lostActivity()
-				snap.Activity = &a
-			}
-			ctx.Respond(&protocol.DescribeReply{Snapshot: snap})
-			return
-		}
-		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Describe{Describe: &wire.Describe{Session: p.hostID}}}, false)
-	case *protocol.GetScreen:
-		if p.lostErr != nil {
-			// The screen is on the host, out of reach.
-			ctx.Respond(&protocol.ScreenReply{Err: p.lostErr})
-			return
-		}
-		p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_GetScreen{GetScreen: &wire.GetScreen{Session: p.hostID}}}, false)
-	case *protocol.Resize:
-		switch {
-		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&protocol.ResizeReply{Err: messages.ErrSessionClosing})
-		case p.lostErr != nil:
-			ctx.Respond(&protocol.ResizeReply{Err: p.lostErr})
-		default:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Resize{Resize: wire.ResizeTo(messages.SessionID(p.hostID), m.Rows, m.Cols, m.ControlEpoch)}}, false)
-		}
-	case *protocol.TakeControl, *protocol.ControlInput, *protocol.ReturnControl:
-		// The host's session holds the control state: a person's hold
-		// is taken, typed into and handed back there.
-		switch {
-		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(protocol.Refuse(m, messages.ErrSessionClosing))
-		case p.lostErr != nil:
-			ctx.Respond(protocol.Refuse(m, p.lostErr))
-		default:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: p.controlBody(m)}, false)
-		}
-	case *protocol.EnterSecret:
-		// The host's session proves the prompt still waits (secret.go).
-		switch {
-		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&protocol.EnterSecretReply{Err: messages.ErrSessionClosing})
-		case p.lostErr != nil:
-			ctx.Respond(&protocol.EnterSecretReply{Err: p.lostErr})
-		default:
-			req, secret := p.enterSecret(m)
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender(), secret: secret}, req, false)
-		}
-	case *protocol.Mark:
-		// The label is checked on the host, where the record is.
-		switch {
-		case p.phase == phaseClosing || p.phase == phaseClosed:
-			ctx.Respond(&protocol.MarkReply{Err: messages.ErrSessionClosing})
-		case p.lostErr != nil:
-			ctx.Respond(&protocol.MarkReply{Err: p.lostErr})
-		default:
-			p.forward(&remoteOp{msg: m, sender: ctx.Sender()}, &wire.Request{Body: &wire.Request_Mark{Mark: &wire.Mark{Session: p.hostID, Label: m.Label}}}, false)
-		}
-	case *protocol.Kill:
-		reason := m.Reason
-		if reason == "" {
-			reason = "model request"
-		}
-		p.beginClose(ctx, reason, closeWaiter{pid: ctx.Sender(), kill: true})
-	case *seam.CloseSession:
-		p.beginClose(ctx, m.Reason, closeWaiter{})
-	case *actor.Stopping:
-		p.onStopping()
-	default:
-		if _, _, ok := protocol.Target(m); ok {
-			// A request the wire does not carry.
-			ctx.Respond(protocol.Refuse(m, errNotThroughHost))
-		}
-	}
-}
 
 // call sends a wire request through the link; its answer comes back as
 // *linkReply with the returned call id.
@@ -621,7 +434,7 @@ func (p *remoteSession) beginClose(ctx actor.Context, reason string, w closeWait
 		p.replyClose(w, false, messages.CloseReport{Status: p.snap.Status}, nil)
 		return
 	case p.closeCall != 0:
-		w.joined = true
+		w.Joined = true
 		p.closeWaiters = append(p.closeWaiters, w)
 		return
 	}
@@ -677,21 +490,12 @@ func (p *remoteSession) closed(ctx actor.Context, report messages.CloseReport) {
 	p.phase, p.closeCall = phaseClosed, 0
 	waiters := p.closeWaiters
 	p.closeWaiters = nil
-	var replies []seam.CloseReply
-	for _, w := range waiters {
-		if w.kill && w.pid != nil {
-			replies = append(replies, seam.CloseReply{To: w.pid, Reply: &protocol.KillReply{Closed: !w.joined, Report: report}})
-		}
-	}
 	p.sys.EventStream.Publish(&protocol.EventSessionClosed{Owner: p.owner, Session: p.id, Reason: p.closeReason, Report: report})
-	ctx.Send(p.ownerPID, &seam.Closed{ID: p.id, Report: report, Replies: replies})
+	ctx.Send(p.ownerPID, &seam.Closed{ID: p.id, Report: report, Replies: actorkit.ClosedReplies(waiters, report)})
 }
 
 func (p *remoteSession) replyClose(w closeWaiter, closed bool, report messages.CloseReport, err error) {
-	if w.pid == nil || !w.kill {
-		return
-	}
-	p.sys.Root.Send(w.pid, &protocol.KillReply{Closed: closed, Report: report, Err: err})
+	w.Reply(p.sys, closed, report, err)
 }
 
 // maybeFinish retires a closed proxy once nothing is pending.

@@ -1,8 +1,11 @@
 // Package actorkit is what every ptyactor actor is built and asked with:
-// the props it runs on (Props), and a reply box that lets a caller wait on
-// a reply and on its context at once (Box, Ask). Package actors and the
-// rooms beside it (actors/remote) both use it, so each spawns and asks the
-// same way.
+// the props it runs on (Props), a reply box that lets a caller wait on a
+// reply and on its context at once (Box, Ask), the table that routes an
+// actor's messages to its handlers (Table), and what every session actor
+// routes alike, the local one and a remote host's proxy (session.go:
+// RefuseStranger, Await, ReadOutput, Cancel, CloseWaiter). Package actors
+// and the rooms beside it (actors/remote) both use it, so each spawns,
+// asks and routes the same way.
 package actorkit
 
 import (
