@@ -126,6 +126,18 @@ func (r *rig) closeAll() error {
 
 var errInjected = errors.New("injected fault")
 
+// cancelOnEntry returns a context that ends with cause once op entered
+// b the n-th time: the caller gives up while the backend is stuck in it.
+func cancelOnEntry(t *testing.T, b *faulty.Backend, op faulty.Op, n int, cause error) context.Context {
+	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
+	go func() {
+		if b.Entered(testkit.Ctx(t), op, n) == nil {
+			cancel(cause)
+		}
+	}()
+	return ctx
+}
+
 // A script that asks an operation for a fault it cannot express fails at
 // once, naming both, instead of testing nothing.
 func TestScriptRejectsImpossibleFault(t *testing.T) {

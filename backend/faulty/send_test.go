@@ -52,12 +52,7 @@ func TestWriteHangsThenCancel(t *testing.T) {
 	id, s := r.spawn()
 	s.Script(faulty.OpWrite, faulty.Hang())
 	cause := errors.New("agent cancelled")
-	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
-	go func() {
-		if b.Entered(testkit.Ctx(t), faulty.OpWrite, 1) == nil {
-			cancel(cause)
-		}
-	}()
+	ctx := cancelOnEntry(t, b, faulty.OpWrite, 1, cause)
 	start := time.Now()
 	res, err := r.svc.Session(r.owner, id).Send(ctx, messages.SendRequest{Text: "stuck", Submit: true})
 	if !errors.Is(err, cause) {
@@ -235,12 +230,7 @@ func TestCancelRunningCommand(t *testing.T) {
 		t.Fatalf("a settled result must not turn into the context's cause: %v", err)
 	}
 	// Send with a context that ends: the cause comes back with the result.
-	ctx2, cancel2 := context.WithCancelCause(testkit.Ctx(t))
-	go func() {
-		if b.Entered(testkit.Ctx(t), faulty.OpTryWrite, 2) == nil {
-			cancel2(cause)
-		}
-	}()
+	ctx2 := cancelOnEntry(t, b, faulty.OpTryWrite, 2, cause)
 	res, err = r.sendAfterSettled(ctx2, id, messages.SendRequest{Text: "sleep", Submit: true})
 	if !errors.Is(err, cause) || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send: %+v, %v; want the result and the caller's cause", res, err)

@@ -4,7 +4,6 @@ package faulty_test
 // prompt, or whose rollback fails, alone or while its owner is disposed.
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -33,12 +32,7 @@ func TestSpawnHangsUntilCancelled(t *testing.T) {
 	b.Script(faulty.OpSpawn, faulty.Hang())
 	r := newRig(t, b)
 	cause := errors.New("caller gave up")
-	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
-	go func() {
-		if b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1) == nil {
-			cancel(cause)
-		}
-	}()
+	ctx := cancelOnEntry(t, b, faulty.OpSpawn, 1, cause)
 	_, err := r.svc.Spawn(ctx, r.owner, messages.SpawnRequest{})
 	if !errors.Is(err, cause) {
 		t.Fatalf("spawn: %v, want the caller's cause", err)
@@ -75,12 +69,7 @@ func TestStartupRollbackFailsThenSucceeds(t *testing.T) {
 	b.Script(faulty.OpClose, faulty.Fail(errInjected))
 	r := newRig(t, b)
 	cause := errors.New("user pressed stop")
-	ctx, cancel := context.WithCancelCause(testkit.Ctx(t))
-	go func() {
-		if b.Entered(testkit.Ctx(t), faulty.OpSpawn, 1) == nil {
-			cancel(cause)
-		}
-	}()
+	ctx := cancelOnEntry(t, b, faulty.OpSpawn, 1, cause)
 	_, err := r.svc.Spawn(ctx, r.owner, messages.SpawnRequest{})
 	if !errors.Is(err, cause) {
 		t.Fatalf("spawn: %v, want the caller's cause kept", err)
