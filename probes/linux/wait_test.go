@@ -161,25 +161,6 @@ func TestProbeGroupTree(t *testing.T) {
 			t.Errorf("calls = %v, %v", g.Threads[0].Call, g.Threads[1].Call)
 		}
 	})
-	t.Run("zombie member is skipped", func(t *testing.T) {
-		f := shellWithJob("cat")
-		f.proc(200, 100, 200, 'Z', "cat")
-		f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
-		g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
-		if err != nil || g.Members != 0 || len(g.Threads) != 0 {
-			t.Fatalf("ProbeGroup = %+v, %v", g, err)
-		}
-	})
-	t.Run("member vanishes between the children walk and its stat", func(t *testing.T) {
-		f := shellWithJob("cat")
-		f.task(100, 100, sc(x64Wait4, 0xffffffff), 9, 200, 201)
-		f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
-		// 201 is listed but has no /proc entry any more.
-		g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
-		if _, ok := g.Waiting(); err != nil || !ok || g.Members != 1 {
-			t.Fatalf("ProbeGroup = %+v, %v", g, err)
-		}
-	})
 	t.Run("member vanishes after its stat", func(t *testing.T) {
 		f := shellWithJob("cat")
 		f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
@@ -199,32 +180,6 @@ func TestProbeGroupTree(t *testing.T) {
 		}
 		g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
 		if _, ok := g.Waiting(); err != nil || ok {
-			t.Fatalf("ProbeGroup = %+v, %v", g, err)
-		}
-	})
-	t.Run("reused pid with another parent", func(t *testing.T) {
-		f := shellWithJob("cat")
-		f.proc(200, 77, 200, 'S', "cat")
-		f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
-		g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
-		if err != nil || g.Members != 0 {
-			t.Fatalf("ProbeGroup = %+v, %v", g, err)
-		}
-	})
-	t.Run("descendant in another group", func(t *testing.T) {
-		f := shellWithJob("cat")
-		f.proc(200, 100, 150, 'S', "cat")
-		f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
-		g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
-		if err != nil || g.Members != 0 || len(g.Threads) != 0 {
-			t.Fatalf("ProbeGroup = %+v, %v", g, err)
-		}
-	})
-	t.Run("children cycle", func(t *testing.T) {
-		f := shellWithJob("cat")
-		f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3, 100, 200)
-		g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
-		if _, ok := g.Waiting(); err != nil || !ok || g.Members != 1 {
 			t.Fatalf("ProbeGroup = %+v, %v", g, err)
 		}
 	})
@@ -248,6 +203,49 @@ func TestProbeGroupTree(t *testing.T) {
 			t.Fatalf("ProbeGroup = %+v, %v", g, err)
 		}
 	})
+}
+
+// Which processes count as the foreground group's members: a zombie, a
+// pid reused under another parent, a descendant in another group do not;
+// a member that vanished and a cycle in the children lists leave the
+// others counted.
+func TestProbeGroupMembers(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		setup            func(f *fakeProc)
+		members, threads int
+		waiting          bool
+	}{
+		{name: "zombie member is skipped", setup: func(f *fakeProc) {
+			f.proc(200, 100, 200, 'Z', "cat")
+			f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
+		}},
+		{name: "member vanishes between the children walk and its stat", setup: func(f *fakeProc) {
+			f.task(100, 100, sc(x64Wait4, 0xffffffff), 9, 200, 201)
+			f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
+			// 201 is listed but has no /proc entry any more.
+		}, members: 1, threads: 1, waiting: true},
+		{name: "reused pid with another parent", setup: func(f *fakeProc) {
+			f.proc(200, 77, 200, 'S', "cat")
+			f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
+		}},
+		{name: "descendant in another group", setup: func(f *fakeProc) {
+			f.proc(200, 100, 150, 'S', "cat")
+			f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3)
+		}},
+		{name: "children cycle", setup: func(f *fakeProc) {
+			f.task(200, 200, sc(x64Read, 0, 0x7fa7c6532000, 0x20000), 3, 100, 200)
+		}, members: 1, threads: 1, waiting: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := shellWithJob("cat")
+			tt.setup(f)
+			g, err := ProbeGroup(f, f, ArchAMD64, 100, 200, testTerm)
+			if _, ok := g.Waiting(); err != nil || ok != tt.waiting || g.Members != tt.members || len(g.Threads) != tt.threads {
+				t.Fatalf("ProbeGroup = %+v, %v; want %d members, %d threads, waiting %v", g, err, tt.members, tt.threads, tt.waiting)
+			}
+		})
+	}
 }
 
 // TestProbeGroupConsistency changes a thread while it is being inspected:
