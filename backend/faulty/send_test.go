@@ -269,6 +269,20 @@ type skewClock struct {
 	off time.Duration
 }
 
+func (c *skewClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *skewClock) AfterFunc(d time.Duration, f func()) actors.Timer { return time.AfterFunc(d, f) }
+
+func (c *skewClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
 // Elapsed counts from the reservation: time spent in the inline write at
 // reservation (where a fast program may already run and answer) belongs to
 // the send. It was measured from the send actor's creation, after it, so a
@@ -294,18 +308,4 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 	if res.Elapsed < 300*time.Millisecond {
 		t.Fatalf("elapsed %v, want at least the 300ms spent in the inline write", res.Elapsed)
 	}
-}
-
-func (c *skewClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *skewClock) AfterFunc(d time.Duration, f func()) actors.Timer { return time.AfterFunc(d, f) }
-
-func (c *skewClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
 }
