@@ -94,6 +94,9 @@ func newGateway(svc *actors.Service, cfg Config) *gateway {
 	}
 }
 
+// Receive routes the gateway's messages: its own life and tick, the
+// clients' requests (whole or in chunks), the relays' replies and the
+// runtime's session events.
 func (g *gateway) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:

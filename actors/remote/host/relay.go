@@ -1,5 +1,9 @@
 package host
 
+// A client's request relayed to the runtime: the request mapped to the
+// runtime's protocol (toProtocol), the relay that stands as its sender,
+// and the runtime's replies mapped back to the wire (onReply).
+
 import (
 	"fmt"
 
