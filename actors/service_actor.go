@@ -46,28 +46,11 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 	case *protocol.RegisterBackend:
 		ctx.Respond(&protocol.RegisterBackendReply{Err: s.register(m.Backend)})
 	case *protocol.UnregisterBackend:
-		removed := false
-		for i, b := range s.backends {
-			if b.Type() == m.Type {
-				s.backends = append(s.backends[:i:i], s.backends[i+1:]...)
-				removed = true
-				break
-			}
-		}
-		ctx.Respond(&protocol.UnregisterBackendReply{Removed: removed})
+		ctx.Respond(&protocol.UnregisterBackendReply{Removed: s.unregister(m.Type)})
 	case *protocol.ListOwners:
-		owners := make([]messages.Owner, 0, len(s.owners))
-		for o := range s.owners {
-			owners = append(owners, o)
-		}
-		slices.SortFunc(owners, func(a, b messages.Owner) int { return strings.Compare(a.Label(), b.Label()) })
-		ctx.Respond(&protocol.ListOwnersReply{Owners: owners})
+		ctx.Respond(&protocol.ListOwnersReply{Owners: s.ownerList()})
 	case *protocol.ListBackends:
-		types := make([]string, len(s.backends))
-		for i, b := range s.backends {
-			types[i] = b.Type()
-		}
-		ctx.Respond(&protocol.ListBackendsReply{Types: types})
+		ctx.Respond(&protocol.ListBackendsReply{Types: s.backendTypes()})
 	case *protocol.OpenOwner:
 		ctx.Respond(&protocol.OpenOwnerReply{Err: s.openOwner(ctx, m.Owner)})
 	case *protocol.Spawn:
@@ -103,20 +86,62 @@ func (s *serviceActor) Receive(ctx actor.Context) {
 		}
 		s.forward(ctx, m.owner, messages.ErrOwnerNotLive)
 	case *actor.DeadLetterResponse:
-		// The service requests only ownerShutdown: that owner had already
-		// stopped, so it counts as answered.
-		if s.disposing && s.shutdownPending > 0 {
-			s.shutdownPending--
-			s.maybeShutDown(ctx)
-		}
+		s.onDeadLetter(ctx)
 	case *protocol.DisposeOwnerReply:
-		// An owner answered the shutdown.
-		if m.Err != nil {
-			s.shutdownErrs = append(s.shutdownErrs, m.Err)
+		s.onOwnerDisposed(ctx, m)
+	}
+}
+
+// unregister removes the backend of type typ; it reports whether there
+// was one.
+func (s *serviceActor) unregister(typ string) bool {
+	for i, b := range s.backends {
+		if b.Type() == typ {
+			s.backends = append(s.backends[:i:i], s.backends[i+1:]...)
+			return true
 		}
+	}
+	return false
+}
+
+// ownerList is the live owners, in the order of their labels (a map's
+// order would differ from call to call).
+func (s *serviceActor) ownerList() []messages.Owner {
+	owners := make([]messages.Owner, 0, len(s.owners))
+	for o := range s.owners {
+		owners = append(owners, o)
+	}
+	slices.SortFunc(owners, func(a, b messages.Owner) int { return strings.Compare(a.Label(), b.Label()) })
+	return owners
+}
+
+// backendTypes is the registered backends' types, in registration order.
+func (s *serviceActor) backendTypes() []string {
+	types := make([]string, len(s.backends))
+	for i, b := range s.backends {
+		types[i] = b.Type()
+	}
+	return types
+}
+
+// onDeadLetter counts a shutdown request that found no owner: the service
+// requests only ownerShutdown, so that owner had already stopped and
+// counts as answered.
+func (s *serviceActor) onDeadLetter(ctx actor.Context) {
+	if s.disposing && s.shutdownPending > 0 {
 		s.shutdownPending--
 		s.maybeShutDown(ctx)
 	}
+}
+
+// onOwnerDisposed counts an owner's answer to the shutdown, keeping its
+// error for the service's.
+func (s *serviceActor) onOwnerDisposed(ctx actor.Context, m *protocol.DisposeOwnerReply) {
+	if m.Err != nil {
+		s.shutdownErrs = append(s.shutdownErrs, m.Err)
+	}
+	s.shutdownPending--
+	s.maybeShutDown(ctx)
 }
 
 // HandleFailure: an owner actor that panics is stopped; its sessions stop
@@ -173,40 +198,9 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *protocol.Spawn) {
 		fail(messages.Errorf(messages.CodeOwnerNotLive, "PTY owner is not live"))
 		return
 	}
-	// A name, when given, is a label (the one rule for a caller's labels,
-	// messages.CheckLabel), checked here where every spawn passes: the Go
-	// API, the tools and a host's gateway alike. An adopted session's
-	// name was checked when it was spawned.
-	var nameErr error
-	switch name := m.Request.Name; {
-	case name == "":
-	case strings.TrimSpace(name) == "":
-		nameErr = messages.InvalidArgument("PTY session name must be a non-empty string")
-	case m.Adopt != nil:
-	default:
-		nameErr = messages.CheckLabel("terminal name", name)
-	}
+	nameErr := checkSpawnName(m)
 	if m.Request.Host != "" {
-		// Placed on a remote host: its backends are the host's business;
-		// the host stands where the backend does in the order.
-		if err := s.checkHost(m.Request.Host); err != nil {
-			fail(err)
-			return
-		}
-		if nameErr != nil {
-			fail(nameErr)
-			return
-		}
-		place, err := s.room.get().Place(m.Request.Host, m.Adopt)
-		if err != nil {
-			fail(err)
-			return
-		}
-		id := place.ID()
-		if id == "" {
-			id = newSessionID()
-		}
-		ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, place: place, id: id}, ctx.Sender())
+		s.spawnOnHost(ctx, m, ownerPID, nameErr)
 		return
 	}
 	backend, err := s.backendFor(m.Request.Type)
@@ -219,6 +213,47 @@ func (s *serviceActor) onSpawn(ctx actor.Context, m *protocol.Spawn) {
 		return
 	}
 	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, backend: backend, id: newSessionID()}, ctx.Sender())
+}
+
+// checkSpawnName checks a spawn's name, when given: it is a label (the one
+// rule for a caller's labels, messages.CheckLabel), checked here where
+// every spawn passes: the Go API, the tools and a host's gateway alike. An
+// adopted session's name was checked when it was spawned.
+func checkSpawnName(m *protocol.Spawn) error {
+	switch name := m.Request.Name; {
+	case name == "":
+	case strings.TrimSpace(name) == "":
+		return messages.InvalidArgument("PTY session name must be a non-empty string")
+	case m.Adopt != nil:
+	default:
+		return messages.CheckLabel("terminal name", name)
+	}
+	return nil
+}
+
+// spawnOnHost places a spawn on a remote host: its backends are the
+// host's business; the host stands where the backend does in the order
+// of the checks (so a bad host is refused before a bad name).
+func (s *serviceActor) spawnOnHost(ctx actor.Context, m *protocol.Spawn, ownerPID *actor.PID, nameErr error) {
+	fail := func(err error) { ctx.Respond(&protocol.SpawnReply{Err: err}) }
+	if err := s.checkHost(m.Request.Host); err != nil {
+		fail(err)
+		return
+	}
+	if nameErr != nil {
+		fail(nameErr)
+		return
+	}
+	place, err := s.room.get().Place(m.Request.Host, m.Adopt)
+	if err != nil {
+		fail(err)
+		return
+	}
+	id := place.ID()
+	if id == "" {
+		id = newSessionID()
+	}
+	ctx.RequestWithCustomSender(ownerPID, &ownerSpawn{msg: m, place: place, id: id}, ctx.Sender())
 }
 
 // checkHost says whether a spawn naming host can be placed: by the room,

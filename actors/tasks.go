@@ -156,12 +156,7 @@ func (a *tasksActor) Receive(ctx actor.Context) {
 			a.pump(rec)
 		}
 	case *taskLookup:
-		rec, err := a.lookup(m.owner, m.id)
-		if err != nil {
-			ctx.Respond(&taskLookupReply{err: err})
-			return
-		}
-		ctx.Respond(&taskLookupReply{finished: rec.finished, snap: rec.snap})
+		a.onLookup(ctx, m)
 	case *taskTake:
 		a.onTake(ctx, m)
 	case *taskReadDone:
@@ -171,38 +166,59 @@ func (a *tasksActor) Receive(ctx actor.Context) {
 	case *taskCancelDone:
 		a.onCancelDone(ctx, m)
 	case *tasksOwnerGone:
-		for id, rec := range a.tasks {
-			if rec.owner == m.owner {
-				for _, p := range rec.takers {
-					ctx.Send(p, &taskTakeReply{err: messages.NoTask(id)})
-				}
-				delete(a.tasks, id)
-			}
-		}
-		for id, owner := range a.evicted {
-			if owner == m.owner {
-				delete(a.evicted, id)
-			}
-		}
-		ctx.Respond(&tasksOwnerGoneReply{})
+		a.onOwnerGone(ctx, m)
 	case *tasksProbe:
-		r := &tasksProbeReply{tasks: len(a.tasks), evicted: len(a.evicted)}
-		for _, rec := range a.tasks {
-			r.bufferedBytes += cap(rec.buf)
-			if rec.snap.Status.Finished() {
-				r.finished++
-			}
-			if rec.op != nil {
-				r.sends++
-			}
-		}
-		ctx.Respond(r)
+		ctx.Respond(a.probe())
 	case *injectPanic:
 		panic("injected fault: tasks")
 	case *actor.Stopping:
 		// Goroutines waiting on a send or an ask return now.
 		a.cancel()
 	}
+}
+
+// onLookup answers a task's state without taking its output.
+func (a *tasksActor) onLookup(ctx actor.Context, m *taskLookup) {
+	rec, err := a.lookup(m.owner, m.id)
+	if err != nil {
+		ctx.Respond(&taskLookupReply{err: err})
+		return
+	}
+	ctx.Respond(&taskLookupReply{finished: rec.finished, snap: rec.snap})
+}
+
+// onOwnerGone forgets an owner's tasks and their tombstones; a taker still
+// waiting on one is told it is gone.
+func (a *tasksActor) onOwnerGone(ctx actor.Context, m *tasksOwnerGone) {
+	for id, rec := range a.tasks {
+		if rec.owner == m.owner {
+			for _, p := range rec.takers {
+				ctx.Send(p, &taskTakeReply{err: messages.NoTask(id)})
+			}
+			delete(a.tasks, id)
+		}
+	}
+	for id, owner := range a.evicted {
+		if owner == m.owner {
+			delete(a.evicted, id)
+		}
+	}
+	ctx.Respond(&tasksOwnerGoneReply{})
+}
+
+// probe counts what the actor holds, for the tests that check its bounds.
+func (a *tasksActor) probe() *tasksProbeReply {
+	r := &tasksProbeReply{tasks: len(a.tasks), evicted: len(a.evicted)}
+	for _, rec := range a.tasks {
+		r.bufferedBytes += cap(rec.buf)
+		if rec.snap.Status.Finished() {
+			r.finished++
+		}
+		if rec.op != nil {
+			r.sends++
+		}
+	}
+	return r
 }
 
 // goRun starts work off the mailbox; its result comes back as a message.

@@ -17,6 +17,30 @@ var ErrUnknownKey = errors.New("unknown key")
 var KeyNames = []string{"Enter", "Tab", "Escape", "Backspace", "Delete", "Up", "Down", "Left", "Right",
 	"Home", "End", "PageUp", "PageDown", "Insert", "Space"}
 
+// plainKeys are the named keys whose bytes do not depend on the
+// terminal's modes, by every lower-case name EncodeKey accepts for them.
+var plainKeys = map[string]string{
+	"enter": "\r", "return": "\r",
+	"tab":     "\t",
+	"backtab": "\x1b[Z", "shift-tab": "\x1b[Z",
+	"escape": "\x1b", "esc": "\x1b",
+	"backspace": "\x7f", "bs": "\x7f",
+	"space":  " ",
+	"delete": "\x1b[3~", "del": "\x1b[3~",
+	"insert": "\x1b[2~", "ins": "\x1b[2~",
+	"pageup": "\x1b[5~", "pgup": "\x1b[5~",
+	"pagedown": "\x1b[6~", "pgdn": "\x1b[6~",
+	"f1": "\x1bOP", "f2": "\x1bOQ", "f3": "\x1bOR", "f4": "\x1bOS",
+	"f5": "\x1b[15~", "f6": "\x1b[17~", "f7": "\x1b[18~", "f8": "\x1b[19~",
+	"f9": "\x1b[20~", "f10": "\x1b[21~", "f11": "\x1b[23~", "f12": "\x1b[24~",
+}
+
+// cursorKeys are the keys that follow application cursor mode (DECCKM):
+// each is ESC [ final normally and ESC O final when the program asked.
+var cursorKeys = map[string]byte{
+	"up": 'A', "down": 'B', "right": 'C', "left": 'D', "home": 'H', "end": 'F',
+}
+
 // EncodeKey returns the bytes an xterm-compatible terminal sends for a
 // named key, for any backend whose sessions are such terminals (appCursor:
 // the program turned on application cursor keys, DECCKM): the arrows honour application cursor mode (DECCKM, ESC O A rather
@@ -32,75 +56,45 @@ func EncodeKey(name string, appCursor bool) ([]byte, error) {
 		return append([]byte{0x1b}, k...), nil
 	}
 	if rest, ok := cutAny(n, "ctrl-", "ctrl+", "c-", "control-"); ok {
-		if len(rest) == 1 {
-			c := rest[0]
-			switch {
-			case c >= 'a' && c <= 'z':
-				return []byte{c - 'a' + 1}, nil
-			case c == '@' || c == ' ':
-				return []byte{0}, nil
-			case c >= '[' && c <= '_':
-				return []byte{c - '@'}, nil
-			case c == '?':
-				return []byte{0x7f}, nil
-			}
+		if c, ok := controlKey(rest); ok {
+			return []byte{c}, nil
 		}
 		return nil, unknownKey(name)
 	}
-	cursor := func(final byte) []byte {
+	if k, ok := plainKeys[n]; ok {
+		return []byte(k), nil
+	}
+	if final, ok := cursorKeys[n]; ok {
 		if appCursor {
-			return []byte{0x1b, 'O', final}
+			return []byte{0x1b, 'O', final}, nil
 		}
-		return []byte{0x1b, '[', final}
-	}
-	switch n {
-	case "enter", "return":
-		return []byte{'\r'}, nil
-	case "tab":
-		return []byte{'\t'}, nil
-	case "backtab", "shift-tab":
-		return []byte("\x1b[Z"), nil
-	case "escape", "esc":
-		return []byte{0x1b}, nil
-	case "backspace", "bs":
-		return []byte{0x7f}, nil
-	case "space":
-		return []byte{' '}, nil
-	case "delete", "del":
-		return []byte("\x1b[3~"), nil
-	case "insert", "ins":
-		return []byte("\x1b[2~"), nil
-	case "up":
-		return cursor('A'), nil
-	case "down":
-		return cursor('B'), nil
-	case "right":
-		return cursor('C'), nil
-	case "left":
-		return cursor('D'), nil
-	case "home":
-		return cursor('H'), nil
-	case "end":
-		return cursor('F'), nil
-	case "pageup", "pgup":
-		return []byte("\x1b[5~"), nil
-	case "pagedown", "pgdn":
-		return []byte("\x1b[6~"), nil
-	}
-	if fn, ok := strings.CutPrefix(n, "f"); ok {
-		codes := map[string]string{
-			"1": "\x1bOP", "2": "\x1bOQ", "3": "\x1bOR", "4": "\x1bOS",
-			"5": "\x1b[15~", "6": "\x1b[17~", "7": "\x1b[18~", "8": "\x1b[19~",
-			"9": "\x1b[20~", "10": "\x1b[21~", "11": "\x1b[23~", "12": "\x1b[24~",
-		}
-		if c, ok := codes[fn]; ok {
-			return []byte(c), nil
-		}
+		return []byte{0x1b, '[', final}, nil
 	}
 	if len([]rune(name)) == 1 {
 		return []byte(name), nil // a single character is itself
 	}
 	return nil, unknownKey(name)
+}
+
+// controlKey is the control character Ctrl-<rest> types, as xterm sends
+// it: a letter is its place in the alphabet, @ and space are NUL, [ to _
+// are ESC to US, and ? is DEL.
+func controlKey(rest string) (byte, bool) {
+	if len(rest) != 1 {
+		return 0, false
+	}
+	c := rest[0]
+	switch {
+	case c >= 'a' && c <= 'z':
+		return c - 'a' + 1, true
+	case c == '@' || c == ' ':
+		return 0, true
+	case c >= '[' && c <= '_':
+		return c - '@', true
+	case c == '?':
+		return 0x7f, true
+	}
+	return 0, false
 }
 
 func cutAny(s string, prefixes ...string) (string, bool) {

@@ -58,8 +58,17 @@ type castWriter struct {
 	n   int
 	enc *json.Encoder
 	js  bytes.Buffer
+	// carry holds the start of a UTF-8 character an output event cut.
+	carry utf8Carry
+	// exit is v3's exit, held back to go last: the session's last settle
+	// (its send ended by the exit) is numbered after the exit, and a
+	// player stops at "x".
+	exit *Event
 }
 
+// export writes the record r reads as an asciicast of version 2 or 3: the
+// header from the first event, one line per event after it, then what
+// export held back (a cut character's bytes, v3's exit).
 func export(w io.Writer, r *Reader, version int) error {
 	first, err := r.Next()
 	if err != nil {
@@ -71,11 +80,7 @@ func export(w io.Writer, r *Reader, version int) error {
 	if err := c.header(first); err != nil {
 		return err
 	}
-	var carry utf8Carry
 	var rerr error
-	// v3's exit goes last: the session's last settle (its send ended by
-	// the exit) is numbered after the exit, and a player stops at "x".
-	var exit *Event
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -84,38 +89,54 @@ func export(w io.Writer, r *Reader, version int) error {
 			}
 			break
 		}
-		switch ev.Kind {
-		case KindOutput:
-			if s := carry.take(ev.Data); s != "" {
-				c.event(ev.Mono, "o", s)
-			}
-		case KindInput, KindForeign:
-			data := ev.Data
-			if ev.Secret {
-				data = strings.Repeat("*", ev.Len)
-			}
-			c.event(ev.Mono, "i", data)
-		case KindResize:
-			c.event(ev.Mono, "r", fmt.Sprintf("%dx%d", ev.Cols, ev.Rows))
-		case KindSend, KindSettle, KindSignal, KindMark, KindControl:
-			c.event(ev.Mono, "m", marker(ev))
-		case KindExit:
-			switch {
-			case ev.Exit == nil:
-			case version == 3 && exitStatus(ev.Exit) != "":
-				exit = &ev
-			case ev.Exit.Code != nil:
-				c.event(ev.Mono, "m", "exit "+strconv.Itoa(*ev.Exit.Code))
-			default:
-				c.event(ev.Mono, "m", "exit: killed by "+ev.Exit.Signal)
-			}
+		c.record(ev)
+	}
+	c.finish()
+	if err := c.out.Flush(); err != nil {
+		return fmt.Errorf("record: export: %w", err)
+	}
+	return rerr
+}
+
+// record writes the line of one event after the first, by its kind.
+func (c *castWriter) record(ev Event) {
+	switch ev.Kind {
+	case KindOutput:
+		if s := c.carry.take(ev.Data); s != "" {
+			c.event(ev.Mono, "o", s)
+		}
+	case KindInput, KindForeign:
+		data := ev.Data
+		if ev.Secret {
+			data = strings.Repeat("*", ev.Len)
+		}
+		c.event(ev.Mono, "i", data)
+	case KindResize:
+		c.event(ev.Mono, "r", fmt.Sprintf("%dx%d", ev.Cols, ev.Rows))
+	case KindSend, KindSettle, KindSignal, KindMark, KindControl:
+		c.event(ev.Mono, "m", marker(ev))
+	case KindExit:
+		switch {
+		case ev.Exit == nil:
+		case c.version == 3 && exitStatus(ev.Exit) != "":
+			c.exit = &ev
+		case ev.Exit.Code != nil:
+			c.event(ev.Mono, "m", "exit "+strconv.Itoa(*ev.Exit.Code))
+		default:
+			c.event(ev.Mono, "m", "exit: killed by "+ev.Exit.Signal)
 		}
 	}
-	if s := carry.rest(); s != "" {
+}
+
+// finish writes what the events held back: the bytes of a character the
+// record ends inside, v3's exit, and an empty output when there was no
+// event at all.
+func (c *castWriter) finish() {
+	if s := c.carry.rest(); s != "" {
 		c.event(c.t0+time.Duration(c.prev)*time.Microsecond, "o", s)
 	}
-	if exit != nil {
-		c.event(exit.Mono, "x", exitStatus(exit.Exit))
+	if c.exit != nil {
+		c.event(c.exit.Mono, "x", exitStatus(c.exit.Exit))
 	}
 	if c.n == 0 {
 		// asciinema-player 3.x fails to load a header alone ("recording
@@ -123,10 +144,6 @@ func export(w io.Writer, r *Reader, version int) error {
 		// session it was.
 		c.event(c.t0, "o", "")
 	}
-	if err := c.out.Flush(); err != nil {
-		return fmt.Errorf("record: export: %w", err)
-	}
-	return rerr
 }
 
 func (c *castWriter) header(first Event) error {

@@ -174,6 +174,9 @@ func newRun(root linux.Identity, o Options) *run {
 	return t
 }
 
+// run is one teardown in its steps: capture the session, TERM who was
+// captured and wait, KILL in rounds what is left and whoever joined
+// (kill), then judge what survived (verdict).
 func (t *run) run(ctx context.Context) (rep Report, err error) {
 	first, err := capture(t.proc, t.root, t.rootReaped, t.adopt)
 	if err != nil {
@@ -194,11 +197,20 @@ func (t *run) run(ctx context.Context) (rep Report, err error) {
 	if err != nil {
 		return t.abort(captured, err)
 	}
-
 	// Rescan: children forked while TERM was being handled, and members
 	// that joined the session, were never captured. Captured survivors are
 	// kept even if they no longer show up (they re-parented away).
-	union := merge(t.rescan(), alive)
+	alive, known, err := t.kill(ctx, merge(t.rescan(), alive))
+	if err != nil {
+		return t.abort(known, err)
+	}
+	return t.verdict(alive)
+}
+
+// kill sends SIGKILL to union and waits, in rounds, until a fresh scan
+// finds no one new, or for maxKillRounds. It returns who is still alive
+// and every member it knew of (for abort, when err is ctx's).
+func (t *run) kill(ctx context.Context, union []linux.Identity) (alive, known []linux.Identity, err error) {
 	for round := 1; ; round++ {
 		for _, id := range union {
 			if !t.killSent[id] {
@@ -206,21 +218,24 @@ func (t *run) run(ctx context.Context) (rep Report, err error) {
 			}
 		}
 		if alive, err = t.wait(ctx, union); err != nil {
-			return t.abort(union, err)
+			return nil, union, err
 		}
 		// Verify with a fresh scan: a parent could fork between the rescan
 		// and its own SIGKILL, and that child must not escape unseen.
 		fresh := without(t.rescan(), union)
 		if len(fresh) == 0 {
-			break
+			return alive, union, nil
 		}
 		if round == maxKillRounds {
-			alive = append(alive, fresh...)
-			break
+			return append(alive, fresh...), union, nil
 		}
 		union = append(union, fresh...)
 	}
+}
 
+// verdict is the run's report once the kills are done: survivors are an
+// error, and so is a rescan that failed, which could have hidden a fork.
+func (t *run) verdict(alive []linux.Identity) (Report, error) {
 	for _, id := range alive {
 		t.report.Survivors = append(t.report.Survivors, id.PID)
 	}

@@ -49,75 +49,81 @@ type secretBytes []byte
 
 // UnmarshalJSON decodes a JSON string; the decoder checked its syntax.
 // Escapes only shrink, so the output never grows (and never leaves a
-// copy behind in a dropped buffer).
+// copy behind in a dropped buffer). It is written by hand because
+// encoding/json decodes a string only into a Go string, a copy of the
+// secret that could not be zeroed.
 func (b *secretBytes) UnmarshalJSON(data []byte) error {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		return errors.New("the secret is a JSON string")
 	}
 	in := data[1 : len(data)-1]
 	out := make([]byte, 0, len(in))
-	hex4 := func(i int) (rune, bool) {
-		if i+4 > len(in) {
-			return 0, false
-		}
-		var r rune
-		for _, c := range in[i : i+4] {
-			switch {
-			case c >= '0' && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case c >= 'a' && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return r, true
-	}
 	for i := 0; i < len(in); i++ {
-		c := in[i]
-		if c != '\\' {
-			out = append(out, c)
+		if in[i] != '\\' {
+			out = append(out, in[i])
 			continue
 		}
-		if i++; i >= len(in) {
-			return errors.New("a bad escape in the secret")
-		}
-		switch in[i] {
-		case '"', '\\', '/':
-			out = append(out, in[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(i + 1)
-			if !ok {
-				return errors.New("a bad escape in the secret")
-			}
-			i += 4
-			if utf16.IsSurrogate(r) && i+2 < len(in) && in[i+1] == '\\' && in[i+2] == 'u' {
-				if r2, ok := hex4(i + 3); ok {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r = d
-						i += 6
-					}
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
+		var ok bool
+		if out, i, ok = unescape(out, in, i+1); !ok {
 			return errors.New("a bad escape in the secret")
 		}
 	}
 	*b = out
 	return nil
+}
+
+// shortEscapes are JSON's one-letter escapes, by the letter after the backslash.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescape appends to out the character of the escape whose letter is at
+// in[i] (just after its backslash), and returns the index of its last byte; a
+// \u escape of a UTF-16 high surrogate takes the low one after it, as
+// JSON writes a character outside the BMP. ok is false for a bad escape.
+func unescape(out, in []byte, i int) (_ []byte, last int, ok bool) {
+	if i >= len(in) {
+		return out, i, false
+	}
+	if c := shortEscapes[in[i]]; c != 0 {
+		return append(out, c), i, true
+	}
+	if in[i] != 'u' {
+		return out, i, false
+	}
+	r, ok := hex4(in, i+1)
+	if !ok {
+		return out, i, false
+	}
+	i += 4
+	if utf16.IsSurrogate(r) && i+2 < len(in) && in[i+1] == '\\' && in[i+2] == 'u' {
+		if r2, ok := hex4(in, i+3); ok {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				r = d
+				i += 6
+			}
+		}
+	}
+	return utf8.AppendRune(out, r), i, true
+}
+
+// hex4 reads the four hex digits of a \u escape at in[i:].
+func hex4(in []byte, i int) (rune, bool) {
+	if i+4 > len(in) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range in[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // checkSecret refuses what is no line of a password: nothing, too much,

@@ -3,6 +3,7 @@ package view
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -90,4 +91,29 @@ func TestTokenKindsConcurrently(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// A secret link opens one entry: once a secret went in through it, neither
+// a second claim (a double submit, a second page) nor a check finds it
+// live, and a new link to the same prompt is needed for another try.
+func TestSecretLinkSingleUse(t *testing.T) {
+	s := NewSecrets(nil)
+	p := messages.SecretPrompt{Session: "pty-1", Pgid: 10, TID: 11, InputSeq: 5, Reader: "sudo", Line: "[sudo] password for ada:"}
+	tok, err := s.Mint(messages.NewOwner("agent"), p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.claim(tok, "pty-1"); err != nil {
+		t.Fatalf("the first entry: %v", err)
+	}
+	s.release(tok, true)
+	if _, err := s.claim(tok, "pty-1"); !errors.Is(err, ErrSecretLinkUsed) {
+		t.Fatalf("a second entry through a used link: %v; want ErrSecretLinkUsed", err)
+	}
+	if _, err := s.Check(tok, "pty-1"); !errors.Is(err, ErrSecretLinkUsed) {
+		t.Fatalf("check of a used link: %v; want ErrSecretLinkUsed", err)
+	}
+	if s.Revoke(tok) {
+		t.Fatal("a used link was revoked as if live")
+	}
 }

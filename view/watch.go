@@ -89,25 +89,9 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	// A share link's page (/v/) says so with its token, which must hold
-	// whoever opens it; an operator's page (/s/) brings none.
-	label := ""
-	var guard *access
-	if lg != nil {
-		guard = s.loginAccess(lg)
-	}
-	if !operator || h.Token != "" {
-		link, err := s.linkFor(h.Token, id)
-		if err != nil {
-			s.opts.Log.Info().Str("session", string(id)).Msg("view: refused: share link not valid")
-			v.send(ctx, map[string]any{"t": "error", "code": "forbidden", "message": "this link is not valid (expired, revoked, or for another session)"})
-			c.Close(websocket.StatusPolicyViolation, "forbidden")
-			return
-		}
-		label = link.Label
-		guard = s.linkAccess(link)
-	} else {
-		v.readOnly = false
+	label, guard, ok := s.admit(ctx, v, h, operator, lg)
+	if !ok {
+		return
 	}
 	entry, err := s.opts.Source.Describe(ctx, id)
 	if err != nil {
@@ -124,9 +108,37 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	if v.send(ctx, map[string]any{"t": "hello", "id": id, "name": entry.Name, "label": label, "readOnly": v.readOnly}) != nil {
 		return
 	}
-	// The reader and the badge loop end with ctx; the handler returns
-	// only once they have (the socket is closed by then, which ends the
-	// reader's Read).
+	v.serve(ctx, cancel, entry, watcher, guard)
+}
+
+// admit decides what the socket may do once its hello is read. A share
+// link's page (/v/) says so with its token, which must hold whoever opens
+// it; an operator's page (/s/) brings none. It returns the link's label and
+// the access to keep checking while the socket lives; ok is false once it
+// has refused the socket.
+func (s *Server) admit(ctx context.Context, v *viewer, h hello, operator bool, lg *login) (label string, guard *access, ok bool) {
+	if lg != nil {
+		guard = s.loginAccess(lg)
+	}
+	if operator && h.Token == "" {
+		v.readOnly = false
+		return "", guard, true
+	}
+	link, err := s.linkFor(h.Token, v.id)
+	if err != nil {
+		s.opts.Log.Info().Str("session", string(v.id)).Msg("view: refused: share link not valid")
+		v.send(ctx, map[string]any{"t": "error", "code": "forbidden", "message": "this link is not valid (expired, revoked, or for another session)"})
+		v.c.Close(websocket.StatusPolicyViolation, "forbidden")
+		return "", nil, false
+	}
+	return link.Label, s.linkAccess(link), true
+}
+
+// serve runs an admitted socket until the session ends, the viewer leaves or
+// falls behind. The reader and the badge loop end with ctx; serve returns
+// only once they have (the socket is closed by then, which ends the
+// reader's Read).
+func (v *viewer) serve(ctx context.Context, cancel context.CancelFunc, entry Entry, watcher Watcher, guard *access) {
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); v.read(ctx, cancel) }()
@@ -138,12 +150,12 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	}
 	defer wg.Wait()
 	defer cancel()
-	err = v.follow(ctx, watcher)
+	err := v.follow(ctx, watcher)
 	switch {
 	case errors.Is(err, io.EOF):
-		c.Close(websocket.StatusNormalClosure, "session closed")
+		v.c.Close(websocket.StatusNormalClosure, "session closed")
 	case ctx.Err() == nil && err != nil:
-		c.Close(websocket.StatusGoingAway, "dropped")
+		v.c.Close(websocket.StatusGoingAway, "dropped")
 	}
 }
 

@@ -2,7 +2,7 @@ package vt
 
 // This file is the screen's storage, as tmux's grid.c is: cells, rows
 // (line) and the ring of rows (screen). What a program's output does to
-// them is in screen.go.
+// them is in screen.go and its neighbours (motion.go, scroll.go, erase.go).
 
 // A cell holds a character, blank, or the right half of a wide character,
 // and the index of its pen (pen.go) in the row's attrs.

@@ -284,16 +284,35 @@ func (e *Emulator) sgr(int) {
 func (ps *parser) sub(i int) bool { return i < maxParams && ps.subs&(1<<i) != 0 }
 
 // sgrParam applies parameter i to p and returns it with the index of the
-// next parameter.
+// next parameter: the attributes (bold, underline, ...) in sgrAttribute,
+// the colours in sgrColor, each a switch on values, which compiles to a
+// jump table: colour output sends an SGR every few characters.
 func (e *Emulator) sgrParam(p pen, i int) (pen, int) {
 	n := e.params[i]
 	next := i + 1
 	for next < e.np && e.sub(next) && n != 38 && n != 48 && n != 58 {
 		next++ // sub-parameters of an attribute that takes none are ignored
 	}
-	// A switch on values compiles to a jump table: colour output sends
-	// an SGR every few characters.
-	switch n {
+	switch {
+	case n == 38 || n == 48 || n == 58:
+		c, next := e.extendedColor(i)
+		switch n {
+		case 38:
+			p = p.withFg(c)
+		case 48:
+			p = p.withBg(c)
+		} // 58, the underline colour, is not kept
+		return p, next
+	case n < 30 || n == 53 || n == 55:
+		return e.sgrAttribute(p, i), next
+	}
+	return sgrColor(p, n), next
+}
+
+// sgrAttribute applies the attribute of parameter i (0-29, 53, 55) to p;
+// 4 reads its style from the sub-parameter after it (4:3 is curly).
+func (e *Emulator) sgrAttribute(p pen, i int) pen {
+	switch e.params[i] {
 	case 0:
 		p = 0
 	case 1:
@@ -332,33 +351,31 @@ func (e *Emulator) sgrParam(p pen, i int) (pen, int) {
 		p &^= penInvisible
 	case 29:
 		p &^= penStrike
+	case 53:
+		p |= penOverline
+	case 55:
+		p &^= penOverline
+	}
+	return p
+}
+
+// sgrColor applies the 16-colour parameter n (30-49, 90-107) to p.
+func sgrColor(p pen, n int) pen {
+	switch n {
 	case 30, 31, 32, 33, 34, 35, 36, 37:
 		p = p.withFg(ANSIColor(uint8(n - 30)))
-	case 38, 48, 58:
-		var c Color
-		c, next = e.extendedColor(i)
-		switch n {
-		case 38:
-			p = p.withFg(c)
-		case 48:
-			p = p.withBg(c)
-		} // 58, the underline colour, is not kept
 	case 39:
 		p = p.withFg(DefaultColor)
 	case 40, 41, 42, 43, 44, 45, 46, 47:
 		p = p.withBg(ANSIColor(uint8(n - 40)))
 	case 49:
 		p = p.withBg(DefaultColor)
-	case 53:
-		p |= penOverline
-	case 55:
-		p &^= penOverline
 	case 90, 91, 92, 93, 94, 95, 96, 97:
 		p = p.withFg(ANSIColor(uint8(n - 90 + 8)))
 	case 100, 101, 102, 103, 104, 105, 106, 107:
 		p = p.withBg(ANSIColor(uint8(n - 100 + 8)))
 	}
-	return p, next
+	return p
 }
 
 // extendedColor reads the colour of 38, 48 or 58 at parameter i, in the

@@ -38,7 +38,7 @@ const handshakeTimeout = 10 * time.Second
 // (remote/endpoint_writer.go initialize), after which the messages that
 // waited are dropped and the next message dials again. A peer's first
 // answer can therefore take up to this bound longer than its later ones:
-// the host link allows for it (actors/remote/link.go onTick).
+// the host link allows for it (actors/remote/link_heartbeat.go onTick).
 const DialTimeout = 2 * time.Second
 
 // Config configures an endpoint.
