@@ -21,13 +21,29 @@ type recorder struct {
 	outputs int
 	prompts []backend.PromptFact
 	exits   []messages.SessionStatus
+	// promptWake is closed at the next prompt fact (promptCame).
+	promptWake chan struct{}
 }
 
 func (r *recorder) Output(uint64) { r.mu.Lock(); r.outputs++; r.mu.Unlock() }
 func (r *recorder) Prompt(f backend.PromptFact) {
 	r.mu.Lock()
 	r.prompts = append(r.prompts, f)
+	if r.promptWake != nil {
+		close(r.promptWake)
+		r.promptWake = nil
+	}
 	r.mu.Unlock()
+}
+
+// promptCame returns a channel closed at the next prompt fact.
+func (r *recorder) promptCame() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.promptWake == nil {
+		r.promptWake = make(chan struct{})
+	}
+	return r.promptWake
 }
 func (r *recorder) Exited(st messages.SessionStatus) {
 	r.mu.Lock()
