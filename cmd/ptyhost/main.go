@@ -31,6 +31,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors/remote/host"
 	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
+	"github.com/ptyactor/ptyactor/internal/tlsfiles"
 	"github.com/rs/zerolog"
 )
 
@@ -133,7 +134,7 @@ func run(args []string, stderr io.Writer, ready func(addr string)) error {
 		},
 		Prepare: func(zerolog.Logger) (err error) {
 			if !c.insecure {
-				tc, err = terminals.LoadTLS("-tls", c.tlsCert, c.tlsKey, c.tlsCA)
+				tc, err = tlsfiles.Load("-tls", c.tlsCert, c.tlsKey, c.tlsCA)
 			}
 			return err
 		},
