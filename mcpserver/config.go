@@ -135,7 +135,7 @@ func (h HTTPConfig) check() error {
 	if (h.TLSCert == "") != (h.TLSKey == "") {
 		return errors.New("-http-tls-cert and -http-tls-key go together: give both or neither")
 	}
-	if h.TLSCert == "" && !LoopbackHost(host) {
+	if h.TLSCert == "" && !loopbackHost(host) {
 		return fmt.Errorf("-http %s is not a loopback address: serving off loopback needs TLS (-http-tls-cert and -http-tls-key), "+
 			"or listen on 127.0.0.1 and tunnel to it", h.Addr)
 	}

@@ -80,7 +80,7 @@ func (f ConsoleConfig) check(http bool) error {
 	if err != nil {
 		return fmt.Errorf("-console %q: %w", f.Addr, err)
 	}
-	if f.TLSCert == "" && !LoopbackHost(host) {
+	if f.TLSCert == "" && !loopbackHost(host) {
 		return fmt.Errorf("-console %s is not a loopback address: off loopback the console needs TLS (-console-tls-cert and -console-tls-key)", f.Addr)
 	}
 	return nil

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -52,7 +51,7 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 	state := t.TempDir()
 	cmd, stderr := binaryCmd(t, state, withFast(extra...)...)
 	c := connect(t, cmd, stderr, "console", nil, nil)
-	consoleURL := consoleURL(t, stderr)
+	consoleURL := awaitConsoleURL(t, stderr)
 	if n := strings.Count(stderr.String(), "#token="); n != 1 {
 		t.Fatalf("the token is on stderr %d times, want once", n)
 	}
@@ -180,7 +179,7 @@ func consoleServer(t *testing.T, extra ...string) (*client, string) {
 	t.Helper()
 	cmd, stderr := binaryCmd(t, t.TempDir(), withFast(extra...)...)
 	c := connect(t, cmd, stderr, "console", nil, nil)
-	return c, consoleURL(t, stderr)
+	return c, awaitConsoleURL(t, stderr)
 }
 
 // typeKeys types keys into whatever has the page's focus, as a person's
@@ -265,17 +264,11 @@ func TestTakeOverInBrowser(t *testing.T) {
 	liveView(t, b, consoleURL, id)
 
 	// Without interrupt: the command goes on, and the person stops it.
-	done := sendInFlight(t, b, c, id, "sleep 30")
-	b.Eval(`document.getElementById("take").click()`, nil)
-	b.WaitJS(`ptyView.control.you && ptyView.control.holder === "operator" && !document.getElementById("banner").hidden &&
-		document.getElementById("banner").textContent.includes("You have control — the agent waits") && !document.getElementById("handback").hidden`, 10*time.Second)
-	takenOver(t, done)
+	takeInFlight(t, b, c, id, `document.getElementById("take").click()`,
+		`ptyView.control.you && ptyView.control.holder === "operator" && !document.getElementById("banner").hidden &&
+		document.getElementById("banner").textContent.includes("You have control — the agent waits") && !document.getElementById("handback").hidden`)
 	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo agent"}, "holds the input")
-	var badge string
-	b.Eval(`ptyView.badge`, &badge)
-	if badge != "running" {
-		t.Fatalf("taken over without interrupt, the command's badge is %q; want it still running", badge)
-	}
+	stillRunning(t, b)
 	docShot(t, b, "take-over.png")
 	typeKeys(t, b, "c", chromedp.ModifierCtrl)
 	typeKeys(t, b, "echo typed-$((6*7))\r", 0)
@@ -291,24 +284,15 @@ func TestTakeOverInBrowser(t *testing.T) {
 	b.WaitJS(`ptyView.control && !ptyView.control.you && document.getElementById("control").textContent.startsWith("Controlled by operator since")`, 15*time.Second)
 	b.Eval(`document.getElementById("take").click()`, nil)
 	b.WaitJS(`ptyView.control.you`, 10*time.Second)
-	b.Eval(`document.getElementById("handback").click()`, nil)
-	b.WaitJS(`ptyView.control.holder === "agent" && !ptyView.control.you && document.getElementById("banner").hidden && ptyView.term.options.disableStdin`, 10*time.Second)
-	r := c.send(id, "echo agent-$((6*7))")
-	if !strings.Contains(r.Text, "agent-42") {
-		t.Fatalf("the agent's send after the hand back: %s", r.Text)
-	}
 	// Its result says what the person did.
-	hb, _ := r.S["handback"].(map[string]any)
-	if hb == nil || hb["reason"] != "returned" || !strings.Contains(fmt.Sprint(hb["lines"]), "echo typed-$((6*7))") || !strings.Contains(r.Text, "A person (operator) had control") {
-		t.Fatalf("the agent's first result after the hand back: handback %v\n%s", hb, r.Text)
+	r := handBack(t, b, c, id, "echo typed-$((6*7))")
+	if !strings.Contains(r.Text, "A person (operator) had control") {
+		t.Fatalf("the agent's first result after the hand back: handback %v\n%s", r.S["handback"], r.Text)
 	}
 
 	// With interrupt: the command gets a SIGINT; the shell is back at
 	// its prompt, and what the person types runs at once.
-	done = sendInFlight(t, b, c, id, "sleep 30")
-	b.Eval(`document.getElementById("interrupt").click(); document.getElementById("take").click()`, nil)
-	b.WaitJS(`ptyView.control.you`, 10*time.Second)
-	takenOver(t, done)
+	takeInFlight(t, b, c, id, `document.getElementById("interrupt").click(); document.getElementById("take").click()`, `ptyView.control.you`)
 	b.WaitJS(`ptyView.badge === "prompt"`, 10*time.Second)
 	typeKeys(t, b, "echo again-$((6*7))\r", 0)
 	b.WaitJS(bufferText+`.includes("again-42")`, 10*time.Second)

@@ -1,11 +1,9 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,15 +83,22 @@ func TestStdioLifecycle(t *testing.T) {
 	}
 }
 
+// sleeping opens a terminal running text (sleeps) in the background, once
+// a sleep is in the foreground, and returns its id and the processes of
+// its session.
+func sleeping(t *testing.T, c *client, text string) (id string, members []int) {
+	t.Helper()
+	id = c.open(nil)
+	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": text, "runInBackground": true})
+	waitForeground(t, c, id, "sleep")
+	return id, sessionMembers(sessionPID(t, c, id))
+}
+
 // A client that goes away takes its terminals with it: the server
 // disposes the owner, leaves no process behind, and exits.
 func TestStdioDisconnectLeavesNothing(t *testing.T) {
 	c, cmd, stderr := stdioServer(t)
-	id := c.open(nil)
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000 & sleep 1000", "runInBackground": true})
-	waitForeground(t, c, id, "sleep")
-	pid := sessionPID(t, c, id)
-	members := sessionMembers(pid)
+	_, members := sleeping(t, c, "sleep 1000 & sleep 1000")
 	if len(members) < 3 {
 		t.Fatalf("expected the shell and two sleeps, got %v", members)
 	}
@@ -110,11 +115,7 @@ func TestStdioDisconnectLeavesNothing(t *testing.T) {
 	if st := cmd.ProcessState; st == nil || !st.Exited() || st.ExitCode() != 0 {
 		t.Fatalf("server exit: %v", cmd.ProcessState)
 	}
-	for _, p := range members {
-		if alive(p) {
-			t.Fatalf("process %d of the closed session survived", p)
-		}
-	}
+	noneAlive(t, members, "of the closed session survived")
 	if !strings.Contains(stderr.String(), `"message":"owner disposed"`) {
 		t.Fatalf("no disposal logged: %s", tailString(stderr.String(), 1000))
 	}
@@ -123,10 +124,7 @@ func TestStdioDisconnectLeavesNothing(t *testing.T) {
 // SIGTERM to the server disposes everything, then it exits.
 func TestSIGTERMDisposesAll(t *testing.T) {
 	c, cmd, _ := stdioServer(t)
-	id := c.open(nil)
-	c.ok(tools.TerminalSend, obj{"sessionId": id, "text": "sleep 1000", "runInBackground": true})
-	waitForeground(t, c, id, "sleep")
-	members := sessionMembers(sessionPID(t, c, id))
+	_, members := sleeping(t, c, "sleep 1000")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -214,110 +212,6 @@ func vmHWM(t *testing.T, pid int) int64 {
 	return n << 10
 }
 
-// Two HTTP clients are two owners: neither can see, send to, read,
-// signal or close the other's sessions (answered like unknown ids). When
-// an HTTP session ends, its processes are gone.
-func TestHTTPIsolation(t *testing.T) {
-	srv := httpServer(t)
-	a, b := httpClient(t, srv), httpClient(t, srv)
-	ida, idb := a.open(nil), b.open(nil)
-	task := a.ok(tools.TerminalSend, obj{"sessionId": ida, "text": "sleep 1000", "runInBackground": true}).str("taskId")
-	for _, pair := range []struct {
-		c  *client
-		id string
-	}{{b, ida}, {a, idb}} {
-		want := "unknown PTY session " + pair.id
-		pair.c.fails(tools.TerminalSend, obj{"sessionId": pair.id, "text": "echo x"}, want)
-		pair.c.fails(tools.TerminalRead, obj{"sessionId": pair.id}, want)
-		pair.c.fails(tools.TerminalSignal, obj{"sessionId": pair.id, "signal": "SIGTERM"}, want)
-		pair.c.fails(tools.TerminalClose, obj{"sessionId": pair.id}, want)
-		if r := pair.c.ok(tools.TerminalList, nil); strings.Contains(r.Text, pair.id) {
-			t.Fatalf("the other's session is listed: %q", r.Text)
-		}
-	}
-	b.fails(tools.TaskOutput, obj{"taskId": task}, "unknown task "+task)
-	b.fails(tools.TaskKill, obj{"taskId": task}, "unknown task "+task)
-	if r := b.send(idb, "echo b-ok"); !strings.Contains(r.Text, "b-ok\n") {
-		t.Fatalf("b's own session: %q", r.Text)
-	}
-	waitForeground(t, a, ida, "sleep")
-	members := sessionMembers(sessionPID(t, a, ida))
-	if err := a.cs.Close(); err != nil { // DELETE: the HTTP session ends
-		t.Logf("close a: %v", err)
-	}
-	testkit.WaitFor(t, 15*time.Second, "a's processes gone", func() bool {
-		for _, p := range members {
-			if alive(p) {
-				return false
-			}
-		}
-		return true
-	})
-	if r := b.send(idb, "echo b-still"); !strings.Contains(r.Text, "b-still\n") {
-		t.Fatalf("b after a left: %q", r.Text)
-	}
-	// A request body over the HTTP limit (4 MiB), with the right token, is
-	// refused; the session keeps serving. (Sent raw: the SDK client closes
-	// itself on a 413.)
-	body, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": 99, "method": "tools/call",
-		"params": obj{"name": tools.TerminalSend, "arguments": obj{"sessionId": idb, "text": strings.Repeat("x", 5<<20)}}})
-	req, _ := http.NewRequest(http.MethodPost, srv.url, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+srv.token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", b.cs.ID())
-	resp, err := (&http.Client{Transport: srv.tr}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("a 5 MiB request: HTTP %d", resp.StatusCode)
-	}
-	if r := b.send(idb, "echo b-after-huge"); !strings.Contains(r.Text, "b-after-huge\n") {
-		t.Fatalf("b after a huge request: %q", r.Text)
-	}
-}
-
-// A client that vanishes without ending its HTTP session (no DELETE, its
-// connections dropped) loses its terminals when the session times out.
-func TestHTTPAbandonedSessionTimesOut(t *testing.T) {
-	srv := httpServer(t, "-http-session-timeout", "500ms")
-	tr := &http.Transport{}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gone", Version: "0"}, nil).Connect(testkit.Ctx(t),
-		&mcp.StreamableClientTransport{Endpoint: srv.url, MaxRetries: -1, DisableStandaloneSSE: true, HTTPClient: &http.Client{Transport: bearer{srv.token, tr}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &client{t: t, cs: cs}
-	// The session times out 500 ms after its last request, so no step
-	// before the client vanishes waits on the machine between requests
-	// (as a background send, then a wait for its command to run, would):
-	// this send returns once the job it leaves running exists.
-	open := c.ok(tools.TerminalOpen, nil)
-	r := c.send(open.str("sessionId"), "sleep 1000 &")
-	running, _ := r.S["running"].([]any)
-	if len(running) != 1 {
-		t.Fatalf("the job left running: %q", r.Text)
-	}
-	members := []int{int(open.num("pid")), int(running[0].(map[string]any)["pid"].(float64))}
-	for _, p := range members {
-		if !alive(p) {
-			t.Fatalf("process %d of %v (the shell, the job) is not running", p, members)
-		}
-	}
-	tr.CloseIdleConnections() // the client is gone: no more requests, no DELETE
-	testkit.WaitFor(t, 15*time.Second, "the abandoned session's processes gone", func() bool {
-		for _, p := range members {
-			if alive(p) {
-				return false
-			}
-		}
-		return true
-	})
-	_ = cs.Close() // the session is already gone on the server
-}
-
 // A client that dies in the middle of a foreground send (its end of the
 // pipes closes; no graceful shutdown): the server disposes the owner at
 // once, which settles the send, then exits; nothing survives.
@@ -377,11 +271,7 @@ func TestStdioClientDiesDuringSend(t *testing.T) {
 		t.Fatalf("server still running %s after its client died\n%s", exitBound, tailString(stderr.String(), 2000))
 	}
 	t.Logf("the server exited %s after its client died", time.Since(start).Round(time.Millisecond))
-	for _, p := range members {
-		if alive(p) {
-			t.Fatalf("process %d survived the disconnect", p)
-		}
-	}
+	noneAlive(t, members, "survived the disconnect")
 	cancelCall() // the dead client's own call, so its session can close
 	<-callDone
 	_ = cs.Close()

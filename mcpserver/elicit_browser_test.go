@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -24,18 +23,8 @@ import (
 func TestElicitInBrowser(t *testing.T) {
 	b := browser.New(t)
 	cmd, stderr := binaryCmd(t, t.TempDir(), fastFlags...)
-	asked := make(chan *mcp.ElicitParams, 1)
-	completed := make(chan string, 1)
-	c := connect(t, cmd, stderr, "elicit", &mcp.ClientOptions{
-		Capabilities: urlCaps,
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked <- req.Params
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		},
-		ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-			completed <- req.Params.ElicitationID
-		},
-	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	opts, asked, completed := acceptingClient()
+	c := connect(t, cmd, stderr, "elicit", opts, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	ctx := testkit.Ctx(t)
 	id := c.open(obj{"name": "deploy"})
 	const pw = "c0rrect-h0rse-battery"

@@ -181,18 +181,8 @@ func hasLine(text, line string) bool {
 func TestElicitURLLegacy(t *testing.T) {
 	p, f := newElicitInproc(t)
 	ctx := testkit.Ctx(t)
-	asked := make(chan *mcp.ElicitParams, 1)
-	completed := make(chan string, 1)
-	c := p.clientWith(&mcp.ClientOptions{
-		Capabilities: urlCaps,
-		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked <- req.Params
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		},
-		ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
-			completed <- req.Params.ElicitationID
-		},
-	}, "2025-11-25")
+	opts, asked, completed := acceptingClient()
+	c := p.clientWith(opts, "2025-11-25")
 	id := c.open(nil)
 	done := callAsync(ctx, c, tools.TerminalSend, obj{"sessionId": id, "text": secretCmd})
 	el := recv(t, ctx, asked, "no elicitation")

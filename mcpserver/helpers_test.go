@@ -1,23 +1,18 @@
 package mcpserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +21,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
+	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"github.com/ptyactor/ptyactor/test/testkit"
@@ -314,11 +310,78 @@ func connect(t *testing.T, cmd *exec.Cmd, stderr *syncBuf, name string, opts *mc
 	return &client{t: t, cs: cs}
 }
 
+// noneAlive fails the test, saying "process PID " and what, when a
+// process of members still runs.
+func noneAlive(t *testing.T, members []int, what string) {
+	t.Helper()
+	for _, p := range members {
+		if alive(p) {
+			t.Fatalf("process %d %s", p, what)
+		}
+	}
+}
+
+// takeInFlight takes a terminal over while the agent's "sleep 30" runs:
+// click is the page's script that takes it, shown what the page shows
+// then; the send in flight must settle as taken over.
+func takeInFlight(t *testing.T, b *browser.Browser, c *client, id, click, shown string) {
+	t.Helper()
+	done := sendInFlight(t, b, c, id, "sleep 30")
+	b.Eval(click, nil)
+	b.WaitJS(shown, 10*time.Second)
+	takenOver(t, done)
+}
+
+// stillRunning holds the page's badge to the command taken over without
+// interrupt: still running.
+func stillRunning(t *testing.T, b *browser.Browser) {
+	t.Helper()
+	var badge string
+	b.Eval(`ptyView.badge`, &badge)
+	if badge != "running" {
+		t.Fatalf("taken over without interrupt, the command's badge is %q; want it still running", badge)
+	}
+}
+
+// handBack hands a terminal the page took over back to the agent, whose
+// next send must run, and returns that send's result, whose hand-back
+// summary must list the line typed, in full.
+func handBack(t *testing.T, b *browser.Browser, c *client, id, typed string) result {
+	t.Helper()
+	b.Eval(`document.getElementById("handback").click()`, nil)
+	b.WaitJS(`ptyView.control.holder === "agent" && !ptyView.control.you && document.getElementById("banner").hidden && ptyView.term.options.disableStdin`, 10*time.Second)
+	r := c.send(id, "echo agent-$((6*7))")
+	if !strings.Contains(r.Text, "agent-42") {
+		t.Fatalf("the agent's send after the hand back: %s", r.Text)
+	}
+	hb, _ := r.S["handback"].(map[string]any)
+	if hb == nil || hb["reason"] != "returned" || !strings.Contains(fmt.Sprint(hb["lines"]), typed) {
+		t.Fatalf("the agent's first result after the hand back: handback %v\n%s", hb, r.Text)
+	}
+	return r
+}
+
+// secretTakenOnce holds a secret typed at link to what the terminal did
+// with it: the wait for its len= line says a person entered a secret (of
+// pw's length), and the link, used, is refused the next time.
+func (r *secretRig) secretTakenOnce(b *browser.Browser, id, link, pw string) {
+	t := r.t
+	t.Helper()
+	res := r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": `len=[0-9]+\s`})
+	if res.IsError || !strings.Contains(res.Text, "len="+strconv.Itoa(len(pw))) || res.S["secretEntered"] != true ||
+		!strings.Contains(res.Text, "A person entered the secret at the prompt.") || res.S["secretUrl"] != nil {
+		t.Fatalf("the wait after the secret: %v\n%s", res.S, res.Text)
+	}
+	b.Open("about:blank")
+	b.Open(link)
+	b.WaitJS(`ptySecret.state === "refused" && ptySecret.code === "secret_link_used"`, 15*time.Second)
+}
+
 // consoleURLRE is the console's URL line on a stdio server's stderr.
 var consoleURLRE = regexp.MustCompile(`ptymcp: console \(watch the terminals in a browser\): (http://127\.0\.0\.1:\d+/#token=[A-Za-z0-9_-]{43})\n`)
 
-// consoleURL waits for the console's URL (with its login token) on stderr.
-func consoleURL(t *testing.T, stderr *syncBuf) string {
+// awaitConsoleURL waits for the console's URL (with its login token) on stderr.
+func awaitConsoleURL(t *testing.T, stderr *syncBuf) string {
 	t.Helper()
 	var url string
 	testkit.WaitFor(t, 10*time.Second, "the console URL on stderr", func() bool {
@@ -377,243 +440,26 @@ func sessionPID(t *testing.T, c *client, id string) int {
 	return 0
 }
 
-// httpSrv is the binary serving streamable HTTP.
-type httpSrv struct {
-	url       string // the endpoint, http(s)://ADDR/mcp
-	addr      string // the bound address
-	token     string
-	tokenFile string
-	cmd       *exec.Cmd
-	stderr    *syncBuf
-	tr        *http.Transport // the tests' requests go through it (a TLS test adds its root)
-}
-
-// httpServer starts the binary with -http on a free loopback port and its
-// token file in a temporary directory.
-func httpServer(t *testing.T, extra ...string) *httpSrv {
-	t.Helper()
-	args := []string{"-http", "127.0.0.1:0", "-http-token-file", filepath.Join(t.TempDir(), "token")}
-	return startHTTP(t, t.TempDir(), append(args, extra...)...)
-}
-
-// startHTTP starts the binary with fastFlags, then args, and its user
-// config directory (XDG_CONFIG_HOME) at configHome, so no test touches
-// the real one; it returns once the server reports its endpoint.
-func startHTTP(t *testing.T, configHome string, args ...string) *httpSrv {
-	t.Helper()
-	cmd := exec.Command(binary(t), append(slices.Clone(fastFlags), args...)...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+configHome)
-	pr, pw := io.Pipe()
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &httpSrv{cmd: cmd, stderr: &syncBuf{}, tr: &http.Transport{}}
-	waited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); _ = pw.Close(); close(waited) }()
-	t.Cleanup(func() {
-		// SIGTERM disposes every owner, then the server exits cleanly.
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-waited:
-			if waitErr != nil {
-				t.Errorf("HTTP server exit after SIGTERM: %v", waitErr)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-waited
-			t.Errorf("HTTP server still running 20s after SIGTERM")
-		}
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", tailString(s.stderr.String(), 4000))
-		}
-	})
-	t.Cleanup(s.tr.CloseIdleConnections)
-	type started struct{ url, addr, tokenFile string }
-	up := make(chan started, 1)
-	go func() {
-		var st started
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			_, _ = s.stderr.Write(append(sc.Bytes(), '\n'))
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				continue
-			}
-			if v, ok := m["token_file"].(string); ok {
-				st.tokenFile = v
-			}
-			if v, ok := m["url"].(string); ok {
-				st.url, st.addr = v, m["addr"].(string)
-				select {
-				case up <- st:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, pr)
-	}()
-	select {
-	case st := <-up:
-		s.url, s.addr, s.tokenFile = st.url, st.addr, st.tokenFile
-	case <-waited:
-		t.Fatalf("the HTTP server exited before serving: %v\n%s", waitErr, s.stderr)
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the HTTP server did not report its address\n%s", s.stderr)
-	}
-	b, err := os.ReadFile(s.tokenFile)
-	if err != nil {
-		t.Fatalf("token file: %v", err)
-	}
-	s.token = strings.TrimSpace(string(b))
-	return s
-}
-
-// bearer adds the token to every request, as an MCP client configured
-// with an Authorization header does.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
-// httpClient connects an SDK client that sends the server's token.
-func httpClient(t *testing.T, s *httpSrv) *client {
-	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil).Connect(testkit.Ctx(t),
-		&mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{s.token, s.tr}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return &client{t: t, cs: cs}
-}
-
-// reply is one raw HTTP answer.
-type reply struct {
-	status int
-	header http.Header
-	body   string
-}
-
-// raw sends one request to the server's endpoint; hdr holds name, value
-// pairs. An open event stream (a GET answered 200) is closed unread.
-func (s *httpSrv) raw(t *testing.T, method, body string, hdr ...string) reply {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, s.url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
-	}
-	resp, err := (&http.Client{Transport: s.tr}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %v: %v", method, hdr, err)
-	}
-	defer resp.Body.Close()
-	r := reply{status: resp.StatusCode, header: resp.Header}
-	if method != http.MethodGet || resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		r.body = string(b)
-	}
-	return r
-}
-
-const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
-
-// post sends a JSON-RPC body as an MCP client does, plus hdr.
-func (s *httpSrv) post(t *testing.T, body string, hdr ...string) reply {
-	t.Helper()
-	return s.raw(t, http.MethodPost, body, append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, hdr...)...)
-}
-
-// session initializes an MCP session with the token (and hdr) and
-// returns its id, ready for the event stream.
-func (s *httpSrv) session(t *testing.T, hdr ...string) string {
-	t.Helper()
-	auth := []string{"Authorization", "Bearer " + s.token}
-	r := s.post(t, initBody, append(auth, hdr...)...)
-	sid := r.header.Get("Mcp-Session-Id")
-	if r.status != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: HTTP %d, session %q: %s", r.status, sid, r.body)
-	}
-	if r := s.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, append(auth, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18")...); r.status != http.StatusAccepted {
-		t.Fatalf("initialized: HTTP %d: %s", r.status, r.body)
-	}
-	return sid
-}
-
-// stream opens (and closes) the session's GET event stream.
-func (s *httpSrv) stream(t *testing.T, sid string, hdr ...string) reply {
-	t.Helper()
-	return s.raw(t, http.MethodGet, "", append([]string{"Accept", "text/event-stream", "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-06-18"}, hdr...)...)
-}
-
-func (s *httpSrv) port(t *testing.T) string {
-	t.Helper()
-	_, port, err := net.SplitHostPort(s.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
-// oneLine asserts a refusal: the status, and a one-line text body that
-// starts with prefix.
-func oneLine(t *testing.T, what string, r reply, status int, prefix string) {
-	t.Helper()
-	if r.status != status || !strings.HasPrefix(r.body, prefix) || strings.Count(r.body, "\n") != 1 || !strings.HasSuffix(r.body, "\n") {
-		t.Fatalf("%s: want HTTP %d %q…, got HTTP %d %q", what, status, prefix, r.status, r.body)
-	}
-}
-
-// noCORS asserts a response carries no CORS header.
-func noCORS(t *testing.T, what string, r reply) {
-	t.Helper()
-	for k := range r.header {
-		if strings.HasPrefix(k, "Access-Control-") {
-			t.Fatalf("%s: CORS header %s: %q", what, k, r.header.Get(k))
-		}
-	}
-}
-
-// runFails runs the binary with fastFlags and args, which must make it
-// exit with status 1 before serving; it returns its output.
-func runFails(t *testing.T, configHome string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), append(slices.Clone(fastFlags), args...)...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+configHome)
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("%v: want exit status 1, got %v\n%s", args, err, out)
-	}
-	if strings.Contains(string(out), "serving streamable HTTP") {
-		t.Fatalf("%v: the server listened before refusing\n%s", args, out)
-	}
-	return string(out)
-}
-
 var (
 	dirOnce sync.Once
 	binDir  string
 	dirErr  error
 	builds  sync.Map // command name → *build
 )
+
+// acceptingClient is a client that elicits by URL and accepts every
+// elicitation: each one's params arrive on asked, and each completion's id
+// on completed.
+func acceptingClient() (opts *mcp.ClientOptions, asked chan *mcp.ElicitParams, completed chan string) {
+	asked, completed = make(chan *mcp.ElicitParams, 1), make(chan string, 1)
+	return &mcp.ClientOptions{
+		Capabilities: urlCaps,
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- req.Params
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			completed <- req.Params.ElicitationID
+		},
+	}, asked, completed
+}

@@ -72,7 +72,7 @@ func (h HostsConfig) check() error {
 	if h.Insecure {
 		for _, a := range h.Addrs {
 			host, _, _ := net.SplitHostPort(a)
-			if !LoopbackHost(host) {
+			if !loopbackHost(host) {
 				return fmt.Errorf("-host %s is not a loopback address: -host-insecure only reaches loopback hosts", a)
 			}
 		}

@@ -161,10 +161,10 @@ func createToken(path string) (string, error) {
 	return token, nil
 }
 
-// LoopbackHost reports whether an address's host is certainly loopback: the
+// loopbackHost reports whether an address's host is certainly loopback: the
 // name localhost or a loopback IP. Anything else (a name, an empty host
 // meaning every interface) is treated as reachable from the network.
-func LoopbackHost(host string) bool {
+func loopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}

@@ -128,35 +128,35 @@ func (f *floodServer) awaitExit(t *testing.T, what string) *exec.ExitError {
 	}
 }
 
+// floodingTerminal opens a terminal whose flood runs in a call in flight
+// (floodInFlight) and returns the processes of its session.
+func (f *floodServer) floodingTerminal(t *testing.T) (members []int) {
+	t.Helper()
+	id := f.c.open(nil)
+	pid := sessionPID(t, f.c, id)
+	f.floodInFlight(t, id)
+	return sessionMembers(pid)
+}
+
 // The client hangs up while a terminal floods and a call is in flight:
 // the server ends that call, closes the terminal and exits.
 func TestStdioEOFWhileFlooding(t *testing.T) {
 	f := startFloodServer(t)
-	id := f.c.open(nil)
-	pid := sessionPID(t, f.c, id)
-	f.floodInFlight(t, id)
-	members := sessionMembers(pid)
+	members := f.floodingTerminal(t)
 	start := time.Now()
 	_ = f.stdin.Close()
 	if ee := f.awaitExit(t, "stdin ended"); ee != nil {
 		t.Fatalf("server exit: %v", ee)
 	}
 	t.Logf("the server exited %s after stdin ended", time.Since(start).Round(time.Millisecond))
-	for _, p := range members {
-		if alive(p) {
-			t.Fatalf("process %d of the flooding terminal survived", p)
-		}
-	}
+	noneAlive(t, members, "of the flooding terminal survived")
 }
 
 // A second SIGTERM ends the server at once, whatever the shutdown the
 // first one started waits for, here while a terminal floods.
 func TestSecondSIGTERMEndsServer(t *testing.T) {
 	f := startFloodServer(t)
-	id := f.c.open(nil)
-	pid := sessionPID(t, f.c, id)
-	f.floodInFlight(t, id)
-	members := sessionMembers(pid)
+	members := f.floodingTerminal(t)
 	if err := f.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -31,17 +30,11 @@ func TestTakeOverRemoteInBrowser(t *testing.T) {
 	}
 	liveView(t, b, consoleURL, id)
 
-	done := sendInFlight(t, b, c, id, "sleep 30")
-	b.Eval(`document.getElementById("take").click()`, nil)
-	b.WaitJS(`ptyView.control.you && ptyView.control.holder === "operator" && !document.getElementById("banner").hidden &&
-		!document.getElementById("handback").hidden && !ptyView.term.options.disableStdin`, 10*time.Second)
-	takenOver(t, done)
+	takeInFlight(t, b, c, id, `document.getElementById("take").click()`,
+		`ptyView.control.you && ptyView.control.holder === "operator" && !document.getElementById("banner").hidden &&
+		!document.getElementById("handback").hidden && !ptyView.term.options.disableStdin`)
 	c.fails(tools.TerminalSend, obj{"sessionId": id, "text": "echo refused-$((6*7))"}, "CONTROL_HELD")
-	var badge string
-	b.Eval(`ptyView.badge`, &badge)
-	if badge != "running" {
-		t.Fatalf("taken over without interrupt, the command's badge is %q; want it still running", badge)
-	}
+	stillRunning(t, b)
 
 	// The person stops the sleep and types a command: it runs on the host.
 	typeKeys(t, b, "c", chromedp.ModifierCtrl)
@@ -49,16 +42,7 @@ func TestTakeOverRemoteInBrowser(t *testing.T) {
 	typeKeys(t, b, "echo remote-$((6*7))\r", 0)
 	b.WaitJS(bufferText+`.includes("remote-42")`, 15*time.Second)
 
-	b.Eval(`document.getElementById("handback").click()`, nil)
-	b.WaitJS(`ptyView.control.holder === "agent" && !ptyView.control.you && document.getElementById("banner").hidden && ptyView.term.options.disableStdin`, 10*time.Second)
-	r := c.send(id, "echo agent-$((6*7))")
-	if !strings.Contains(r.Text, "agent-42") {
-		t.Fatalf("the agent's send after the hand back: %s", r.Text)
-	}
-	hb, _ := r.S["handback"].(map[string]any)
-	if hb == nil || hb["reason"] != "returned" || !strings.Contains(fmt.Sprint(hb["lines"]), "echo remote-$((6*7))") {
-		t.Fatalf("the agent's first result after the hand back: handback %v\n%s", hb, r.Text)
-	}
+	r := handBack(t, b, c, id, "echo remote-$((6*7))")
 	b.WaitJS(bufferText+`.includes("agent-42")`, 15*time.Second)
 	var screen string
 	b.Eval(bufferText, &screen)
