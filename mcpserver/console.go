@@ -30,8 +30,9 @@ import (
 // ADDR; off loopback with -console-tls-cert/-key) and logs its operator in
 // with a token made at start, which never reaches the model: the console
 // URL carries it in its fragment and is printed once on stderr and written
-// to a 0600 file (consoleFile), since MCP clients often hide stderr. Over
-// HTTP the console is on the -http listener, and the bearer token logs in.
+// to a 0600 file in ConsoleConfig.Dir (writeConsoleFile), since MCP
+// clients often hide stderr. Over HTTP the console is on the -http
+// listener, and the bearer token logs in.
 
 // ConsoleConfig is the console's: where it listens over stdio, how long
 // an operator's login and hold on a terminal last.
