@@ -49,7 +49,7 @@ fi
 # npm packages the tests run, each at the versions its package-lock.json
 # pins: test/player, asciinema-player, for cmd/ptyrec's
 # TestAsciinemaPlayerParses; test/mcpclient-ts, the TypeScript MCP SDK as
-# a client, for cmd/ptymcp's TestElicitTypeScript. npm writes
+# a client, for mcpserver's TestElicitTypeScript. npm writes
 # node_modules/.package-lock.json at each install: when it is missing or
 # older than the lockfile, install again; otherwise this costs one stat.
 for npmpkg in player mcpclient-ts; do

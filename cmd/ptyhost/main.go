@@ -25,13 +25,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
+	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote/host"
 	"github.com/ptyactor/ptyactor/cmd/internal/cli"
 	"github.com/ptyactor/ptyactor/cmd/internal/terminals"
+	"github.com/ptyactor/ptyactor/internal/tlsfiles"
+	"github.com/rs/zerolog"
 )
 
 func main() {
@@ -122,35 +123,29 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 // run serves until a signal (or ready's caller, in tests, sends one). ready,
 // when set, receives the address once the host serves.
 func run(args []string, stderr io.Writer, ready func(addr string)) error {
-	c, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if errors.Is(err, cli.ErrVersion) {
-		fmt.Println(cli.Version("ptyhost"))
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	log := c.local.Logger(stderr, "ptyhost")
+	var c config
 	var tc *tls.Config
-	if !c.insecure {
-		if tc, err = terminals.LoadTLS("-tls", c.tlsCert, c.tlsKey, c.tlsCA); err != nil {
+	return terminals.Command{
+		Name: "ptyhost",
+		Parse: func(args []string, stderr io.Writer) (*terminals.Flags, error) {
+			var err error
+			c, err = parseFlags(args, stderr)
+			return &c.local, err
+		},
+		Prepare: func(zerolog.Logger) (err error) {
+			if !c.insecure {
+				tc, err = tlsfiles.Load("-tls", c.tlsCert, c.tlsKey, c.tlsCA)
+			}
 			return err
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	// Signals get their default action back as soon as the first one
-	// starts the shutdown: a second one ends the process at once, whatever
-	// the shutdown (the host's close, then the service's) waits for.
-	context.AfterFunc(ctx, stop)
-	svc, shutdown, err := c.local.Start(ctx, log)
-	if err != nil {
-		return err
-	}
-	defer shutdown()
+		},
+		Serve: func(ctx context.Context, svc *actors.Service, log zerolog.Logger) error {
+			return serve(ctx, c, tc, svc, log, ready)
+		},
+	}.Run(args, stderr)
+}
+
+// serve runs the host over svc until ctx ends.
+func serve(ctx context.Context, c config, tc *tls.Config, svc *actors.Service, log zerolog.Logger, ready func(addr string)) error {
 	h, err := host.Start(svc, host.Config{
 		Listen: c.listen, TLS: tc, Insecure: c.insecure, Log: log,
 		ClientGrace: c.clientGrace, ClientLoss: c.clientLoss, MaxSessionsPerClient: c.maxSessions,

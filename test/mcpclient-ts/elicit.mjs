@@ -1,4 +1,4 @@
-// The TypeScript MCP SDK as a real client of ptymcp, for cmd/ptymcp's
+// The TypeScript MCP SDK as a real client of ptymcp, for mcpserver's
 // TestElicitTypeScript and TestElicitTypeScriptBrowser: it speaks MCP on its stdin and stdout (ptymcp's
 // stdio transport is at the other end), declares URL-mode elicitation on
 // the SDK's newest protocol (2025-11-25), opens a terminal and sends the

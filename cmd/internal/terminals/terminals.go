@@ -1,7 +1,7 @@
 // Package terminals is what ptymcp and ptyhost share: the flags that
 // confine and time their local terminals (and their log's level and
-// format), the service that runs them, and the loading of their TLS
-// certificates.
+// format), the service that runs them, and their start-up and signals
+// (Command).
 package terminals
 
 import (
