@@ -23,11 +23,11 @@ func (a *sendActor) requestProbe() {
 	if !a.exact || a.look.off || a.phase != phaseCollecting || a.startup || a.in.stage != stageDone || a.look.syncToken != 0 {
 		return
 	}
-	if a.look.inFlight {
-		a.look.again = true
+	if a.look.flight != lookIdle {
+		a.look.flight = lookAskedAgain
 		return
 	}
-	a.look.inFlight, a.look.again = true, false
+	a.look.flight = lookAsked
 	a.look.seq++
 	req, facts, self, sys := &probeRequest{seq: a.look.seq}, a.facts, a.self, a.sys
 	if a.run == inCaller {
@@ -41,7 +41,8 @@ func (a *sendActor) requestProbe() {
 }
 
 func (a *sendActor) onProbe(m *probeResult) {
-	a.look.inFlight = false
+	again := a.look.flight == lookAskedAgain
+	a.look.flight = lookIdle
 	if a.phase != phaseCollecting {
 		return
 	}
@@ -70,7 +71,7 @@ func (a *sendActor) onProbe(m *probeResult) {
 	if m.err == nil && a.onEvidence(m.obs) {
 		return
 	}
-	if a.look.again {
+	if again {
 		a.requestProbe()
 		return
 	}
@@ -233,7 +234,7 @@ func (a *sendActor) probeOnEvent() {
 		return
 	}
 	if pgid, err := a.bs.Foreground(); err == nil && pgid == a.bs.PID() {
-		if !a.look.inFlight && !a.look.paced {
+		if a.look.flight == lookIdle && !a.look.paced {
 			a.look.paced = true
 			delay := messages.Ms(a.cfg.PollIntervalMs)
 			if a.typing() {
@@ -250,7 +251,7 @@ func (a *sendActor) probeOnEvent() {
 	if a.look.fruitless >= fruitlessLimit {
 		// A program streaming output: a look per chunk would walk /proc
 		// on the pump for every read. Look once the output pauses.
-		if !a.look.inFlight && !a.look.paced {
+		if a.look.flight == lookIdle && !a.look.paced {
 			a.look.paced = true
 			a.arm(timerProbe, firstProbeDelay)
 		}

@@ -266,9 +266,8 @@ type sendActor struct {
 // looks paces the exact tier: one look at a time, right after an event,
 // backing off while nothing happens.
 type looks struct {
-	inFlight bool
-	again    bool // something happened while a look was in flight
-	seq      uint64
+	flight lookStage
+	seq    uint64
 	// fence: looks up to this seq were asked for before a SIGINT was
 	// known to have landed, so they may show the wait it ended.
 	fence uint64
@@ -288,6 +287,15 @@ type looks struct {
 	// seen (see shortWait); zero when none was.
 	shortSince time.Time
 }
+
+// lookStage is whether a look is in flight.
+type lookStage uint8
+
+const (
+	lookIdle       lookStage = iota
+	lookAsked                // a look is in flight
+	lookAskedAgain           // in flight, and something happened meanwhile
+)
 
 // evidence is what the send has seen of the session's facts.
 type evidence struct {
