@@ -51,8 +51,8 @@ const (
 // sendMoves is every move of the lifecycle: from a phase, the phases that
 // may follow it.
 var sendMoves = [...][]sendPhase{
-	phaseCollecting: {phaseFrozen, phaseHolding, phaseSettled},
-	phaseFrozen:     {phaseHolding, phaseSettled},
+	phaseCollecting: {phaseFrozen, phaseHolding},
+	phaseFrozen:     {phaseHolding},
 	phaseHolding:    {phaseSettled},
 	phaseSettled:    {phaseDrained},
 	phaseDrained:    nil,
