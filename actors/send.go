@@ -83,7 +83,7 @@ func (a *sendActor) receiveRequest(ctx actor.Context) {
 			a.handback = joinPending(a.handback, m.hb)
 		}
 	case *protocol.CancelSend:
-		ctx.Respond(&protocol.CancelSendReply{Accepted: a.cancel()})
+		ctx.Respond(&protocol.CancelSendReply{Accepted: a.onCancel()})
 	case *protocol.ReadSendOutput:
 		ctx.Respond(a.readOutput())
 	case *protocol.AwaitSend:

@@ -7,10 +7,10 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// cancel requests cancellation. Input that was not yet written never is;
+// onCancel requests cancellation. Input that was not yet written never is;
 // otherwise a real SIGINT goes to the foreground group once the write
 // settled. The send then settles through the normal tiers.
-func (a *sendActor) cancel() bool {
+func (a *sendActor) onCancel() bool {
 	if a.settled() || a.intr.asked == cancelAsked {
 		return !a.settled()
 	}
