@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/messages"
@@ -172,6 +173,59 @@ func (h *Session) Close(ctx context.Context, reason string) (messages.CloseRepor
 // order, until the subscription is closed.
 func (h *Session) Subscribe() *Subscription {
 	return h.svc.subscribe(h.owner, h.ID())
+}
+
+// startSend reserves the slot; the returned op's box receives the
+// settlement, which the caller must consume (await, or Send directly).
+func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*SendOp, error) {
+	s, owner, id := h.svc, h.owner, h.ID()
+	msg := &protocol.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
+	pid := s.route(ctx, owner, id)
+	for {
+		box := newReplyBox(s.sys, 2)
+		s.sys.Root.RequestWithCustomSender(pid, msg, box.PID)
+		// The send actor tells the box directly when it settles, and it
+		// may settle before the session's reservation reply arrives: keep a
+		// settlement that overtook the reply.
+		var early *protocol.SendSettled
+		m, err := box.Wait(ctx)
+		if st, ok := m.(*protocol.SendSettled); ok && err == nil {
+			early = st
+			m, err = box.Wait(ctx)
+		}
+		if err == nil {
+			r, ok := m.(*protocol.StartSendReply)
+			switch {
+			case !ok:
+				err = fmt.Errorf("ptyactor: unexpected reply %T", m)
+			case r.Err != nil:
+				err = r.Err
+			default:
+				op := h.newSendOp(r.Ticket, box)
+				if early != nil {
+					box.C <- early // capacity 2: the reply was taken out
+				}
+				return op, nil
+			}
+		}
+		box.Close()
+		if errors.Is(err, errGone) && pid != s.pid {
+			s.routes.Delete(routeKey{owner, id})
+			pid = s.pid
+			continue
+		}
+		if errors.Is(err, errGone) {
+			err = messages.NoSession(id)
+		}
+		return nil, err
+	}
+}
+
+// newSendOp makes the op of the send ticket, its settlement delivered to
+// box; it asks this session along the route cache.
+func (h *Session) newSendOp(ticket uint64, box *replyBox) *SendOp {
+	return &SendOp{ticket: ticket, box: box, done: make(chan struct{}), owner: h.owner, session: h.ID(),
+		ask: func(ctx context.Context, msg any) (any, error) { return askSession[any](ctx, h, msg) }}
 }
 
 // askSession sends a session-scoped request along the route cache, falling

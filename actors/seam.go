@@ -67,7 +67,7 @@ func (c core) AwaitSend(ctx context.Context, owner messages.Owner, id messages.S
 func (s *Service) awaitSend(ctx context.Context, owner messages.Owner, id messages.SessionID, ticket uint64) *SendOp {
 	box := newReplyBox(s.sys, 2)
 	s.sys.Root.RequestWithCustomSender(s.route(ctx, owner, id), &protocol.AwaitSend{Owner: owner, Session: id, Ticket: ticket}, box.PID)
-	op := &SendOp{h: s.Session(owner, id), ticket: ticket, box: box, done: make(chan struct{})}
+	op := s.Session(owner, id).newSendOp(ticket, box)
 	go op.await()
 	return op
 }

@@ -7,23 +7,23 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// cancel requests cancellation. Input that was not yet written never is;
+// onCancel requests cancellation. Input that was not yet written never is;
 // otherwise a real SIGINT goes to the foreground group once the write
 // settled. The send then settles through the normal tiers.
-func (a *sendActor) cancel() bool {
-	if a.settled() || a.cancelled {
+func (a *sendActor) onCancel() bool {
+	if a.settled() || a.intr.asked == cancelAsked {
 		return !a.settled()
 	}
-	a.cancelled = true
-	if a.gate.CompareAndSwap(gateOpen, gateClosed) {
-		if a.write != stageInFlight {
+	a.intr.asked = cancelAsked
+	if a.in.gate.CompareAndSwap(gateOpen, gateClosed) {
+		if a.in.stage != stageInFlight {
 			a.settle("", nil, messages.ErrAbortedBeforeWrite)
 		}
 		// Otherwise the write goroutine finds the gate closed and reports
 		// the skip.
 		return true
 	}
-	if a.write == stageInFlight {
+	if a.in.stage == stageInFlight {
 		// The rest of the input is abandoned; the write reports, and the
 		// interrupt follows in onWriteDone, as for a completed write.
 		a.abandonWrite()
@@ -37,13 +37,15 @@ func (a *sendActor) cancel() bool {
 // because the program does not read its input returns at once (wrapping
 // context.Canceled); one that completed meanwhile is unaffected.
 func (a *sendActor) abandonWrite() {
-	if a.write == stageInFlight && a.cancelW != nil {
-		a.cancelW()
+	if a.in.stage == stageInFlight && a.in.abandon != nil {
+		a.in.abandon()
 	}
 }
 
+// interrupt sends the foreground group a SIGINT, off the mailbox
+// (interruptDone).
 func (a *sendActor) interrupt() {
-	a.sigint = sigintInFlight
+	a.intr.sigint = sigintInFlight
 	// Evidence from before the signal (the prompt of a command that had
 	// already finished) no longer settles the send: the interrupt's own
 	// prompt will, and it is not left to be credited to the next send.
@@ -60,7 +62,7 @@ func (a *sendActor) interrupt() {
 }
 
 func (a *sendActor) onInterruptDone(m *interruptDone) {
-	a.sigint = sigintDelivered
+	a.intr.sigint = sigintDelivered
 	// A look asked for before now may have seen the shell blocked in the
 	// read the signal is about to end (kill returns before the target
 	// runs): only later looks count. The SIGINT's own prompt follows.
@@ -69,7 +71,7 @@ func (a *sendActor) onInterruptDone(m *interruptDone) {
 	// command's job took the terminal (bash takes it and starts the job
 	// anyway): watch for the job and interrupt it too.
 	if m.err == nil && m.pgid == a.bs.PID() {
-		a.sigint = sigintReachedShell
+		a.intr.sigint = sigintReachedShell
 		if !a.settled() {
 			a.arm(timerPoll, messages.Ms(a.cfg.PollIntervalMs))
 		}

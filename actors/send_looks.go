@@ -8,32 +8,6 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// looks paces the exact tier: one look at a time, right after an event,
-// backing off while nothing happens.
-type looks struct {
-	inFlight bool
-	again    bool // something happened while a look was in flight
-	seq      uint64
-	// fence: looks up to this seq were asked for before a SIGINT was
-	// known to have landed, so they may show the wait it ended.
-	fence uint64
-	delay time.Duration
-	paced bool // a paced look is armed instead of a look per event
-	off   bool // the platform has no exact tier
-	// syncToken: the program waits; settling waits for this output barrier.
-	syncToken uint64
-	// fruitless counts looks in a row that walked the group (input
-	// consumed, output drained) and found nobody waiting: the program is
-	// producing output. Past fruitlessLimit, output no longer triggers a
-	// look each; a paced look follows instead.
-	fruitless int
-	loopSeen  map[int]uint64 // event-loop waiters (and switches) first seen at loopAt
-	loopAt    time.Time
-	// shortSince: when the first wait with its own short timeout was
-	// seen (see shortWait); zero when none was.
-	shortSince time.Time
-}
-
 // Probe pacing: right after an event, then doubling up to pollIntervalMs
 // while nothing happens.
 const firstProbeDelay = time.Millisecond
@@ -46,17 +20,17 @@ const fruitlessLimit = 8
 
 // requestProbe asks the facts actor for a look, one at a time.
 func (a *sendActor) requestProbe() {
-	if !a.exact || a.look.off || a.phase != phaseCollecting || a.startup || a.write != stageDone || a.look.syncToken != 0 {
+	if !a.exact || a.look.off || a.phase != phaseCollecting || a.startup || a.in.stage != stageDone || a.look.syncToken != 0 {
 		return
 	}
-	if a.look.inFlight {
-		a.look.again = true
+	if a.look.flight != lookIdle {
+		a.look.flight = lookAskedAgain
 		return
 	}
-	a.look.inFlight, a.look.again = true, false
+	a.look.flight = lookAsked
 	a.look.seq++
 	req, facts, self, sys := &probeRequest{seq: a.look.seq}, a.facts, a.self, a.sys
-	if a.inStart {
+	if a.run == inCaller {
 		// start runs in the caller's goroutine (inside Session.Send):
 		// a probe stuck in the kernel must never hold that goroutine,
 		// whose context could not end the wait.
@@ -67,7 +41,8 @@ func (a *sendActor) requestProbe() {
 }
 
 func (a *sendActor) onProbe(m *probeResult) {
-	a.look.inFlight = false
+	again := a.look.flight == lookAskedAgain
+	a.look.flight = lookIdle
 	if a.phase != phaseCollecting {
 		return
 	}
@@ -96,7 +71,7 @@ func (a *sendActor) onProbe(m *probeResult) {
 	if m.err == nil && a.onEvidence(m.obs) {
 		return
 	}
-	if a.look.again {
+	if again {
 		a.requestProbe()
 		return
 	}
@@ -140,7 +115,7 @@ func (a *sendActor) onEvidence(obs backend.StdinObservation) bool {
 // onShellWait applies a look that shows the shell itself reading the
 // terminal; it reports whether that decided the next step.
 func (a *sendActor) onShellWait() bool {
-	if a.sigint != sigintInFlight && a.advance() {
+	if a.intr.sigint != sigintInFlight && a.advance() {
 		// The shell reads again (its prompt, a continuation prompt, a
 		// read builtin): the next line is typed.
 		return true
@@ -155,19 +130,19 @@ func (a *sendActor) onShellWait() bool {
 		a.settle(messages.WaitStdinRead, &code, nil)
 		return true
 	}
-	if a.sigint == sigintInFlight {
+	if a.intr.sigint == sigintInFlight {
 		// A look from before the SIGINT landed: the interrupt's own
 		// prompt (or its job) decides.
 		a.arm(timerProbe, messages.Ms(a.cfg.PollIntervalMs))
 		return true
 	}
-	if a.sigint == sigintReachedShell && !a.woke {
+	if a.intr.sigint == sigintReachedShell && a.intr.shellWakes < maxShellWakes {
 		// The shell took the cancel's SIGINT and waits without a new
 		// prompt: bash may hold the interrupt, to act on it inside the
 		// next send's line (backend.ShellWaker). Wake it once; its
 		// prompt, or the same wait again, settles the send.
 		if w, ok := a.bs.(backend.ShellWaker); ok {
-			a.woke = true
+			a.intr.shellWakes++
 			if err := w.WakeShell(); err != nil {
 				a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("cancel: waking the shell")
 			}
@@ -259,7 +234,7 @@ func (a *sendActor) probeOnEvent() {
 		return
 	}
 	if pgid, err := a.bs.Foreground(); err == nil && pgid == a.bs.PID() {
-		if !a.look.inFlight && !a.look.paced {
+		if a.look.flight == lookIdle && !a.look.paced {
 			a.look.paced = true
 			delay := messages.Ms(a.cfg.PollIntervalMs)
 			if a.typing() {
@@ -276,7 +251,7 @@ func (a *sendActor) probeOnEvent() {
 	if a.look.fruitless >= fruitlessLimit {
 		// A program streaming output: a look per chunk would walk /proc
 		// on the pump for every read. Look once the output pauses.
-		if !a.look.inFlight && !a.look.paced {
+		if a.look.flight == lookIdle && !a.look.paced {
 			a.look.paced = true
 			a.arm(timerProbe, firstProbeDelay)
 		}

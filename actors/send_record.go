@@ -33,14 +33,14 @@ func (a *sendActor) recordSettle() func(context.Context) error {
 	if !ok || a.startup {
 		return nil
 	}
-	res := a.result
+	res := a.out.result
 	st := &record.Settle{
 		Ticket: a.ticket, Reason: string(res.WaitReason), Cause: string(res.Cause), ExitCode: res.ExitCode,
 		Reader: res.Reader, Duration: res.Elapsed, Cursor: int64(res.Cursor),
 	}
-	for _, l := range a.unwritten {
+	for _, l := range a.out.unwritten {
 		st.Unwritten = append(st.Unwritten, strings.TrimRight(string(l), "\r\n"))
 	}
-	a.result.Seq = r.Note(record.Event{Kind: record.KindSettle, Settle: st})
+	a.out.result.Seq = r.Note(record.Event{Kind: record.KindSettle, Settle: st})
 	return r.Durable()
 }

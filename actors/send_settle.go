@@ -13,57 +13,68 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 )
 
-// settle fixes the send's outcome once. After it, output reaches only
-// scrollback.
+// settle fixes the send's outcome once, settled by the tiers. After it,
+// output reaches only scrollback.
 func (a *sendActor) settle(reason messages.WaitReason, code *int, err error) {
+	a.settleBy(reason, code, err, byTiers)
+}
+
+// settleBy fixes the outcome, by says what besides the reason settled it.
+// The lifecycle moves to phaseHolding; deliver moves it on to
+// phaseSettled once the receipt and the record allow.
+func (a *sendActor) settleBy(reason messages.WaitReason, code *int, err error, by settledBy) {
 	if a.settled() {
 		return
 	}
 	closing := a.phase == phaseFrozen
-	a.phase = phaseSettled
+	a.moveTo(phaseHolding)
 	a.stopTimers()
 	a.sys.Root.Send(a.facts, &unsubscribeFacts{pid: a.self})
-	a.result = a.buildResult(reason, code, err, closing, a.finalOutput())
+	a.out.result = a.buildResult(reason, code, err, closing, by, a.finalOutput())
 	await := a.listLeftovers()
-	a.unwritten, a.lines = a.lines, nil // never written later
-	a.err = err
+	a.out.unwritten, a.in.lines = a.in.lines, nil // never written later
+	a.out.err = err
 	if err != nil {
 		a.log.Debug().Err(err).Uint64("ticket", a.ticket).Msg("send failed")
 	}
-	a.draining = a.write == stageInFlight || a.sigint == sigintInFlight
-	if a.clearing {
+	a.out.draining = a.in.stage == stageInFlight || a.intr.sigint == sigintInFlight
+	if a.began == clearingForeign {
 		// The send never began: its input is never written.
-		a.gate.CompareAndSwap(gateOpen, gateClosed)
+		a.in.gate.CompareAndSwap(gateOpen, gateClosed)
 	}
 	durable := a.recordSettle()
-	if await != nil || durable != nil {
-		// The result waits, off the mailbox, for the receipt and for its
-		// settle to be on record.
-		a.holding = true
-		self, sys, log, ticket := a.self, a.sys, a.log, a.ticket
-		go func() {
-			var m settleReady
-			if await != nil {
-				m.procs, m.listed = await.AwaitLeftovers(), true
-			}
-			if durable != nil {
-				ctx, cancel := context.WithTimeout(context.Background(), recordFlushTimeout)
-				if err := durable(ctx); err != nil {
-					log.Warn().Err(err).Uint64("ticket", ticket).Msg("the send's settle is not on record")
-				}
-				cancel()
-			}
-			sys.Root.Send(self, &m)
-		}()
-		if durable != nil {
-			// The flush writes the record itself, and a write to a disk
-			// that does not answer cannot be cut: past the bound the
-			// result goes out without waiting for it.
-			a.overdue = a.clock.AfterFunc(recordOverdue, func() { sys.Root.Send(self, &settleOverdue{}) })
-		}
+	if await == nil && durable == nil {
+		a.deliver()
 		return
 	}
-	a.deliver()
+	a.holdFor(await, durable)
+}
+
+// holdFor makes the result wait, off the mailbox, for the receipt and for
+// its settle to be on record (settleReady, or settleOverdue past the
+// bound).
+func (a *sendActor) holdFor(await backend.LeftoverLister, durable func(context.Context) error) {
+	self, sys, log, ticket := a.self, a.sys, a.log, a.ticket
+	go func() {
+		var m settleReady
+		if await != nil {
+			m.procs, m.listed = await.AwaitLeftovers(), true
+		}
+		if durable != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), recordFlushTimeout)
+			if err := durable(ctx); err != nil {
+				log.Warn().Err(err).Uint64("ticket", ticket).Msg("the send's settle is not on record")
+			}
+			cancel()
+		}
+		sys.Root.Send(self, &m)
+	}()
+	if durable != nil {
+		// The flush writes the record itself, and a write to a disk
+		// that does not answer cannot be cut: past the bound the
+		// result goes out without waiting for it.
+		a.out.overdue = a.clock.AfterFunc(recordOverdue, func() { sys.Root.Send(self, &settleOverdue{}) })
+	}
 }
 
 // recordFlushTimeout bounds how long a send's result waits for its settle
@@ -79,7 +90,7 @@ const (
 // backend still held, for a wait with a cursor the output since that
 // cursor, and before it what a pattern kept, within MaxReadBytes.
 func (a *sendActor) finalOutput() messages.SendRead {
-	if !a.begun {
+	if a.began != begun {
 		return messages.SendRead{} // it never began (awaitClear)
 	}
 	out := a.bs.EndSend()
@@ -103,18 +114,18 @@ func (a *sendActor) finalOutput() messages.SendRead {
 
 // buildResult is the send's result from what settled it, the evidence
 // and the output; a full-screen program's result carries its screen.
-func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error, closing bool, out messages.SendRead) messages.SendResult {
+func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error, closing bool, by settledBy, out messages.SendRead) messages.SendResult {
 	res := messages.SendResult{
 		Handback:   a.handback,
 		Viewport:   out.Delta,
 		WaitReason: reason,
-		Cause:      a.cause(reason, code, err, closing),
+		Cause:      a.cause(reason, code, err, closing, by),
 		Status:     a.ev.status,
 		Truncated:  a.ev.truncated || out.Truncated,
 		ExitCode:   code,
 		Reader:     a.ev.reader,
 		Elapsed:    a.clock.Now().Sub(a.started),
-		Unwritten:  len(a.lines),
+		Unwritten:  len(a.in.lines),
 		Cursor:     out.Cursor, OmittedFrom: out.OmittedFrom, OmittedTo: out.OmittedTo,
 		// Only a program's (or the shell's read builtin's) proven wait is a
 		// secret prompt; a prompt marker means the shell's line editor.
@@ -139,8 +150,8 @@ func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error
 			res.Screen = &sc
 		}
 	}
-	if len(a.lines) > 0 {
-		res.FirstUnwritten = strings.TrimRight(string(a.lines[0]), "\r\n")
+	if len(a.in.lines) > 0 {
+		res.FirstUnwritten = strings.TrimRight(string(a.in.lines[0]), "\r\n")
 	}
 	return res
 }
@@ -151,11 +162,11 @@ func (a *sendActor) buildResult(reason messages.WaitReason, code *int, err error
 // settlement waits (off the mailbox) for it.
 func (a *sendActor) listLeftovers() backend.LeftoverLister {
 	l, ok := a.bs.(backend.LeftoverLister)
-	if !ok || a.result.Cause != messages.CausePrompt {
+	if !ok || a.out.result.Cause != messages.CausePrompt {
 		return nil
 	}
 	var starting bool
-	a.result.Running, starting = l.Leftovers()
+	a.out.result.Running, starting = l.Leftovers()
 	if starting {
 		return l
 	}
@@ -164,13 +175,13 @@ func (a *sendActor) listLeftovers() backend.LeftoverLister {
 
 // deliver reports the fixed result to the session and the waiters.
 func (a *sendActor) deliver() {
-	a.holding = false
-	if a.overdue != nil {
-		a.overdue.Stop()
-		a.overdue = nil
+	a.moveTo(phaseSettled)
+	if a.out.overdue != nil {
+		a.out.overdue.Stop()
+		a.out.overdue = nil
 	}
 	a.sys.Root.Send(a.parent, &sendFinished{
-		ticket: a.ticket, result: a.result, err: a.err, draining: a.draining,
+		ticket: a.ticket, result: a.out.result, err: a.out.err, draining: a.out.draining,
 	})
 	msg := a.settledMsg()
 	for _, p := range a.subscribers {
@@ -192,7 +203,7 @@ type settleReady struct {
 
 // cause names the condition that settled the send. A cancel wins over
 // whatever settled the interrupted command: the caller asked for it.
-func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, closing bool) messages.Cause {
+func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, closing bool, by settledBy) messages.Cause {
 	switch {
 	case errors.Is(err, messages.ErrAbortedBeforeWrite):
 		return messages.CauseCancelled
@@ -202,15 +213,15 @@ func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, clos
 		return messages.CauseClosed
 	case reason == messages.WaitSessionExit:
 		return messages.CauseExit
-	case a.takenOver:
+	case a.take.stage != takeNone:
 		return messages.CauseTakenOver
-	case a.cancelled:
+	case a.intr.asked == cancelAsked:
 		return messages.CauseCancelled
 	case reason == messages.WaitStdinRead && code != nil:
 		return messages.CausePrompt
 	case reason == messages.WaitStdinRead:
 		return messages.CauseInput
-	case a.matched:
+	case by == byPattern:
 		return messages.CausePattern
 	case reason == messages.WaitInferredIdle:
 		return messages.CauseSilence
@@ -219,7 +230,7 @@ func (a *sendActor) cause(reason messages.WaitReason, code *int, err error, clos
 }
 
 func (a *sendActor) settledMsg() *protocol.SendSettled {
-	return &protocol.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.result, Err: a.err}
+	return &protocol.SendSettled{Session: a.session, Ticket: a.ticket, Result: a.out.result, Err: a.out.err}
 }
 
 // maybeDrained tells the session once a send that settled while draining
@@ -229,8 +240,8 @@ func (a *sendActor) settledMsg() *protocol.SendSettled {
 // so not while its result is held for the record or the receipt: the
 // result has not gone out yet, and its waiters would never hear it.
 func (a *sendActor) maybeDrained(ctx actor.Context) {
-	if a.phase == phaseSettled && a.draining && !a.holding && a.write != stageInFlight && a.sigint != sigintInFlight {
-		a.phase = phaseDrained
+	if a.phase == phaseSettled && a.out.draining && a.in.stage != stageInFlight && a.intr.sigint != sigintInFlight {
+		a.moveTo(phaseDrained)
 		ctx.Send(a.parent, &sendDrained{ticket: a.ticket})
 	}
 }

@@ -36,15 +36,18 @@ type (
 // tells the session once nothing more is written (takeOverFenced): the
 // person's hold begins after the agent's last byte.
 func (a *sendActor) onTakeOver(m *takeOver) {
-	a.gate.CompareAndSwap(gateOpen, gateClosed)
-	takes := !a.settled() && !a.startup && !a.isWait() && !a.takenOver
+	a.in.gate.CompareAndSwap(gateOpen, gateClosed)
+	takes := !a.settled() && !a.startup && !a.isWait() && a.take.stage == takeNone
 	if takes {
-		a.takenOver, a.takeInterrupt = true, m.interrupt
+		a.take.stage = takeLook
+		if m.interrupt {
+			a.take.stage = takeInterrupt
+		}
 	}
-	if a.write == stageInFlight {
+	if a.in.stage == stageInFlight {
 		// The write (or the wait for a clear) reports first; the fence
 		// and the take-over go on from onWriteDone or onForeignCleared.
-		a.fenceAck = true
+		a.take.fence = fenceOwed
 		a.abandonWrite()
 		return
 	}
@@ -56,7 +59,7 @@ func (a *sendActor) onTakeOver(m *takeOver) {
 
 // ackFence tells the session the send writes nothing more.
 func (a *sendActor) ackFence() {
-	a.fenceAck = false
+	a.take.fence = fenceNone
 	a.sys.Root.Send(a.parent, &takeOverFenced{ticket: a.ticket})
 }
 
@@ -66,7 +69,7 @@ func (a *sendActor) afterTakeOver() {
 	if a.settled() {
 		return
 	}
-	if a.takeInterrupt && a.write == stageDone && a.sigint == sigintNone {
+	if a.take.stage == takeInterrupt && a.in.stage == stageDone && a.intr.sigint == sigintNone {
 		a.interrupt()
 		a.arm(timerTakeOver, takeOverBound)
 		return
@@ -113,11 +116,7 @@ func (a *sendActor) onTakeOverLook(m *takeOverLook) {
 // proven: inferred_idle after the silence threshold without output, and
 // otherwise timeout (the send returned before the program was ready).
 func (a *sendActor) unprovenReason() messages.WaitReason {
-	need := messages.Ms(a.cfg.IdleSilenceMs)
-	if a.req.Wait.Silence > 0 {
-		need = a.req.Wait.Silence
-	}
-	if a.clock.Now().Sub(a.ev.lastActivity) >= need {
+	if a.clock.Now().Sub(a.ev.lastActivity) >= a.silenceNeed() {
 		return messages.WaitInferredIdle
 	}
 	return messages.WaitTimeout

@@ -21,7 +21,7 @@ func (a *sendActor) markerSettles() bool {
 }
 
 func (a *sendActor) onPrompt(f backend.PromptFact) {
-	if a.phase != phaseCollecting || a.clearing || f.Epoch != a.epoch {
+	if a.phase != phaseCollecting || a.began == clearingForeign || f.Epoch != a.epoch {
 		return
 	}
 	if f.ShellForeground && a.markerSettles() {
@@ -57,7 +57,7 @@ func (a *sendActor) onPoll() {
 	} else if ok {
 		a.requestProbe()
 	}
-	if a.sigint == sigintReachedShell {
+	if a.intr.sigint == sigintReachedShell {
 		if pgid, err := a.bs.Foreground(); err == nil && pgid != a.bs.PID() {
 			a.log.Debug().Uint64("ticket", a.ticket).Int("pgid", pgid).Msg("cancel: the job started after the SIGINT reached the shell; interrupting it")
 			a.interrupt()
@@ -74,7 +74,7 @@ func (a *sendActor) onPoll() {
 // armSilence (re)arms the silence check for the remaining quiet time, or
 // settles when the session has been quiet long enough.
 func (a *sendActor) armSilence() {
-	if a.phase != phaseCollecting || a.write == stageInFlight {
+	if a.phase != phaseCollecting || a.in.stage == stageInFlight {
 		return
 	}
 	if a.startup && !a.ev.outputSeen || a.typing() || a.req.Wait.NoSilence {
@@ -83,10 +83,7 @@ func (a *sendActor) armSilence() {
 		// is typed does not end a send either.
 		return
 	}
-	need := messages.Ms(a.cfg.IdleSilenceMs)
-	if a.req.Wait.Silence > 0 {
-		need = a.req.Wait.Silence
-	}
+	need := a.silenceNeed()
 	if a.ev.markerSeen {
 		need += messages.Ms(a.cfg.HandoffGraceMs)
 	}

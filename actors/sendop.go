@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ptyactor/ptyactor/actors/protocol"
@@ -11,58 +10,31 @@ import (
 
 // SendOp is one reserved send.
 type SendOp struct {
-	h      *Session
 	ticket uint64
 	box    *replyBox
 	done   chan struct{}
 	res    messages.SendResult
 	err    error
+	// owner and session name the send's session in its requests; ask
+	// sends one along the handle's route cache (Session.startSend makes
+	// it), so the op needs nothing of the handle.
+	owner   messages.Owner
+	session messages.SessionID
+	ask     func(context.Context, any) (any, error)
 }
 
-// startSend reserves the slot; the returned op's box receives the
-// settlement, which the caller must consume (await, or Send directly).
-func (h *Session) startSend(ctx context.Context, req messages.SendRequest) (*SendOp, error) {
-	s, owner, id := h.svc, h.owner, h.ID()
-	msg := &protocol.StartSend{Owner: owner, Session: id, Request: req, NotifySettled: true}
-	pid := s.route(ctx, owner, id)
-	for {
-		box := newReplyBox(s.sys, 2)
-		s.sys.Root.RequestWithCustomSender(pid, msg, box.PID)
-		// The send actor tells the box directly when it settles, and it
-		// may settle before the session's reservation reply arrives: keep a
-		// settlement that overtook the reply.
-		var early *protocol.SendSettled
-		m, err := box.Wait(ctx)
-		if st, ok := m.(*protocol.SendSettled); ok && err == nil {
-			early = st
-			m, err = box.Wait(ctx)
-		}
-		if err == nil {
-			r, ok := m.(*protocol.StartSendReply)
-			switch {
-			case !ok:
-				err = fmt.Errorf("ptyactor: unexpected reply %T", m)
-			case r.Err != nil:
-				err = r.Err
-			default:
-				op := &SendOp{h: h, ticket: r.Ticket, box: box, done: make(chan struct{})}
-				if early != nil {
-					box.C <- early // capacity 2: the reply was taken out
-				}
-				return op, nil
-			}
-		}
-		box.Close()
-		if errors.Is(err, errGone) && pid != s.pid {
-			s.routes.Delete(routeKey{owner, id})
-			pid = s.pid
-			continue
-		}
-		if errors.Is(err, errGone) {
-			err = messages.NoSession(id)
-		}
-		return nil, err
+// askOp asks the op's session and waits for one reply of type R.
+func askOp[R any](ctx context.Context, op *SendOp, msg any) (R, error) {
+	var zero R
+	m, err := op.ask(ctx, msg)
+	if err != nil {
+		return zero, err
 	}
+	r, ok := m.(R)
+	if !ok {
+		return zero, fmt.Errorf("ptyactor: unexpected reply %T", m)
+	}
+	return r, nil
 }
 
 // await collects the settlement. It ends when the send settles, which every
@@ -115,7 +87,7 @@ func (op *SendOp) Result(ctx context.Context) (messages.SendResult, error) {
 // ReadOutput returns output produced since the previous call. Once the
 // send settled, the rest is in the result's viewport.
 func (op *SendOp) ReadOutput(ctx context.Context) (messages.SendRead, error) {
-	r, err := askSession[*protocol.ReadSendOutputReply](ctx, op.h, &protocol.ReadSendOutput{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
+	r, err := askOp[*protocol.ReadSendOutputReply](ctx, op, &protocol.ReadSendOutput{Owner: op.owner, Session: op.session, Ticket: op.ticket})
 	if err != nil {
 		return messages.SendRead{}, err
 	}
@@ -131,6 +103,6 @@ func (op *SendOp) Cancel() bool {
 		return false
 	default:
 	}
-	r, err := askSession[*protocol.CancelSendReply](context.Background(), op.h, &protocol.CancelSend{Owner: op.h.owner, Session: op.h.ID(), Ticket: op.ticket})
+	r, err := askOp[*protocol.CancelSendReply](context.Background(), op, &protocol.CancelSend{Owner: op.owner, Session: op.session, Ticket: op.ticket})
 	return err == nil && r.Accepted
 }
