@@ -1,4 +1,4 @@
-package actors
+package actors_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
@@ -20,27 +21,12 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// newTestService is a service on scripted backends' timings with backends
+// registered, and one owner.
 func newTestService(t *testing.T, backends ...backend.Backend) (*Service, messages.Owner) {
 	t.Helper()
-	svc, err := NewService(Options{Config: testkit.Config()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := svc.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	for _, b := range backends {
-		if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o, err := svc.NewOwner(testkit.Ctx(t), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, o
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.Config(), Backends: backends})
+	return svc, testkit.Owner(t, svc, "test")
 }
 
 // sleeper is a faulty.Responder: "sleep" runs until a SIGINT (or the test's
@@ -136,7 +122,7 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 	o, _ := svc.NewOwner(testkit.Ctx(t), "x")
 	// Drive the shutdown through the protocol but keep the actor alive to
 	// observe the refusal.
-	if _, err := ask[*protocol.DisposeOwnerReply](testkit.Ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
+	if err := ShutdownActor(testkit.Ctx(t), svc); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())

@@ -14,14 +14,14 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 func newService(b testing.TB, cfg messages.Config) (*actors.Service, messages.Owner) {
 	b.Helper()
 	// ErrHostLost: the remote benchmarks kill hosts.
-	svc := fixture.Service(b, fixture.Options{Config: cfg, Backends: []backend.Backend{local.New(local.Options{})}, Tolerate: []error{messages.ErrHostLost}})
-	return svc, fixture.Owner(b, svc, "bench")
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: cfg, Backends: []backend.Backend{local.New(local.Options{})}, Tolerate: []error{messages.ErrHostLost}})
+	return svc, testkit.Owner(b, svc, "bench")
 }
 
 // reportMedian adds the median per-op latency, robust against the noisy

@@ -12,7 +12,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -57,8 +56,8 @@ func TestRenderSecretLink(t *testing.T) {
 // with RefuseSecretInput the model's own text is still refused, and told
 // where the link is.
 func TestToolsSecretLink(t *testing.T) {
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
-	owner := fixture.Owner(t, svc, "agent")
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{local.New(local.Options{})}})
+	owner := testkit.Owner(t, svc, "agent")
 	var mu sync.Mutex
 	var asked []messages.SecretPrompt
 	link := func(o messages.Owner, p messages.SecretPrompt) (string, error) {

@@ -11,7 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // offsetClock is the system clock moved forward by hand (timers stay real).
@@ -40,14 +40,14 @@ func (c *offsetClock) advance(d time.Duration) {
 // with TASK_EVICTED; an unknown id stays "unknown task".
 func TestTaskOutputEvicted(t *testing.T) {
 	clk := &offsetClock{}
-	svc := fixture.Service(t, fixture.Options{Config: messages.DefaultConfig(), Clock: clk, Backends: []backend.Backend{echoBackend{}}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: messages.DefaultConfig(), Clock: clk, Backends: []backend.Backend{echoBackend{}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ts, err := New(svc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := fixture.Owner(t, svc, "agent")
+	owner := testkit.Owner(t, svc, "agent")
 	sp, err := svc.Spawn(ctx, owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
@@ -35,7 +34,7 @@ type rig struct {
 
 func newRig(t *testing.T, b *faulty.Backend) *rig {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Tolerate: []error{errInjected}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.Config(), Tolerate: []error{errInjected}})
 	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]protocol.EventSendSettled{}}
 	sub := svc.System().EventStream.Subscribe(func(e any) {
 		if ev, ok := e.(*protocol.EventSendSettled); ok {
@@ -48,7 +47,7 @@ func newRig(t *testing.T, b *faulty.Backend) *rig {
 	if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
 		t.Fatal(err)
 	}
-	r.owner = fixture.Owner(t, svc, "faulty-test")
+	r.owner = testkit.Owner(t, svc, "faulty-test")
 	return r
 }
 
@@ -839,8 +838,8 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 		}
 		return faulty.Echo(line)
 	}))
-	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Clock: clock, Backends: []backend.Backend{b}})
-	owner := fixture.Owner(t, svc, "clock")
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.Config(), Clock: clock, Backends: []backend.Backend{b}})
+	owner := testkit.Owner(t, svc, "clock")
 	s, err := svc.Spawn(testkit.Ctx(t), owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -85,10 +84,10 @@ func playerScript(t *testing.T) (node, script string) {
 func recordedSession(t *testing.T) (path string, codes []int) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "recordings")
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{
 		local.New(local.Options{Record: local.Record{Dir: dir}}),
 	}})
-	o := fixture.Owner(t, svc, "player")
+	o := testkit.Owner(t, svc, "player")
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 	if err != nil {

@@ -22,7 +22,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -210,7 +209,7 @@ type clientProc struct {
 	done   chan struct{}
 }
 
-func startClient(t *testing.T, h *fixture.Host, script string, env ...string) *clientProc {
+func startClient(t *testing.T, h *testkit.Host, script string, env ...string) *clientProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), clientEnv+"="+script, "PTYACTOR_HOST_ADDR="+h.Addr()), env...)
