@@ -4,7 +4,6 @@ import (
 	"errors"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,27 +13,6 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
-
-// offsetClock is the system clock moved forward by hand: timers stay real
-// (sends still settle), Now jumps when a test advances it.
-type offsetClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *offsetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *offsetClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
-func (c *offsetClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
 
 // bigOutput is what each task prints: about 300 KB.
 const bigOutput = 300 << 10
@@ -236,7 +214,7 @@ func TestTaskEvictionByCount(t *testing.T) {
 // A finished task is evicted FinishedTaskTTL after its last read (or its
 // finish); a read restarts the count. Driven by the injected clock.
 func TestTaskEvictionByAge(t *testing.T) {
-	clk := &offsetClock{}
+	clk := &testkit.OffsetClock{}
 	svc, o, sid := taskRig(t, clk)
 	unread := finishTask(t, svc, o, sid, "one")
 	read := finishTask(t, svc, o, sid, "two")
@@ -264,7 +242,7 @@ func TestTaskEvictionByAge(t *testing.T) {
 // An evicted id answers ErrTaskEvicted (saying the task finished); an
 // unknown id, and an evicted id asked by another owner, answer ErrNoTask.
 func TestTaskEvictedVersusUnknown(t *testing.T) {
-	clk := &offsetClock{}
+	clk := &testkit.OffsetClock{}
 	svc, o, sid := taskRig(t, clk)
 	id := finishTask(t, svc, o, sid, "one")
 	clk.Advance(messages.FinishedTaskTTL)

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -83,19 +82,8 @@ func TestTaskIDRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testkit.Ctx(t)
-	call := func(name string, args map[string]any) Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		defer cancel()
-		return ts.Call(cctx, owner, name, raw)
-	}
-	open := call(TerminalOpen, nil)
-	if open.IsError {
-		t.Fatal(open.Text)
-	}
-	id := open.Structured.(OpenValue).SessionID
+	call := toolCaller(t, ts, owner, 60*time.Second)
+	id := openTerminal(t, call)
 	r := call(TerminalSend, map[string]any{"sessionId": id, "text": "sleep 600", "runInBackground": true})
 	bg, ok := r.Structured.(BackgroundSendValue)
 	if r.IsError || !ok || bg.TaskID == "" {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -74,18 +73,8 @@ func TestToolsSecretLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testkit.Ctx(t)
-	call := func(name string, args map[string]any) Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		return ts.Call(cctx, owner, name, raw)
-	}
-	open := call(TerminalOpen, nil)
-	if open.IsError {
-		t.Fatal(open.Text)
-	}
-	id := open.Structured.(OpenValue).SessionID
+	call := toolCaller(t, ts, owner, 30*time.Second)
+	id := openTerminal(t, call)
 	r := call(TerminalSend, map[string]any{"sessionId": id, "text": `read -s -p 'pw: ' pw; echo; echo len=${#pw}`})
 	v, ok := r.Structured.(ForegroundSendValue)
 	if r.IsError || !ok || !v.Secret || v.SecretURL != "http://console.test/secret/"+id+"#token=t1" {

@@ -805,36 +805,15 @@ func TestDisposeDuringFailingRollback(t *testing.T) {
 	}
 }
 
-// skewClock is the system clock moved forward on demand, so a test can
-// make time pass inside a backend call without sleeping.
-type skewClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *skewClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *skewClock) AfterFunc(d time.Duration, f func()) actors.Timer { return time.AfterFunc(d, f) }
-
-func (c *skewClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
-
 // Elapsed counts from the reservation: time spent in the inline write at
 // reservation (where a fast program may already run and answer) belongs to
 // the send. It was measured from the send actor's creation, after it, so a
 // command could look faster than its own sleep.
 func TestElapsedIncludesInlineWrite(t *testing.T) {
-	clock := &skewClock{}
+	clock := &testkit.OffsetClock{}
 	b := faulty.New("shell", faulty.WithResponder(func(line string) faulty.Reply {
 		if line == "slow" {
-			clock.advance(300 * time.Millisecond) // the inline write "takes" 300ms
+			clock.Advance(300 * time.Millisecond) // the inline write "takes" 300ms
 		}
 		return faulty.Echo(line)
 	}))
