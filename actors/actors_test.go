@@ -51,6 +51,25 @@ func promptingSession(t *testing.T, b *faulty.Backend) (*Service, messages.Owner
 	return svc, o, sp, ss[len(ss)-1]
 }
 
+// cancelSleep starts "sleep" on sp (a session of b, fs its fake, with
+// sleeper's replies), cancels the send once it is written, and returns
+// when the cancel's SIGINT reached the backend.
+func cancelSleep(t *testing.T, b *faulty.Backend, fs *faulty.Session, sp *Session) *SendOp {
+	t.Helper()
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
+	if !op.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
 var errInjected = errors.New("injected fault")
 
 func TestBackendRegistry(t *testing.T) {
@@ -325,17 +344,7 @@ func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 	b := faulty.New("a", faulty.WithResponder(sleeper))
 	_, _, sp, fs := promptingSession(t, b)
 	fs.Script(faulty.OpSignal, faulty.Fail(fmt.Errorf("%w: group 7430 exited: %w", messages.ErrNoForeground, syscall.ESRCH)))
-	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
-	if !op.Cancel() {
-		t.Fatal("cancel refused")
-	}
-	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
-		t.Fatal(err)
-	}
+	op := cancelSleep(t, b, fs, sp)
 	fs.Finish(0) // the shell takes the terminal back
 	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
@@ -473,17 +482,7 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 	var releaseOnce sync.Once
 	defer releaseOnce.Do(func() { close(release) })
 	b.Hold(faulty.OpSignal, release) // the SIGINT stays in flight until release
-	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
-	if !op.Cancel() {
-		t.Fatal("cancel refused")
-	}
-	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
-		t.Fatal(err)
-	}
+	op := cancelSleep(t, b, fs, sp)
 	// The prompt settles the send at once, while the signal is in flight.
 	fs.Emit("^C\r\n")
 	fs.Finish(130)

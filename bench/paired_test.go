@@ -35,12 +35,8 @@ func BenchmarkSendEchoPaired(b *testing.B) {
 	if _, err := r.until(rawPS1); err != nil {
 		b.Fatal(err)
 	}
-	svc, o := newService(b, messages.DefaultConfig())
+	sp := newSession(b, messages.DefaultConfig())
 	ctx := context.Background()
-	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	var raw, ours []time.Duration
 	for b.Loop() {
 		raw = append(raw, r.roundTrip(b, "echo hi", rawPS1))

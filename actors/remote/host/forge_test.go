@@ -2,7 +2,6 @@ package host_test
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"os"
@@ -52,17 +51,10 @@ func helperForger() {
 	err := func() error {
 		creds := insecure.NewCredentials()
 		if files := os.Getenv("FORGE_TLS"); files != "" {
-			f := strings.Split(files, "|")
-			pair, err := tls.LoadX509KeyPair(f[0], f[1])
+			pair, pool, err := tlsFiles(files)
 			if err != nil {
 				return err
 			}
-			caPEM, err := os.ReadFile(f[2])
-			if err != nil {
-				return err
-			}
-			pool := x509.NewCertPool()
-			pool.AppendCertsFromPEM(caPEM)
 			creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, ClientCAs: pool,
 				ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
 		}

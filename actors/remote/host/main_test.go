@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"os"
 	"os/exec"
@@ -129,7 +131,7 @@ func spawnOnHost(t *testing.T, args ...string) (*testkit.Host, *actors.Service, 
 	svc, o := newClient(t, h)
 	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Host: "h0"})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.Stderr())
 	}
 	return h, svc, o, sh
 }
@@ -174,6 +176,28 @@ func fifoGate(t *testing.T) (path string, release func()) {
 			t.Fatalf("release the gate: %v", err)
 		}
 	}
+}
+
+// tlsFiles reads "cert|key|ca", the files a test hands a child process
+// in its environment: the key pair and a pool trusting the CA.
+func tlsFiles(files string) (tls.Certificate, *x509.CertPool, error) {
+	f := strings.Split(files, "|")
+	if len(f) != 3 {
+		return tls.Certificate{}, nil, fmt.Errorf("%q: want cert|key|ca", files)
+	}
+	pair, err := tls.LoadX509KeyPair(f[0], f[1])
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	caPEM, err := os.ReadFile(f[2])
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return tls.Certificate{}, nil, fmt.Errorf("no CA in %s", f[2])
+	}
+	return pair, pool, nil
 }
 
 // rc is svc's remote client, attached on first use (from the test's own
