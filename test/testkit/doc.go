@@ -19,7 +19,11 @@
 //   - leakcheck.go: Main, a TestMain body that fails the test binary if a
 //     process it started or a goroutine outlived the tests (LeakChecker);
 //   - tmuxpane*.go: TmuxPane, when a tmux pane's program waits for input,
-//     for the tests that hold the emulator to tmux.
+//     for the tests that hold the emulator to tmux;
+//   - clock.go: OffsetClock, the system clock moved forward by hand;
+//   - tls.go: SelfSignedCert, a loopback certificate for a TLS server;
+//   - node.go: NodeScript, node and a script of one of test/'s npm
+//     packages (skipped without them, unless CI is set).
 //
 // It imports actors, so the internal tests of actors are in package
 // actors_test (actors/export_test.go lets them reach what they need
