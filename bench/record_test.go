@@ -38,14 +38,10 @@ func recordedPair(b *testing.B) (on, off *actors.Session) {
 	return on, off
 }
 
+// reportRecorded: off/on-speed is the unrecorded median over the recorded
+// one.
 func reportRecorded(b *testing.B, on, off []time.Duration) {
-	if len(on) == 0 {
-		return
-	}
-	n, f := median(on), median(off)
-	b.ReportMetric(float64(f.Microseconds())/1000, "off-median-ms")
-	b.ReportMetric(float64(n.Microseconds())/1000, "on-median-ms")
-	b.ReportMetric(float64(f)/float64(n), "off/on-speed")
+	reportMedians(b, [2]string{"off", "on"}, off, on, "off/on-speed", func(f, n time.Duration) float64 { return float64(f) / float64(n) })
 }
 
 // BenchmarkRecordFloodPaired: a 2 MB flood through a recorded session and

@@ -40,14 +40,9 @@ func newSandboxService(b *testing.B) (svc *actors.Service, full, sandboxed messa
 	return svc, full, sandboxed
 }
 
+// reportSandbox: ratio is the sandboxed median over full access's.
 func reportSandbox(b *testing.B, full, sandboxed []time.Duration) {
-	if len(full) == 0 {
-		return
-	}
-	f, s := median(full), median(sandboxed)
-	b.ReportMetric(float64(f.Microseconds())/1000, "full-median-ms")
-	b.ReportMetric(float64(s.Microseconds())/1000, "sandboxed-median-ms")
-	b.ReportMetric(float64(s)/float64(f), "ratio")
+	reportMedians(b, [2]string{"full", "sandboxed"}, full, sandboxed, "ratio", func(f, s time.Duration) float64 { return float64(s) / float64(f) })
 }
 
 // BenchmarkSandboxOpenPaired: spawn until ready (the timed part), then
