@@ -1,4 +1,4 @@
-package actors
+package actors_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
@@ -20,27 +21,12 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// newTestService is a service on scripted backends' timings with backends
+// registered, and one owner.
 func newTestService(t *testing.T, backends ...backend.Backend) (*Service, messages.Owner) {
 	t.Helper()
-	svc, err := NewService(Options{Config: testkit.Config()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := svc.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	for _, b := range backends {
-		if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o, err := svc.NewOwner(testkit.Ctx(t), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, o
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.Config(), Backends: backends})
+	return svc, testkit.Owner(t, svc, "test")
 }
 
 // sleeper is a faulty.Responder: "sleep" runs until a SIGINT (or the test's
@@ -63,6 +49,25 @@ func promptingSession(t *testing.T, b *faulty.Backend) (*Service, messages.Owner
 	}
 	ss := b.Sessions()
 	return svc, o, sp, ss[len(ss)-1]
+}
+
+// cancelSleep starts "sleep" on sp (a session of b, fs its fake, with
+// sleeper's replies), cancels the send once it is written, and returns
+// when the cancel's SIGINT reached the backend.
+func cancelSleep(t *testing.T, b *faulty.Backend, fs *faulty.Session, sp *Session) *SendOp {
+	t.Helper()
+	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
+	if !op.Cancel() {
+		t.Fatal("cancel refused")
+	}
+	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
+		t.Fatal(err)
+	}
+	return op
 }
 
 var errInjected = errors.New("injected fault")
@@ -136,7 +141,7 @@ func TestSpawnAfterShutdownIsServiceDisposing(t *testing.T) {
 	o, _ := svc.NewOwner(testkit.Ctx(t), "x")
 	// Drive the shutdown through the protocol but keep the actor alive to
 	// observe the refusal.
-	if _, err := ask[*protocol.DisposeOwnerReply](testkit.Ctx(t), svc.sys, svc.pid, &serviceShutdown{}); err != nil {
+	if err := ShutdownActor(testkit.Ctx(t), svc); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -339,17 +344,7 @@ func TestCancelAfterGroupExitedSettlesOnPrompt(t *testing.T) {
 	b := faulty.New("a", faulty.WithResponder(sleeper))
 	_, _, sp, fs := promptingSession(t, b)
 	fs.Script(faulty.OpSignal, faulty.Fail(fmt.Errorf("%w: group 7430 exited: %w", messages.ErrNoForeground, syscall.ESRCH)))
-	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
-	if !op.Cancel() {
-		t.Fatal("cancel refused")
-	}
-	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
-		t.Fatal(err)
-	}
+	op := cancelSleep(t, b, fs, sp)
 	fs.Finish(0) // the shell takes the terminal back
 	res, err := op.Result(testkit.Ctx(t))
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
@@ -487,17 +482,7 @@ func TestStartSendWaitsForADrainingSend(t *testing.T) {
 	var releaseOnce sync.Once
 	defer releaseOnce.Do(func() { close(release) })
 	b.Hold(faulty.OpSignal, release) // the SIGINT stays in flight until release
-	op, err := sp.StartSend(testkit.Ctx(t), messages.SendRequest{Text: "sleep", Submit: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit.WaitFor(t, 5*time.Second, "the write", func() bool { return len(fs.Writes()) == 1 })
-	if !op.Cancel() {
-		t.Fatal("cancel refused")
-	}
-	if err := b.Entered(testkit.Ctx(t), faulty.OpSignal, 1); err != nil {
-		t.Fatal(err)
-	}
+	op := cancelSleep(t, b, fs, sp)
 	// The prompt settles the send at once, while the signal is in flight.
 	fs.Emit("^C\r\n")
 	fs.Finish(130)

@@ -1,10 +1,11 @@
-package actors
+package actors_test
 
 import (
 	"context"
 	"sync"
 	"testing"
 
+	. "github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"

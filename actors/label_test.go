@@ -1,4 +1,4 @@
-package actors
+package actors_test
 
 import (
 	"errors"

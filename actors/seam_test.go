@@ -1,9 +1,10 @@
-package actors
+package actors_test
 
 import (
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
+	. "github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/internal/seam"
 )
 

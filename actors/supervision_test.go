@@ -1,22 +1,23 @@
-package actors
+package actors_test
 
 import (
 	"errors"
 	"testing"
 	"time"
 
+	. "github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
-// injected sends an injectPanic and returns the reply, which must be an
+// injected sends an InjectPanic and returns the reply, which must be an
 // error wrapping ErrTransport: the failed message's sender is answered.
-func injected(t *testing.T, svc *Service, to *injectPanic, target string) {
+func injected(t *testing.T, svc *Service, to any, target string) {
 	t.Helper()
 	pid := svc.PID()
 	if target == "tasks" {
-		pid = svc.tasks
+		pid = svc.TasksPID()
 	}
 	r, err := svc.System().Root.RequestFuture(pid, to, 5*time.Second).Result()
 	if err != nil {
@@ -31,7 +32,7 @@ func injected(t *testing.T, svc *Service, to *injectPanic, target string) {
 // processes are untouched, and it keeps serving.
 func TestSupervisionServiceResumes(t *testing.T) {
 	svc, o, sp, fs := promptingSession(t, faulty.New("a"))
-	injected(t, svc, &injectPanic{}, "service")
+	injected(t, svc, InjectPanic(messages.Owner{}), "service")
 	if res, err := sp.Send(testkit.Ctx(t), messages.SendRequest{Text: "x", Submit: true}); err != nil || res.WaitReason != messages.WaitStdinRead {
 		t.Fatalf("send after the service failed: %+v, %v", res, err)
 	}
@@ -57,7 +58,7 @@ func TestSupervisionOwnerStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := b.Sessions()[1]
-	injected(t, svc, &injectPanic{owner: o}, "owner")
+	injected(t, svc, InjectPanic(o), "owner")
 	testkit.WaitFor(t, 5*time.Second, "the failed owner's session closed", func() bool {
 		_, closed := victim.Closes()
 		return closed
@@ -81,7 +82,7 @@ func TestSupervisionOwnerStops(t *testing.T) {
 // The tasks registry resumes after a failed message and keeps serving.
 func TestSupervisionTasksResumes(t *testing.T) {
 	svc, o, sp, _ := promptingSession(t, faulty.New("a"))
-	injected(t, svc, &injectPanic{}, "tasks")
+	injected(t, svc, InjectPanic(messages.Owner{}), "tasks")
 	id, err := svc.StartTask(testkit.Ctx(t), o, messages.TaskRequest{Session: sp.ID(), Send: messages.SendRequest{Text: "x", Submit: true}})
 	if err != nil {
 		t.Fatalf("task after the registry failed: %v", err)

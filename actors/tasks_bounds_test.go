@@ -1,39 +1,18 @@
-package actors
+package actors_test
 
 import (
 	"errors"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	. "github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
-
-// offsetClock is the system clock moved forward by hand: timers stay real
-// (sends still settle), Now jumps when a test advances it.
-type offsetClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *offsetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *offsetClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
-func (c *offsetClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
 
 // bigOutput is what each task prints: about 300 KB.
 const bigOutput = 300 << 10
@@ -94,9 +73,9 @@ func finishTask(t *testing.T, svc *Service, o messages.Owner, sid messages.Sessi
 	return id
 }
 
-func probeTasks(t *testing.T, svc *Service) *tasksProbeReply {
+func probeTasks(t *testing.T, svc *Service) TasksFootprint {
 	t.Helper()
-	r, err := ask[*tasksProbeReply](testkit.Ctx(t), svc.sys, svc.tasks, &tasksProbe{})
+	r, err := ProbeTasks(testkit.Ctx(t), svc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,12 +145,12 @@ func TestTaskMemoryBounded(t *testing.T) {
 	p := probeTasks(t, svc)
 	growth := int64(after) - int64(before)
 	t.Logf("%d tasks, %d KiB of output read; heap %d KiB -> %d KiB (growth %d KiB); registry: %d tasks, %d buffered bytes, %d sends held, %d evicted",
-		n, got>>10, before>>10, after>>10, growth>>10, p.tasks, p.bufferedBytes, p.sends, p.evicted)
+		n, got>>10, before>>10, after>>10, growth>>10, p.Tasks, p.BufferedBytes, p.Sends, p.Evicted)
 	if got < n*200<<10 {
 		t.Fatalf("read %d bytes, want at least 200 KiB a task", got)
 	}
-	if p.bufferedBytes != 0 || p.sends != 0 || p.tasks > messages.MaxFinishedTasksPerOwner {
-		t.Fatalf("registry %+v after %d read tasks", *p, n)
+	if p.BufferedBytes != 0 || p.Sends != 0 || p.Tasks > messages.MaxFinishedTasksPerOwner {
+		t.Fatalf("registry %+v after %d read tasks", p, n)
 	}
 	// The registry's part is checked exactly above; the heap bound leaves
 	// room for the race detector's own allocations (seen with the fix:
@@ -187,8 +166,8 @@ func TestTaskMemoryBounded(t *testing.T) {
 func TestTaskOutputFreedAfterRead(t *testing.T) {
 	svc, o, sid := taskRig(t, nil)
 	id := finishTask(t, svc, o, sid, "big")
-	if p := probeTasks(t, svc); p.bufferedBytes < bigOutput*9/10 || p.sends != 0 {
-		t.Fatalf("unread finished task: %+v, want its ~%d bytes kept and its send let go", *p, bigOutput)
+	if p := probeTasks(t, svc); p.BufferedBytes < bigOutput*9/10 || p.Sends != 0 {
+		t.Fatalf("unread finished task: %+v, want its ~%d bytes kept and its send let go", p, bigOutput)
 	}
 	out, err := svc.TaskOutput(testkit.Ctx(t), o, id, 0)
 	if err != nil {
@@ -197,8 +176,8 @@ func TestTaskOutputFreedAfterRead(t *testing.T) {
 	if len(out.Text) < bigOutput*9/10 || out.Task.Status != messages.TaskCompleted {
 		t.Fatalf("read %d bytes, status %s", len(out.Text), out.Task.Status)
 	}
-	if p := probeTasks(t, svc); p.bufferedBytes != 0 || p.tasks != 1 {
-		t.Fatalf("after the read: %+v, want the task kept with nothing buffered", *p)
+	if p := probeTasks(t, svc); p.BufferedBytes != 0 || p.Tasks != 1 {
+		t.Fatalf("after the read: %+v, want the task kept with nothing buffered", p)
 	}
 	again, err := svc.TaskOutput(testkit.Ctx(t), o, id, 0)
 	if err != nil || again.Text != "" || again.Task.Status != messages.TaskCompleted {
@@ -215,8 +194,8 @@ func TestTaskEvictionByCount(t *testing.T) {
 	for i := 0; i < messages.MaxFinishedTasksPerOwner+extra; i++ {
 		ids = append(ids, finishTask(t, svc, o, sid, "echo"))
 	}
-	if p := probeTasks(t, svc); p.tasks != messages.MaxFinishedTasksPerOwner || p.evicted != extra {
-		t.Fatalf("registry %+v, want %d tasks and %d evicted", *p, messages.MaxFinishedTasksPerOwner, extra)
+	if p := probeTasks(t, svc); p.Tasks != messages.MaxFinishedTasksPerOwner || p.Evicted != extra {
+		t.Fatalf("registry %+v, want %d tasks and %d evicted", p, messages.MaxFinishedTasksPerOwner, extra)
 	}
 	for i, id := range ids {
 		_, err := svc.TaskOutput(testkit.Ctx(t), o, id, 0)
@@ -235,7 +214,7 @@ func TestTaskEvictionByCount(t *testing.T) {
 // A finished task is evicted FinishedTaskTTL after its last read (or its
 // finish); a read restarts the count. Driven by the injected clock.
 func TestTaskEvictionByAge(t *testing.T) {
-	clk := &offsetClock{}
+	clk := &testkit.OffsetClock{}
 	svc, o, sid := taskRig(t, clk)
 	unread := finishTask(t, svc, o, sid, "one")
 	read := finishTask(t, svc, o, sid, "two")
@@ -255,15 +234,15 @@ func TestTaskEvictionByAge(t *testing.T) {
 	if _, err := svc.TaskOutput(testkit.Ctx(t), o, read, 0); !errors.Is(err, messages.ErrTaskEvicted) {
 		t.Fatalf("task past the TTL since its last read: %v, want evicted", err)
 	}
-	if p := probeTasks(t, svc); p.tasks != 0 {
-		t.Fatalf("registry %+v, want empty", *p)
+	if p := probeTasks(t, svc); p.Tasks != 0 {
+		t.Fatalf("registry %+v, want empty", p)
 	}
 }
 
 // An evicted id answers ErrTaskEvicted (saying the task finished); an
 // unknown id, and an evicted id asked by another owner, answer ErrNoTask.
 func TestTaskEvictedVersusUnknown(t *testing.T) {
-	clk := &offsetClock{}
+	clk := &testkit.OffsetClock{}
 	svc, o, sid := taskRig(t, clk)
 	id := finishTask(t, svc, o, sid, "one")
 	clk.Advance(messages.FinishedTaskTTL)

@@ -14,14 +14,25 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 func newService(b testing.TB, cfg messages.Config) (*actors.Service, messages.Owner) {
 	b.Helper()
 	// ErrHostLost: the remote benchmarks kill hosts.
-	svc := fixture.Service(b, fixture.Options{Config: cfg, Backends: []backend.Backend{local.New(local.Options{})}, Tolerate: []error{messages.ErrHostLost}})
-	return svc, fixture.Owner(b, svc, "bench")
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: cfg, Backends: []backend.Backend{local.New(local.Options{})}, Tolerate: []error{messages.ErrHostLost}})
+	return svc, testkit.Owner(b, svc, "bench")
+}
+
+// newSession is one shell session in a service of its own (newService).
+func newSession(b testing.TB, cfg messages.Config) *actors.Session {
+	b.Helper()
+	svc, o := newService(b, cfg)
+	sp, err := svc.Spawn(context.Background(), o, messages.SpawnRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sp
 }
 
 // reportMedian adds the median per-op latency, robust against the noisy
@@ -77,12 +88,8 @@ func BenchmarkSendEcho(b *testing.B) {
 		reportMedian(b, samples)
 	})
 	b.Run("ptyactor", func(b *testing.B) {
-		svc, o := newService(b, messages.DefaultConfig())
+		sp := newSession(b, messages.DefaultConfig())
 		ctx := context.Background()
-		sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-		if err != nil {
-			b.Fatal(err)
-		}
 		var samples []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
@@ -128,12 +135,8 @@ func BenchmarkFlood(b *testing.B) {
 		}
 	})
 	b.Run("ptyactor", func(b *testing.B) {
-		svc, o := newService(b, messages.DefaultConfig())
+		sp := newSession(b, messages.DefaultConfig())
 		ctx := context.Background()
-		sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-		if err != nil {
-			b.Fatal(err)
-		}
 		b.SetBytes(floodBytes(n))
 		for b.Loop() {
 			res, err := sp.Send(ctx, messages.SendRequest{Text: cmd, Submit: true})
@@ -151,12 +154,8 @@ func BenchmarkFlood(b *testing.B) {
 // the host's peak RSS rose above its level before the flood.
 func BenchmarkFloodRSS(b *testing.B) {
 	cfg := messages.DefaultConfig()
-	svc, o := newService(b, cfg)
+	sp := newSession(b, cfg)
 	ctx := context.Background()
-	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	const total = 200_000_000
 	line := strings.Repeat("x", 99)
 	cmd := fmt.Sprintf("yes %s | head -c %d", line, total)

@@ -12,7 +12,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Take-over races: two console pages (as the view server drives a page:
@@ -25,8 +25,8 @@ import (
 // CONTROL_STALE for a page whose hold moved on), and the violations
 // (the bar: zero, and exactly one holder at any time).
 func BenchmarkControlRaces(b *testing.B) {
-	svc := fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
-	o := fixture.Owner(b, svc, "bench")
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
+	o := testkit.Owner(b, svc, "bench")
 	ctx := context.Background()
 	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 	if err != nil {
@@ -92,7 +92,7 @@ func BenchmarkControlRaces(b *testing.B) {
 	b.StopTimer()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	outOfTurn, controls, err := fixture.ControlWrites(ctx, sp)
+	outOfTurn, controls, err := testkit.ControlWrites(ctx, sp)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,8 +117,8 @@ func BenchmarkControlRaces(b *testing.B) {
 // (without SIGINT); how long from the take to the agent's taken_over
 // result, median and max over b.N takes.
 func BenchmarkTakeOverLatency(b *testing.B) {
-	svc := fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
-	o := fixture.Owner(b, svc, "bench")
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
+	o := testkit.Owner(b, svc, "bench")
 	ctx := context.Background()
 	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 	if err != nil {

@@ -19,12 +19,8 @@ import (
 // The print-to-read gap (microseconds) is included. Median against a
 // 5 ms aim.
 func BenchmarkWakeLatency(b *testing.B) {
-	svc, o := newService(b, messages.DefaultConfig())
+	sh := newSession(b, messages.DefaultConfig())
 	ctx := context.Background()
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	if res, err := sh.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true}); err != nil || res.Reader != "python3" {
 		b.Fatalf("python3: %+v %v", res, err)
 	}

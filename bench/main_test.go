@@ -4,8 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/fixture"
-	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // runVar marks every process this binary starts (benchmarks and the idle
@@ -14,9 +13,9 @@ import (
 const runVar = "PA_BENCH_TEST_RUN"
 
 func TestMain(m *testing.M) {
-	restore := fixture.PrivateState()
-	code := leakcheck.Main(m, runVar, func(*leakcheck.Checker) {})
+	restore := testkit.PrivateState()
+	code := testkit.Main(m, runVar, func(*testkit.LeakChecker) {})
 	restore()
-	fixture.RemoveBinaries()
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }

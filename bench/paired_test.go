@@ -19,14 +19,21 @@ func median(s []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func reportPair(b *testing.B, raw, ours []time.Duration) {
-	if len(raw) == 0 {
+// reportMedians adds the medians of two runs alternated in one loop, as
+// NAME-median-ms for each name, and ratio of the two medians as ratioUnit.
+func reportMedians(b *testing.B, names [2]string, first, second []time.Duration, ratioUnit string, ratio func(first, second time.Duration) float64) {
+	if len(first) == 0 || len(second) == 0 {
 		return
 	}
-	r, o := median(raw), median(ours)
-	b.ReportMetric(float64(r.Microseconds())/1000, "raw-median-ms")
-	b.ReportMetric(float64(o.Microseconds())/1000, "ptyactor-median-ms")
-	b.ReportMetric(float64(o)/float64(r), "ratio")
+	f, s := median(first), median(second)
+	b.ReportMetric(float64(f.Microseconds())/1000, names[0]+"-median-ms")
+	b.ReportMetric(float64(s.Microseconds())/1000, names[1]+"-median-ms")
+	b.ReportMetric(ratio(f, s), ratioUnit)
+}
+
+// reportPair: ratio is ptyactor's median over the raw PTY's.
+func reportPair(b *testing.B, raw, ours []time.Duration) {
+	reportMedians(b, [2]string{"raw", "ptyactor"}, raw, ours, "ratio", func(r, o time.Duration) float64 { return float64(o) / float64(r) })
 }
 
 func BenchmarkSendEchoPaired(b *testing.B) {
@@ -35,12 +42,8 @@ func BenchmarkSendEchoPaired(b *testing.B) {
 	if _, err := r.until(rawPS1); err != nil {
 		b.Fatal(err)
 	}
-	svc, o := newService(b, messages.DefaultConfig())
+	sp := newSession(b, messages.DefaultConfig())
 	ctx := context.Background()
-	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	var raw, ours []time.Duration
 	for b.Loop() {
 		raw = append(raw, r.roundTrip(b, "echo hi", rawPS1))

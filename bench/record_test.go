@@ -13,7 +13,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // The recording's cost: one session recorded and one not, in the same
@@ -25,8 +25,8 @@ func recordedPair(b *testing.B) (on, off *actors.Session) {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "recordings")
 	rec := local.New(local.Options{Type: "recorded", Record: local.Record{Dir: dir}})
-	svc := fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{}), rec}})
-	o := fixture.Owner(b, svc, "bench")
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{}), rec}})
+	o := testkit.Owner(b, svc, "bench")
 	ctx := context.Background()
 	var err error
 	if on, err = svc.Spawn(ctx, o, messages.SpawnRequest{Type: "recorded"}); err != nil {
@@ -38,14 +38,10 @@ func recordedPair(b *testing.B) (on, off *actors.Session) {
 	return on, off
 }
 
+// reportRecorded: off/on-speed is the unrecorded median over the recorded
+// one.
 func reportRecorded(b *testing.B, on, off []time.Duration) {
-	if len(on) == 0 {
-		return
-	}
-	n, f := median(on), median(off)
-	b.ReportMetric(float64(f.Microseconds())/1000, "off-median-ms")
-	b.ReportMetric(float64(n.Microseconds())/1000, "on-median-ms")
-	b.ReportMetric(float64(f)/float64(n), "off/on-speed")
+	reportMedians(b, [2]string{"off", "on"}, off, on, "off/on-speed", func(f, n time.Duration) float64 { return float64(f) / float64(n) })
 }
 
 // BenchmarkRecordFloodPaired: a 2 MB flood through a recorded session and

@@ -16,7 +16,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // Sessions on a session host (ptyhost) over loopback, against local
@@ -24,14 +24,14 @@ import (
 // process built here. Run with -bench only; see README "Many machines".
 
 // startBenchHost runs a loopback ptyhost without logs or client grace;
-// see fixture.StartHost.
-func startBenchHost(b testing.TB) *fixture.Host {
+// see testkit.StartHost.
+func startBenchHost(b testing.TB) *testkit.Host {
 	b.Helper()
-	return fixture.StartHost(b, fixture.Loopback("-log-level", "disabled", "-client-grace", "0s")...)
+	return testkit.StartHost(b, testkit.Loopback("-log-level", "disabled", "-client-grace", "0s")...)
 }
 
 // remoteService is newService with hosts registered as h0, h1, ...
-func remoteService(b testing.TB, hosts ...*fixture.Host) (*actors.Service, messages.Owner) {
+func remoteService(b testing.TB, hosts ...*testkit.Host) (*actors.Service, messages.Owner) {
 	b.Helper()
 	svc, o := newService(b, messages.DefaultConfig())
 	for i, h := range hosts {

@@ -65,11 +65,11 @@ func replSession(b testing.TB) (*actors.Service, messages.Owner, messages.Sessio
 	cfg := messages.DefaultConfig()
 	cfg.IdleSilenceMs = 10000 // only the exact tier may settle fast
 	svc, o := newService(b, cfg)
-	ctx := context.Background()
-	sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
+	sp, err := svc.Spawn(context.Background(), o, messages.SpawnRequest{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	ctx := context.Background()
 	res, err := sp.Send(ctx, messages.SendRequest{Text: "python3 -q", Submit: true})
 	if err != nil || res.WaitReason != messages.WaitStdinRead {
 		b.Fatalf("python3 -q: %+v %v", res, err)
@@ -85,12 +85,8 @@ func BenchmarkPremature(b *testing.B) {
 	b.Run("shell", func(b *testing.B) {
 		cfg := messages.DefaultConfig()
 		cfg.IdleSilenceMs = 10000
-		svc, o := newService(b, cfg)
+		sp := newSession(b, cfg)
 		ctx := context.Background()
-		sp, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-		if err != nil {
-			b.Fatal(err)
-		}
 		premature := 0
 		for b.Loop() {
 			res, err := sp.Send(ctx, messages.SendRequest{Text: "sleep 1; echo do''ne", Submit: true})

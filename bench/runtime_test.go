@@ -9,7 +9,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // BenchmarkRuntimeSend measures the runtime's own share of a send: the
@@ -18,9 +18,9 @@ import (
 // session answers a line at once with its echo and a verified prompt, so
 // what is left is the actors' path. allocs/op counts the whole path.
 func BenchmarkRuntimeSend(b *testing.B) {
-	svc := fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{faulty.New("shell")}})
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{faulty.New("shell")}})
 	ctx := context.Background()
-	sh, err := svc.Spawn(ctx, fixture.Owner(b, svc, "bench"), messages.SpawnRequest{})
+	sh, err := svc.Spawn(ctx, testkit.Owner(b, svc, "bench"), messages.SpawnRequest{})
 	if err != nil {
 		b.Fatal(err)
 	}

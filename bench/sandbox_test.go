@@ -11,7 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/sandbox"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // The sandbox benchmarks price bubblewrap against danger-full-access in the
@@ -32,22 +32,17 @@ func newSandboxService(b *testing.B) (svc *actors.Service, full, sandboxed messa
 		b.Fatal(err)
 	}
 	be := local.New(local.Options{Policy: policy, Sandbox: sandbox.NewBubblewrap(sandbox.BubblewrapOptions{})})
-	svc = fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{be}})
-	full, sandboxed = fixture.Owner(b, svc, "full"), fixture.Owner(b, svc, "sandboxed")
+	svc = testkit.Service(b, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{be}})
+	full, sandboxed = testkit.Owner(b, svc, "full"), testkit.Owner(b, svc, "sandboxed")
 	if err := policy.SetMode(full, sandbox.DangerFullAccess); err != nil {
 		b.Fatal(err)
 	}
 	return svc, full, sandboxed
 }
 
+// reportSandbox: ratio is the sandboxed median over full access's.
 func reportSandbox(b *testing.B, full, sandboxed []time.Duration) {
-	if len(full) == 0 {
-		return
-	}
-	f, s := median(full), median(sandboxed)
-	b.ReportMetric(float64(f.Microseconds())/1000, "full-median-ms")
-	b.ReportMetric(float64(s.Microseconds())/1000, "sandboxed-median-ms")
-	b.ReportMetric(float64(s)/float64(f), "ratio")
+	reportMedians(b, [2]string{"full", "sandboxed"}, full, sandboxed, "ratio", func(f, s time.Duration) float64 { return float64(s) / float64(f) })
 }
 
 // BenchmarkSandboxOpenPaired: spawn until ready (the timed part), then

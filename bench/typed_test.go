@@ -15,12 +15,8 @@ import (
 // in the same loop, all at once (Raw). The ratio is what typing costs: at
 // most one probe round per line.
 func BenchmarkTypedLines(b *testing.B) {
-	svc, o := newService(b, messages.DefaultConfig())
+	sh := newSession(b, messages.DefaultConfig())
 	ctx := context.Background()
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	if res, err := sh.Send(ctx, messages.SendRequest{Text: "cat", Submit: true}); err != nil || res.Reader != "cat" {
 		b.Fatalf("cat: %+v %v", res, err)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/view"
 )
 
@@ -37,8 +37,8 @@ const viewToken = "bench-operator-token-0123456789abcdef"
 // server.
 func viewerPair(b *testing.B) (watched, alone *actors.Session, url string) {
 	b.Helper()
-	svc := fixture.Service(b, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
-	o := fixture.Owner(b, svc, "bench")
+	svc := testkit.Service(b, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
+	o := testkit.Owner(b, svc, "bench")
 	ctx := context.Background()
 	var err error
 	if watched, err = svc.Spawn(ctx, o, messages.SpawnRequest{}); err != nil {

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/ptyactor/ptyactor/view"
 )
@@ -121,7 +121,7 @@ func lookup(t *testing.T, rel string) pkg {
 
 // TestToolTable holds the README's tool table to the tool schemas.
 func TestToolTable(t *testing.T) {
-	svc := fixture.Service(t, fixture.Options{Config: messages.DefaultConfig()})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: messages.DefaultConfig()})
 	// Every tool: the share tools exist with a console (ptymcp's default).
 	ts, err := tools.New(svc, tools.Options{Sharing: &tools.Sharing{Links: view.NewLinks(nil), BaseURL: "http://127.0.0.1:1"}})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
@@ -21,7 +20,7 @@ import (
 // owner column names the client: its clientInfo name and connection
 // number.
 func TestConsoleBadgesInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t)
 	base, token, _ := strings.Cut(consoleURL, "/#token=")
 	id := c.open(nil)

@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
@@ -47,7 +46,7 @@ func TestConsoleRemoteInBrowser(t *testing.T) {
 // consoleRoad runs the console's road; with lose, it then loses the
 // session's host and the console shows it.
 func consoleRoad(t *testing.T, lose func(), extra ...string) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	state := t.TempDir()
 	cmd, stderr := binaryCmd(t, state, withFast(extra...)...)
 	c := connect(t, cmd, stderr, "console", nil, nil)
@@ -137,7 +136,7 @@ func consoleRoad(t *testing.T, lose func(), extra ...string) {
 // logs the person in (from the URL's fragment); share links name that
 // listener.
 func TestHTTPConsoleInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	s := httpServer(t)
 	c := httpClient(t, s)
 	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
@@ -164,7 +163,7 @@ func TestHTTPConsoleInBrowser(t *testing.T) {
 // docShot saves a screenshot of the page: into PTYACTOR_DOC_SHOTS when
 // set (the pictures in docs/img are taken so), else into the test's
 // temporary folder.
-func docShot(t *testing.T, b *browser.Browser, name string) {
+func docShot(t *testing.T, b *testkit.Browser, name string) {
 	t.Helper()
 	dir := os.Getenv("PTYACTOR_DOC_SHOTS")
 	if dir == "" {
@@ -187,7 +186,7 @@ func consoleServer(t *testing.T, extra ...string) (*client, string) {
 // modifiers, e.g. chromedp.ModifierCtrl). chromedp.KeyEvent sends the text
 // as a separate char event, which the page's cancelled key down does not
 // suppress: xterm would take each key twice.
-func typeKeys(t *testing.T, b *browser.Browser, keys string, modifiers chromedp.Modifier) {
+func typeKeys(t *testing.T, b *testkit.Browser, keys string, modifiers chromedp.Modifier) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Second)
 	defer cancel()
@@ -217,7 +216,7 @@ func typeKeys(t *testing.T, b *browser.Browser, keys string, modifiers chromedp.
 // liveView opens session id's live view as the console's operator (the
 // console URL logs the browser in) and waits until it shows that the
 // agent holds the input.
-func liveView(t *testing.T, b *browser.Browser, consoleURL, id string) {
+func liveView(t *testing.T, b *testkit.Browser, consoleURL, id string) {
 	t.Helper()
 	b.Open(consoleURL)
 	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`)`, 15*time.Second)
@@ -228,7 +227,7 @@ func liveView(t *testing.T, b *browser.Browser, consoleURL, id string) {
 
 // sendInFlight starts an agent's terminal_send of text and returns its
 // result's channel, once the page shows the command running.
-func sendInFlight(t *testing.T, b *browser.Browser, c *client, id, text string) <-chan result {
+func sendInFlight(t *testing.T, b *testkit.Browser, c *client, id, text string) <-chan result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -258,7 +257,7 @@ func takenOver(t *testing.T, done <-chan result) {
 // lists who holds it; Hand back lets the agent send again. Taken with
 // "interrupt", the running command gets a SIGINT and is gone.
 func TestTakeOverInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t)
 	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
 	liveView(t, b, consoleURL, id)
@@ -306,7 +305,7 @@ func TestTakeOverInBrowser(t *testing.T) {
 // first one's input refused (stale) and never written, and so does a
 // hand back.
 func TestTakeOverStaleInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t)
 	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
 	liveView(t, b, consoleURL, id)
@@ -358,7 +357,7 @@ func TestTakeOverStaleInBrowser(t *testing.T) {
 // The idle timeout hands control back by itself: the page counts down,
 // then shows that the agent holds control again, and the agent sends.
 func TestTakeOverIdleInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t, "-control-idle-timeout", "2s")
 	id := c.ok(tools.TerminalOpen, nil).str("sessionId")
 	liveView(t, b, consoleURL, id)
@@ -374,7 +373,7 @@ func TestTakeOverIdleInBrowser(t *testing.T) {
 
 // withinPolicy fails t if the page broke the server's
 // Content-Security-Policy, or threw.
-func withinPolicy(t *testing.T, b *browser.Browser) {
+func withinPolicy(t *testing.T, b *testkit.Browser) {
 	t.Helper()
 	for _, m := range b.Console() {
 		if strings.Contains(m.Text, "Content Security Policy") {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -14,7 +13,7 @@ import (
 // no error-level line on either side, and the host's endpoint says the
 // connection closed cleanly.
 func TestCleanDisconnectLogsNoError(t *testing.T) {
-	host := fixture.StartHost(t, fixture.Loopback("-log-level", "debug", "-client-loss", "1s")...)
+	host := testkit.StartHost(t, testkit.Loopback("-log-level", "debug", "-client-loss", "1s")...)
 	c, cmd, stderr := stdioServer(t, "-host", host.Addr(), "-host-insecure")
 	id := c.open(nil)
 	if r := c.send(id, "echo on-the-host"); !strings.Contains(r.Text, "on-the-host") {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
@@ -21,7 +20,7 @@ import (
 // program did with it. The secret is in no result and not in the log;
 // the link works once.
 func TestElicitInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	cmd, stderr := binaryCmd(t, t.TempDir(), fastFlags...)
 	opts, asked, completed := acceptingClient()
 	c := connect(t, cmd, stderr, "elicit", opts, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

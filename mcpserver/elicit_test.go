@@ -17,7 +17,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/ptyactor/ptyactor/view"
@@ -89,7 +88,7 @@ func (sp *secretPage) enter(ctx context.Context, link, secret string) error {
 // link, elicitation mints standalone ones.
 func newElicitInproc(t *testing.T) (*inproc, *secretPage) {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Config: testConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testConfig(), Backends: []backend.Backend{local.New(local.Options{})}})
 	secrets := view.NewSecrets(nil)
 	v, err := view.New(view.Options{Source: view.ServiceSource(svc), OperatorToken: rand.Text(), Secrets: secrets, Assets: assets.FS(), Log: zerolog.Nop()})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/rs/zerolog"
 )
@@ -286,7 +285,7 @@ func TestElicitTypeScript(t *testing.T) {
 // result shows the program got the secret, and holds it nowhere. The
 // link then is spent, and the page kept to its content security policy.
 func TestElicitTypeScriptBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	r := startTS(t)
 	el := r.elicitation()
 	enterSecret(t, b, el.URL, "pw:", testSecret, "")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -39,7 +39,7 @@ var halfTypedCases = []struct {
 // paste left open. (issue 35: the line ran as "echo half-typed-Xecho
 // agent-Y".)
 func TestHandBackHalfTypedInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t)
 	handBackHalfTyped(t, b, c, consoleURL, func(id string, pid int) {})
 }
@@ -48,7 +48,7 @@ func TestHandBackHalfTypedInBrowser(t *testing.T) {
 // link into the host's shell.
 func TestHandBackHalfTypedRemoteInBrowser(t *testing.T) {
 	host := startPtyhost(t, "-idle-silence-ms", "30000")
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t, "-host", host.Addr(), "-host-insecure")
 	handBackHalfTyped(t, b, c, consoleURL, func(id string, pid int) {
 		if !descendsFrom(pid, host.Pid()) {
@@ -57,7 +57,7 @@ func TestHandBackHalfTypedRemoteInBrowser(t *testing.T) {
 	})
 }
 
-func handBackHalfTyped(t *testing.T, b *browser.Browser, c *client, consoleURL string, check func(id string, pid int)) {
+func handBackHalfTyped(t *testing.T, b *testkit.Browser, c *client, consoleURL string, check func(id string, pid int)) {
 	for _, tc := range halfTypedCases {
 		t.Run(tc.name, func(t *testing.T) {
 			open := c.ok(tools.TerminalOpen, nil)

@@ -21,9 +21,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/browser"
-	"github.com/ptyactor/ptyactor/test/fixture"
-	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 	"github.com/rs/zerolog"
@@ -34,14 +31,14 @@ import (
 // the tests.
 const runVar = "PTYMCP_TEST_RUN"
 
-var checker *leakcheck.Checker
+var checker *testkit.LeakChecker
 
 func TestMain(m *testing.M) {
-	restore := fixture.PrivateState()
-	code := leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker = c })
+	restore := testkit.PrivateState()
+	code := testkit.Main(m, runVar, func(c *testkit.LeakChecker) { checker = c })
 	restore()
 	cleanupBinary()
-	fixture.RemoveBinaries()
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }
 
@@ -67,7 +64,7 @@ func newInproc(t testing.TB, opts tools.Options) *inproc {
 // newInprocWith is newInproc over a local backend with lopts (a sandbox).
 func newInprocWith(t testing.TB, opts tools.Options, lopts local.Options) *inproc {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Config: testConfig(), Backends: []backend.Backend{local.New(lopts)}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testConfig(), Backends: []backend.Backend{local.New(lopts)}})
 	ts, err := tools.New(svc, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +321,7 @@ func noneAlive(t *testing.T, members []int, what string) {
 // takeInFlight takes a terminal over while the agent's "sleep 30" runs:
 // click is the page's script that takes it, shown what the page shows
 // then; the send in flight must settle as taken over.
-func takeInFlight(t *testing.T, b *browser.Browser, c *client, id, click, shown string) {
+func takeInFlight(t *testing.T, b *testkit.Browser, c *client, id, click, shown string) {
 	t.Helper()
 	done := sendInFlight(t, b, c, id, "sleep 30")
 	b.Eval(click, nil)
@@ -334,7 +331,7 @@ func takeInFlight(t *testing.T, b *browser.Browser, c *client, id, click, shown 
 
 // stillRunning holds the page's badge to the command taken over without
 // interrupt: still running.
-func stillRunning(t *testing.T, b *browser.Browser) {
+func stillRunning(t *testing.T, b *testkit.Browser) {
 	t.Helper()
 	var badge string
 	b.Eval(`ptyView.badge`, &badge)
@@ -346,7 +343,7 @@ func stillRunning(t *testing.T, b *browser.Browser) {
 // handBack hands a terminal the page took over back to the agent, whose
 // next send must run, and returns that send's result, whose hand-back
 // summary must list the line typed, in full.
-func handBack(t *testing.T, b *browser.Browser, c *client, id, typed string) result {
+func handBack(t *testing.T, b *testkit.Browser, c *client, id, typed string) result {
 	t.Helper()
 	b.Eval(`document.getElementById("handback").click()`, nil)
 	b.WaitJS(`ptyView.control.holder === "agent" && !ptyView.control.you && document.getElementById("banner").hidden && ptyView.term.options.disableStdin`, 10*time.Second)
@@ -364,7 +361,7 @@ func handBack(t *testing.T, b *browser.Browser, c *client, id, typed string) res
 // secretTakenOnce holds a secret typed at link to what the terminal did
 // with it: the wait for its len= line says a person entered a secret (of
 // pw's length), and the link, used, is refused the next time.
-func (r *secretRig) secretTakenOnce(b *browser.Browser, id, link, pw string) {
+func (r *secretRig) secretTakenOnce(b *testkit.Browser, id, link, pw string) {
 	t := r.t
 	t.Helper()
 	res := r.call(tools.TerminalWait, obj{"sessionId": id, "pattern": `len=[0-9]+\s`})

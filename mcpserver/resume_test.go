@@ -10,16 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
 // startPtyhost runs a loopback ptyhost without logs; see
-// fixture.StartHost.
-func startPtyhost(t *testing.T, args ...string) *fixture.Host {
+// testkit.StartHost.
+func startPtyhost(t *testing.T, args ...string) *testkit.Host {
 	t.Helper()
-	return fixture.StartHost(t, fixture.Loopback(append([]string{"-log-level", "disabled"}, args...)...)...)
+	return testkit.StartHost(t, testkit.Loopback(append([]string{"-log-level", "disabled"}, args...)...)...)
 }
 
 // ptymcp -resume-file: the end of the stdio connection detaches the

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
@@ -38,7 +37,7 @@ func TestSecretRemoteInBrowser(t *testing.T) {
 		})
 	})
 	host := startPtyhost(t, "-idle-silence-ms", "30000", "-log-level", "debug")
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	r := newSecretRig(t, "-host", host.Addr(), "-host-insecure")
 	open := r.call(tools.TerminalOpen, obj{"name": "remote-deploy"})
 	id := open.str("sessionId")
@@ -110,7 +109,7 @@ func TestSecretRemoteInBrowser(t *testing.T) {
 	}
 
 	// Nor any file of ptymcp's state folder or of the one the host
-	// inherited (the test binary's own: fixture.PrivateState), where the
+	// inherited (the test binary's own: testkit.PrivateState), where the
 	// host records the session: a record must show the program's answer.
 	leaked := map[string]bool{}
 	testkit.WaitFor(t, 10*time.Second, "a record showing "+done, func() bool {

@@ -17,7 +17,6 @@ import (
 	"bytes"
 
 	"github.com/coder/websocket"
-	"github.com/ptyactor/ptyactor/test/browser"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
@@ -149,7 +148,7 @@ func (r *secretRig) nowhere(secret, seen string) {
 
 // enter opens a secret link in the (logged-in) browser, checks the
 // prompt it shows, types secret and Enter, and waits for "Sent".
-func enterSecret(t *testing.T, b *browser.Browser, link, line, secret, shot string) {
+func enterSecret(t *testing.T, b *testkit.Browser, link, line, secret, shot string) {
 	t.Helper()
 	b.Open("about:blank") // a link differing only in its fragment would not load the page again
 	b.Open(link)
@@ -175,7 +174,7 @@ func enterSecret(t *testing.T, b *browser.Browser, link, line, secret, shot stri
 // its own. No secret is ever in a result, the log, a viewer's frames or
 // the records.
 func TestSecretInBrowser(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	r := newSecretRig(t, "-refuse-secret-input")
 	id := r.call(tools.TerminalOpen, obj{"name": "deploy"}).str("sessionId")
 	r.watch(id)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/tools"
 )
 
@@ -21,7 +21,7 @@ import (
 // first result lists what the person typed.
 func TestTakeOverRemoteInBrowser(t *testing.T) {
 	host := startPtyhost(t, "-idle-silence-ms", "30000")
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	c, consoleURL := consoleServer(t, "-host", host.Addr(), "-host-insecure")
 	open := c.ok(tools.TerminalOpen, nil)
 	id := open.str("sessionId")

@@ -12,7 +12,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -455,7 +454,7 @@ func TestControlRaces(t *testing.T) {
 	wg.Wait()
 	close(done)
 	agent.Wait()
-	stale, controls, err := fixture.ControlWrites(ctx, sp)
+	stale, controls, err := testkit.ControlWrites(ctx, sp)
 	if err != nil {
 		t.Fatal(err)
 	}

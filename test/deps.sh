@@ -2,7 +2,7 @@
 # Installs the programs the tests drive when they are missing (sourced by
 # test/run.sh and test/stress.sh, so both run against the same machine).
 # Programs the tests drive for real. Each entry: command, Debian package.
-# chromium is for the browser tests of the live view's pages (test/browser,
+# chromium is for the browser tests of the live view's pages (test/testkit/browser.go,
 # which adds --no-sandbox when it runs as root, as CI does).
 need=(
   "bash bash"

@@ -12,7 +12,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -31,8 +30,8 @@ func newHarness(t testing.TB, cfg messages.Config, opts local.Options) *harness 
 	h := &harness{t: t, tag: randHex(8)}
 	// Registered before the service's cleanup, so it runs after Shutdown.
 	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
-	h.svc = fixture.Service(t, fixture.Options{Config: cfg, Backends: []backend.Backend{local.New(h.options(opts))}})
-	h.owner = fixture.Owner(t, h.svc, t.Name())
+	h.svc = testkit.Service(t, testkit.ServiceOptions{Config: cfg, Backends: []backend.Backend{local.New(h.options(opts))}})
+	h.owner = testkit.Owner(t, h.svc, t.Name())
 	return h
 }
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // runVar marks every process this test binary starts through a backend with
@@ -21,7 +21,7 @@ const (
 var runID string
 
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker, runID = c, c.Value() }))
+	os.Exit(testkit.Main(m, runVar, func(c *testkit.LeakChecker) { checker, runID = c, c.Value() }))
 }
 
 func randHex(n int) string {

@@ -10,17 +10,16 @@ import (
 	"time"
 
 	linux "github.com/ptyactor/ptyactor/probes/linux"
-	"github.com/ptyactor/ptyactor/test/leakcheck"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // checker is the binary's leak check (set up in TestMain).
-var checker *leakcheck.Checker
+var checker *testkit.LeakChecker
 
 func trackShell(pid int)                 { checker.TrackShell(pid) }
-func environHas(pid int, kv string) bool { return leakcheck.EnvironHas(pid, kv) }
-func describe(ps []linux.Stat) string    { return leakcheck.Describe(ps) }
-func killAll(ps []linux.Stat)            { leakcheck.KillAll(ps) }
+func environHas(pid int, kv string) bool { return testkit.EnvironHas(pid, kv) }
+func describe(ps []linux.Stat) string    { return testkit.DescribeProcesses(ps) }
+func killAll(ps []linux.Stat)            { testkit.KillProcesses(ps) }
 
 // procs lists the process table.
 func procs() ([]linux.Stat, error) { return linux.ListStats(linux.FS{}) }

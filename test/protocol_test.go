@@ -11,7 +11,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -82,7 +81,7 @@ func containsString(v reflect.Value, needle string, depth int, seen map[uintptr]
 func TestMessageDriven(t *testing.T) {
 	h := &harness{t: t, tag: randHex(8)}
 	t.Cleanup(func() { h.checkNoTagged("after Shutdown") })
-	svc := fixture.Service(t, fixture.Options{Config: testkit.PTYConfig()})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.PTYConfig()})
 	sys, pid := svc.System(), svc.PID()
 
 	var (

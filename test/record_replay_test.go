@@ -15,7 +15,6 @@ import (
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
 	"github.com/ptyactor/ptyactor/record/replay"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -39,10 +38,10 @@ func TestRecordReplays(t *testing.T) {
 
 func replaySession(t *testing.T, maxBytes int64) {
 	dir := filepath.Join(t.TempDir(), "recordings")
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{
 		local.New(local.Options{Record: local.Record{Dir: dir, MaxBytes: maxBytes}}),
 	}})
-	o := fixture.Owner(t, svc, "replayed")
+	o := testkit.Owner(t, svc, "replayed")
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Cwd: t.TempDir()})
 	if err != nil {

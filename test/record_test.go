@@ -16,7 +16,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -28,10 +27,10 @@ import (
 // nor the token, nor the marker's nonce is anywhere in it.
 func TestRecordedSession(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "recordings")
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{
 		local.New(local.Options{Record: local.Record{Dir: dir, Host: "test-host"}}),
 	}})
-	o := fixture.Owner(t, svc, "recorded")
+	o := testkit.Owner(t, svc, "recorded")
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 	if err != nil {
@@ -188,8 +187,8 @@ func TestRecordFolderHiddenFromTheSandbox(t *testing.T) {
 	if err := opts.Confine("workspace-write", ws, false); err != nil {
 		t.Fatal(err)
 	}
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(opts)}})
-	o := fixture.Owner(t, svc, "sandboxed")
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{local.New(opts)}})
+	o := testkit.Owner(t, svc, "sandboxed")
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/test/testkit"
-	"github.com/ptyactor/ptyactor/test/testkit/tmuxpane"
 	"golang.org/x/sys/unix"
 )
 
@@ -163,7 +162,7 @@ func TestScreensMatchTmux(t *testing.T) {
 				tmux("send-keys", "-t", win, key) // tmux knows these names too
 			}
 			// An answer from tmux after send-keys: tmux has written the
-			// keys to the pane by then (see tmuxpane.Pane.Ready).
+			// keys to the pane by then (see testkit.TmuxPane.Ready).
 			tmux("display-message", "-p", "-t", win, "#{pane_pid}")
 			seen, ok := pane.waitReady()
 			if !ok {
@@ -208,8 +207,8 @@ func openTmuxPane(t *testing.T, tmux func(args ...string) string, win string) *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := tmuxpane.Open(pid, f[1])
-	if errors.Is(err, tmuxpane.ErrUnsupported) {
+	p, err := testkit.OpenTmuxPane(pid, f[1])
+	if errors.Is(err, testkit.ErrTmuxPaneUnsupported) {
 		t.Skip(err)
 	}
 	if err != nil {
@@ -220,7 +219,7 @@ func openTmuxPane(t *testing.T, tmux func(args ...string) string, win string) *t
 }
 
 // tmuxPane is a tmux pane whose readiness the test waits on.
-type tmuxPane struct{ *tmuxpane.Pane }
+type tmuxPane struct{ *testkit.TmuxPane }
 
 // waitReady waits until ready holds, and returns what it saw last.
 func (p *tmuxPane) waitReady() (seen string, ok bool) {

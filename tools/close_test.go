@@ -11,7 +11,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // terminal_close's text names the record of a recorded session, its
@@ -19,7 +19,7 @@ import (
 // verifies at the hash it gives.
 func TestCloseTextNamesRecording(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "recordings")
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{
 		local.New(local.Options{Record: local.Record{Dir: dir}}),
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -28,7 +28,7 @@ func TestCloseTextNamesRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := fixture.Owner(t, svc, "agent")
+	owner := testkit.Owner(t, svc, "agent")
 	sp, err := svc.Spawn(ctx, owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)

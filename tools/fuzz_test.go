@@ -13,7 +13,7 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // FuzzToolArgs calls every tool with arbitrary argument bytes. Whatever
@@ -77,7 +77,7 @@ type argRig struct {
 
 func newArgRig(tb testing.TB) *argRig {
 	tb.Helper()
-	svc := fixture.Service(tb, fixture.Options{Config: messages.DefaultConfig(), Backends: []backend.Backend{echoBackend{}}})
+	svc := testkit.Service(tb, testkit.ServiceOptions{Config: messages.DefaultConfig(), Backends: []backend.Backend{echoBackend{}}})
 	r := &argRig{svc: svc}
 	var err error
 	if r.small, err = New(svc, Options{MaxResultBytes: MinMaxResultBytes + 36}); err != nil {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -12,7 +11,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/view"
 )
@@ -40,7 +38,7 @@ func walkProps(path string, s map[string]any, f func(path, name string)) {
 // Every input and output property of every tool follows the convention,
 // with every option that adds tools, and no legacy spelling is in a schema.
 func TestSchemaNamesCamelCase(t *testing.T) {
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{echoBackend{}}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{echoBackend{}}})
 	ts, err := New(svc, Options{Sharing: &Sharing{Links: view.NewLinks(time.Now), BaseURL: "http://console.test"}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,25 +76,14 @@ func TestSchemaNamesCamelCase(t *testing.T) {
 // call; the old spellings still work, and both spellings at once are
 // refused.
 func TestTaskIDRoundTrip(t *testing.T) {
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
-	owner := fixture.Owner(t, svc, "agent")
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{local.New(local.Options{})}})
+	owner := testkit.Owner(t, svc, "agent")
 	ts, err := New(svc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testkit.Ctx(t)
-	call := func(name string, args map[string]any) Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		defer cancel()
-		return ts.Call(cctx, owner, name, raw)
-	}
-	open := call(TerminalOpen, nil)
-	if open.IsError {
-		t.Fatal(open.Text)
-	}
-	id := open.Structured.(OpenValue).SessionID
+	call := toolCaller(t, ts, owner, 60*time.Second)
+	id := openTerminal(t, call)
 	r := call(TerminalSend, map[string]any{"sessionId": id, "text": "sleep 600", "runInBackground": true})
 	bg, ok := r.Structured.(BackgroundSendValue)
 	if r.IsError || !ok || bg.TaskID == "" {

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -57,8 +55,8 @@ func TestRenderSecretLink(t *testing.T) {
 // with RefuseSecretInput the model's own text is still refused, and told
 // where the link is.
 func TestToolsSecretLink(t *testing.T) {
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(local.Options{})}})
-	owner := fixture.Owner(t, svc, "agent")
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{local.New(local.Options{})}})
+	owner := testkit.Owner(t, svc, "agent")
 	var mu sync.Mutex
 	var asked []messages.SecretPrompt
 	link := func(o messages.Owner, p messages.SecretPrompt) (string, error) {
@@ -75,18 +73,8 @@ func TestToolsSecretLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testkit.Ctx(t)
-	call := func(name string, args map[string]any) Result {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		return ts.Call(cctx, owner, name, raw)
-	}
-	open := call(TerminalOpen, nil)
-	if open.IsError {
-		t.Fatal(open.Text)
-	}
-	id := open.Structured.(OpenValue).SessionID
+	call := toolCaller(t, ts, owner, 30*time.Second)
+	id := openTerminal(t, call)
 	r := call(TerminalSend, map[string]any{"sessionId": id, "text": `read -s -p 'pw: ' pw; echo; echo len=${#pw}`})
 	v, ok := r.Structured.(ForegroundSendValue)
 	if r.IsError || !ok || !v.Secret || v.SecretURL != "http://console.test/secret/"+id+"#token=t1" {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyactor/ptyactor/backend"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/view"
 )
 
@@ -22,7 +22,7 @@ import (
 // with every option on, Definitions lists every row in table order.
 func TestOneFilePerTool(t *testing.T) {
 	declared := declarations(t) // method or constant name → file
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{echoBackend{}}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{echoBackend{}}})
 	ts, err := New(svc, Options{Sharing: &Sharing{Links: view.NewLinks(time.Now), BaseURL: "http://console.test"}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,50 +4,26 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
-
-// offsetClock is the system clock moved forward by hand (timers stay real).
-type offsetClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *offsetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *offsetClock) AfterFunc(d time.Duration, f func()) actors.Timer {
-	return time.AfterFunc(d, f)
-}
-
-func (c *offsetClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
 
 // task_output for a finished task evicted after FinishedTaskTTL says so,
 // with TASK_EVICTED; an unknown id stays "unknown task".
 func TestTaskOutputEvicted(t *testing.T) {
-	clk := &offsetClock{}
-	svc := fixture.Service(t, fixture.Options{Config: messages.DefaultConfig(), Clock: clk, Backends: []backend.Backend{echoBackend{}}})
+	clk := &testkit.OffsetClock{}
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: messages.DefaultConfig(), Clock: clk, Backends: []backend.Backend{echoBackend{}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ts, err := New(svc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := fixture.Owner(t, svc, "agent")
+	owner := testkit.Owner(t, svc, "agent")
 	sp, err := svc.Spawn(ctx, owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +37,7 @@ func TestTaskOutputEvicted(t *testing.T) {
 	if out, ok := r.Structured.(TaskOutputValue); r.IsError || !ok || out.Task.Status != string(messages.TaskCompleted) {
 		t.Fatalf("task_output: %q (%v)", r.Text, r.Err)
 	}
-	clk.advance(messages.FinishedTaskTTL)
+	clk.Advance(messages.FinishedTaskTTL)
 	r = ts.Call(ctx, owner, TaskOutput, []byte(`{"taskId":"`+bg.TaskID+`"}`))
 	if !r.IsError || !errors.Is(r.Err, messages.ErrTaskEvicted) || errors.Is(r.Err, messages.ErrNoTask) ||
 		!strings.Contains(r.Text, "finished and was evicted") || !strings.Contains(r.Text, bg.TaskID) {

@@ -19,7 +19,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -51,8 +50,8 @@ func serve(t *testing.T) *served { return serveWith(t, local.Options{}) }
 
 func serveWith(t *testing.T, lopts local.Options, edit ...func(*Options)) *served {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(lopts)}})
-	o := fixture.Owner(t, svc, "agent")
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{local.New(lopts)}})
+	o := testkit.Owner(t, svc, "agent")
 	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Name: "build"})
 	if err != nil {
 		t.Fatal(err)

@@ -200,7 +200,7 @@ func tmuxProgram(t *testing.T, rows, cols int, program string, keys [][]string, 
 	for _, k := range keys {
 		tmux.run(append([]string{"send-keys"}, k...)...)
 		// An answer from tmux after send-keys: tmux has written the keys
-		// to the pane by then (see tmuxpane.Pane.Ready).
+		// to the pane by then (see testkit.TmuxPane.Ready).
 		tmux.run("display", "-p", "#{pane_pid}")
 		step(fmt.Sprintf("after keys %q", k))
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ptyactor/ptyactor/test/testkit/tmuxpane"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // tmuxResult is what tmux shows: the screen, the joined transcript
@@ -160,9 +160,9 @@ func (s *tmuxServer) result(screen string) tmuxResult {
 	return r
 }
 
-// pane looks at the server's pane from /proc (tmuxpane); off Linux, or
+// pane looks at the server's pane from /proc (testkit.TmuxPane); off Linux, or
 // where the probe has no table, the test is skipped.
-func (s *tmuxServer) pane() *tmuxpane.Pane {
+func (s *tmuxServer) pane() *testkit.TmuxPane {
 	s.t.Helper()
 	f := strings.Fields(s.run("display", "-p", "#{pane_pid} #{pane_tty}"))
 	if len(f) != 2 {
@@ -172,8 +172,8 @@ func (s *tmuxServer) pane() *tmuxpane.Pane {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	p, err := tmuxpane.Open(pid, f[1])
-	if errors.Is(err, tmuxpane.ErrUnsupported) {
+	p, err := testkit.OpenTmuxPane(pid, f[1])
+	if errors.Is(err, testkit.ErrTmuxPaneUnsupported) {
 		s.t.Skip(err)
 	}
 	if err != nil {

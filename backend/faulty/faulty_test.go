@@ -13,7 +13,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors/protocol"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
@@ -34,7 +33,7 @@ type rig struct {
 
 func newRig(t *testing.T, b *faulty.Backend) *rig {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Tolerate: []error{errInjected}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.Config(), Tolerate: []error{errInjected}})
 	r := &rig{t: t, svc: svc, b: b, settled: map[messages.SessionID][]protocol.EventSendSettled{}}
 	sub := svc.System().EventStream.Subscribe(func(e any) {
 		if ev, ok := e.(*protocol.EventSendSettled); ok {
@@ -47,7 +46,7 @@ func newRig(t *testing.T, b *faulty.Backend) *rig {
 	if _, err := svc.RegisterBackend(testkit.Ctx(t), b); err != nil {
 		t.Fatal(err)
 	}
-	r.owner = fixture.Owner(t, svc, "faulty-test")
+	r.owner = testkit.Owner(t, svc, "faulty-test")
 	return r
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/faulty"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -295,8 +294,8 @@ func TestElapsedIncludesInlineWrite(t *testing.T) {
 		}
 		return faulty.Echo(line)
 	}))
-	svc := fixture.Service(t, fixture.Options{Config: testkit.Config(), Clock: clock, Backends: []backend.Backend{b}})
-	owner := fixture.Owner(t, svc, "clock")
+	svc := testkit.Service(t, testkit.ServiceOptions{Config: testkit.Config(), Clock: clock, Backends: []backend.Backend{b}})
+	owner := testkit.Owner(t, svc, "clock")
 	s, err := svc.Spawn(testkit.Ctx(t), owner, messages.SpawnRequest{})
 	if err != nil {
 		t.Fatal(err)

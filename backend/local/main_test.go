@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // runVar marks every process this test binary starts: shells inherit it
@@ -13,11 +13,11 @@ const runVar = "PA_LOCAL_TEST_RUN"
 
 var (
 	runID   string
-	checker *leakcheck.Checker
+	checker *testkit.LeakChecker
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m, runVar, func(c *leakcheck.Checker) { checker, runID = c, c.Value() }))
+	os.Exit(testkit.Main(m, runVar, func(c *testkit.LeakChecker) { checker, runID = c, c.Value() }))
 }
 
 func trackShell(pid int) { checker.TrackShell(pid) }

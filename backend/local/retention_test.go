@@ -12,7 +12,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/rs/zerolog"
 )
@@ -98,7 +97,7 @@ func TestRecordFolderCap(t *testing.T) {
 	long := time.Now().Add(-3 * time.Hour)
 	oldRecord(t, dir, "old1.rec", long)
 	oldRecord(t, dir, "old2.rec", long.Add(time.Minute))
-	logs := &fixture.LockedBuffer{}
+	logs := &testkit.LockedBuffer{}
 	b := New(Options{Log: zerolog.New(logs), Record: Record{Dir: dir, MaxTotal: 1}})
 
 	a := spawnOn(t, b, "first")

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/ptyactor/ptyactor/actors/remote/host"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 func TestMain(m *testing.M) {
-	restore := fixture.PrivateState()
+	restore := testkit.PrivateState()
 	code := m.Run()
 	restore()
 	os.Exit(code)

@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/ptyactor/ptyactor/mcpserver"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // TestMain keeps the flags' checks (the record folder they open) out of
 // the user's state folder.
 func TestMain(m *testing.M) {
-	restore := fixture.PrivateState()
+	restore := testkit.PrivateState()
 	code := m.Run()
 	restore()
 	os.Exit(code)

@@ -17,7 +17,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"golang.org/x/sys/unix"
 )
@@ -27,10 +26,10 @@ import (
 // listing, and closes them; it returns the records' paths, oldest first.
 func realSessions(t *testing.T, dir string, n int) []string {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{
 		local.New(local.Options{Record: local.Record{Dir: dir}}),
 	}})
-	o := fixture.Owner(t, svc, "player")
+	o := testkit.Owner(t, svc, "player")
 	ctx := testkit.Ctx(t)
 	var paths []string
 	for i := range n {

@@ -20,7 +20,6 @@ import (
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
 	"github.com/ptyactor/ptyactor/record"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -51,33 +50,6 @@ type playerMarker struct {
 	Label string
 }
 
-// playerScript finds test/player/parse.mjs and the node that runs it. It
-// skips when node or the player's node_modules are missing, unless CI is
-// set: test/deps.sh installs both, so there their absence is a failure.
-func playerScript(t *testing.T) (node, script string) {
-	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...) + " (source test/deps.sh installs it)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "test", "player"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "asciinema-player", "package.json")); err != nil {
-		missing("asciinema-player is not installed in test/player: %v", err)
-	}
-	return node, filepath.Join(dir, "parse.mjs")
-}
-
 // recordedSession runs a real shell with recording on: output with
 // multibyte characters, sends that exit 0, 1 and 3, a resize, then the
 // shell's own exit 5. It returns the record file and the send results'
@@ -85,10 +57,10 @@ func playerScript(t *testing.T) (node, script string) {
 func recordedSession(t *testing.T) (path string, codes []int) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "recordings")
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{
 		local.New(local.Options{Record: local.Record{Dir: dir}}),
 	}})
-	o := fixture.Owner(t, svc, "player")
+	o := testkit.Owner(t, svc, "player")
 	ctx := testkit.Ctx(t)
 	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{})
 	if err != nil {
@@ -166,7 +138,7 @@ func readRecorded(t *testing.T, path string) recorded {
 // output (multibyte characters whole), the resize and, in v3, the exit
 // status.
 func TestAsciinemaPlayerParses(t *testing.T) {
-	node, script := playerScript(t)
+	node, script := testkit.NodeScript(t, "player", "asciinema-player", "parse.mjs")
 	path, codes := recordedSession(t)
 	rec := readRecorded(t, path)
 	var recCodes []int
@@ -245,7 +217,7 @@ func TestAsciinemaPlayerParses(t *testing.T) {
 // show (a start alone) loads in asciinema-player too, which refuses a file
 // without events.
 func TestAsciinemaPlayerLoadsEmpty(t *testing.T) {
-	node, script := playerScript(t)
+	node, script := testkit.NodeScript(t, "player", "asciinema-player", "parse.mjs")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "empty.rec")
 	w, err := record.NewWriter(path, record.Options{})

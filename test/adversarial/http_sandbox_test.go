@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // A home outside /tmp: the sandbox replaces /tmp with a tmpfs of its own,
@@ -75,7 +77,7 @@ func TestHTTPCredentialFilesHiddenFromSandbox(t *testing.T) {
 			if err := os.Mkdir(keys, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			cert, key, pool := selfSigned(t, keys)
+			cert, key, pool := testkit.SelfSignedCert(t, keys)
 			var kb [32]byte
 			_, _ = rand.Read(kb[:])
 			recordKey, recordFile := hex.EncodeToString(kb[:]), filepath.Join(keys, "record.key")

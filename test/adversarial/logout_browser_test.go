@@ -8,7 +8,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-	"github.com/ptyactor/ptyactor/test/browser"
+
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // The console's Log out, in Debian's chromium: the operator logs in with
@@ -20,7 +21,7 @@ func TestLogoutButtonInBrowser(t *testing.T) {
 	s := Start(t, Options{})
 	c := s.MCP()
 	id := c.Open()
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	b.Open(s.URL("/#token=" + s.Token))
 	b.WaitJS(`document.body.innerText.includes(`+strconv.Quote(id)+`)`, 20*time.Second)
 

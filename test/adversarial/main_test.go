@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // runVar marks every process this test binary starts (the ptymcp servers
@@ -12,7 +12,7 @@ import (
 const runVar = "PTYACTOR_ADVERSARIAL_RUN"
 
 func TestMain(m *testing.M) {
-	code := leakcheck.Main(m, runVar, func(*leakcheck.Checker) {})
+	code := testkit.Main(m, runVar, func(*testkit.LeakChecker) {})
 	removeBinaries()
 	os.Exit(code)
 }

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 func TestConsolePage(t *testing.T) {
 	f := newFake(t)
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	shots := screenshots(t)
 
 	// Not logged in: the page says how to.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // glyphLine is a line of what a terminal clips first: underscores (drawn
@@ -30,7 +30,7 @@ type viewCell struct {
 // box (after the view's scale), the part of it the stage shows, the
 // session's size, and the page's device pixel ratio.
 type termGeometry struct {
-	Screen, Visible browser.Rect
+	Screen, Visible testkit.Rect
 	Cols, Rows      int
 	DPR, FontSize   float64
 	Cells           []viewCell
@@ -129,12 +129,12 @@ func cjkFont() bool {
 // were shorter than the font, and clipped the underscores.)
 func TestGlyphsInBrowser(t *testing.T) {
 	f := newFake(t)
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	withCJK := cjkFont()
 	if !withCJK && os.Getenv("CI") != "" {
 		t.Fatal("no CJK font (fc-list :lang=zh): test/deps.sh installs fonts-wqy-microhei")
 	}
-	for _, screen := range browser.Screens() {
+	for _, screen := range testkit.BrowserScreens() {
 		for _, size := range []struct{ cols, rows int }{{80, 24}, {132, 40}, {150, 40}, {200, 60}} {
 			t.Run(fmt.Sprintf("%v/%dx%d", screen, size.cols, size.rows), func(t *testing.T) {
 				b.Emulate(screen)

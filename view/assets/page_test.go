@@ -15,13 +15,12 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
-	"github.com/ptyactor/ptyactor/test/browser"
-	"github.com/ptyactor/ptyactor/test/leakcheck"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/view/assets"
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m, "PA_ASSETS_RUN", func(*leakcheck.Checker) {}))
+	os.Exit(testkit.Main(m, "PA_ASSETS_RUN", func(*testkit.LeakChecker) {}))
 }
 
 const wait = 10 * time.Second
@@ -260,7 +259,7 @@ const cellJS = `((text) => {
 })`
 
 // withinCSP fails t if the page broke the fake's Content-Security-Policy.
-func withinCSP(t *testing.T, b *browser.Browser) {
+func withinCSP(t *testing.T, b *testkit.Browser) {
 	t.Helper()
 	for _, m := range b.Console() {
 		if strings.Contains(m.Text, "Content Security Policy") {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // manySessionsJSON is a console's list with what widens a table: a long
@@ -63,7 +63,7 @@ const boxJS = `((sel) => {
 
 // pageFits fails t if the page scrolls sideways or was zoomed out to fit:
 // its layout must be exactly the screen's width.
-func pageFits(t *testing.T, b *browser.Browser, s browser.Screen) {
+func pageFits(t *testing.T, b *testkit.Browser, s testkit.BrowserScreen) {
 	t.Helper()
 	var m struct{ ScrollWidth, ClientWidth, InnerWidth, Scale float64 }
 	b.Eval(`({ scrollWidth: document.scrollingElement.scrollWidth, clientWidth: document.documentElement.clientWidth,
@@ -77,7 +77,7 @@ func pageFits(t *testing.T, b *browser.Browser, s browser.Screen) {
 // reachable fails t unless the element sel is shown wholly inside the
 // viewport and, on a touch screen, is a target a finger hits (44 CSS px
 // asked for, 40 required); it returns the element's box.
-func reachable(t *testing.T, b *browser.Browser, s browser.Screen, sel string) box {
+func reachable(t *testing.T, b *testkit.Browser, s testkit.BrowserScreen, sel string) box {
 	t.Helper()
 	var bx *box
 	b.Eval(boxJS+`(`+jsString(sel)+`)`, &bx)
@@ -95,7 +95,7 @@ func reachable(t *testing.T, b *browser.Browser, s browser.Screen, sel string) b
 
 // press activates the element at bx: a tap on a touch screen, a click
 // otherwise.
-func press(b *browser.Browser, s browser.Screen, sel string, bx box) {
+func press(b *testkit.Browser, s testkit.BrowserScreen, sel string, bx box) {
 	if s.Mobile {
 		b.Tap((bx.Left+bx.Right)/2, (bx.Top+bx.Bottom)/2)
 		return
@@ -107,7 +107,7 @@ func press(b *browser.Browser, s browser.Screen, sel string, bx box) {
 // screens named (all when none is), and only into $PTYACTOR_SCREENSHOTS
 // (PTYACTOR_SCREENSHOTS=$PWD/docs/img writes the ones docs/console.md
 // shows).
-func docShot(t *testing.T, b *browser.Browser, s browser.Screen, name string, on ...string) {
+func docShot(t *testing.T, b *testkit.Browser, s testkit.BrowserScreen, name string, on ...string) {
 	t.Helper()
 	dir := os.Getenv("PTYACTOR_SCREENSHOTS")
 	if dir == "" || s.DPR != 1 || len(on) > 0 && !slices.Contains(on, s.Name) {
@@ -133,8 +133,8 @@ func TestScreensInBrowser(t *testing.T) {
 	sf.prompt = func() (int, string) {
 		return http.StatusOK, `{"session":"s1","name":"deploy","line":"[sudo] password for ada:","reader":"sudo","expiresAt":"2030-01-01T00:00:00Z"}`
 	}
-	b := browser.New(t)
-	for _, s := range browser.Screens() {
+	b := testkit.NewBrowser(t)
+	for _, s := range testkit.BrowserScreens() {
 		t.Run(s.String(), func(t *testing.T) {
 			b.Emulate(s)
 			t.Run("console", func(t *testing.T) { consoleOn(t, b, f, s) })
@@ -146,7 +146,7 @@ func TestScreensInBrowser(t *testing.T) {
 	withinCSP(t, b)
 }
 
-func consoleOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
+func consoleOn(t *testing.T, b *testkit.Browser, f *fake, s testkit.BrowserScreen) {
 	b.Open(f.URL + "/#token=console-secret-42")
 	b.WaitJS(`document.querySelectorAll("#sessions tbody tr").length === 4 && document.getElementById("status").textContent === "live"`, wait)
 	pageFits(t, b, s)
@@ -175,7 +175,7 @@ func consoleOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
 	docShot(t, b, s, "console")
 }
 
-func viewOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
+func viewOn(t *testing.T, b *testkit.Browser, f *fake, s testkit.BrowserScreen) {
 	b.Open(f.URL + "/s/s2")
 	c := f.next()
 	c.send(t, `{"t":"hello","id":"s2","name":"editor","label":"editor","readOnly":false}`)
@@ -224,7 +224,7 @@ func viewOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
 	b.WaitJS(`ptyView.ended`, wait)
 }
 
-func shareOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
+func shareOn(t *testing.T, b *testkit.Browser, f *fake, s testkit.BrowserScreen) {
 	b.Open(f.URL + "/v/s2#token=share-abc")
 	c := f.next()
 	c.send(t, `{"t":"hello","id":"s2","name":"editor","label":"Ana's editor, the payment service's integration tests","readOnly":true}`)
@@ -241,7 +241,7 @@ func shareOn(t *testing.T, b *browser.Browser, f *fake, s browser.Screen) {
 // terminalFits fails t unless the terminal sits at the stage's top, 9 px
 // text at least, inside the stage, or, only at 9 px, wider than it and
 // scrolled there (the page stays put).
-func terminalFits(t *testing.T, b *browser.Browser, s browser.Screen) {
+func terminalFits(t *testing.T, b *testkit.Browser, s testkit.BrowserScreen) {
 	t.Helper()
 	var m struct {
 		Term, Stage         box
@@ -275,7 +275,7 @@ func terminalFits(t *testing.T, b *browser.Browser, s browser.Screen) {
 	}
 }
 
-func secretOn(t *testing.T, b *browser.Browser, f *secretFake, s browser.Screen) {
+func secretOn(t *testing.T, b *testkit.Browser, f *secretFake, s testkit.BrowserScreen) {
 	f.mu.Lock()
 	before := len(f.bodies)
 	f.mu.Unlock()

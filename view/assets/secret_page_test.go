@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/ptyactor/ptyactor/view/assets"
 )
 
@@ -82,7 +82,7 @@ func newSecretFake(t *testing.T) *secretFake {
 // secret may be typed again; a gone prompt ends the page; each refusal
 // of the link says why, not logged in with a link to the console.
 func TestSecretPageAgainstFake(t *testing.T) {
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	f := newSecretFake(t)
 	f.prompt = func() (int, string) {
 		return http.StatusOK, `{"session":"s1","name":"deploy","line":"[sudo] password for ada:","reader":"sudo","expiresAt":"2030-01-01T00:00:00Z"}`

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/coder/websocket"
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 // typeKeys types keys into whatever has the page's focus, as a person's
@@ -22,7 +22,7 @@ import (
 // (chromedp.KeyEvent sends the text as a separate char event, which the
 // page's cancelled key down does not suppress: xterm would take each key
 // twice.)
-func typeKeys(t *testing.T, b *browser.Browser, keys string) {
+func typeKeys(t *testing.T, b *testkit.Browser, keys string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.Context(), wait)
 	defer cancel()
@@ -73,7 +73,7 @@ func (wc *watch) inputs(t *testing.T, want string) {
 // holder is named and the page types nothing.
 func TestTakeOverPage(t *testing.T) {
 	f := newFake(t)
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	b.Open(f.URL + "/s/s1")
 	c := f.next()
 	c.send(t, `{"t":"hello","id":"s1","name":"build","label":"build","readOnly":false}`)

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/ptyactor/ptyactor/test/browser"
+	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
 func TestViewPage(t *testing.T) {
 	f := newFake(t)
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	b.Open(f.URL + "/s/s1")
 
 	c1 := f.next()
@@ -117,7 +117,7 @@ func TestViewPage(t *testing.T) {
 
 func TestSharePage(t *testing.T) {
 	f := newFake(t)
-	b := browser.New(t)
+	b := testkit.NewBrowser(t)
 	b.Open(f.URL + "/v/s2#token=share-abc")
 
 	c := f.next()

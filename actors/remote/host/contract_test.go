@@ -21,7 +21,6 @@ import (
 
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -158,7 +157,7 @@ func TestRemoteContract(t *testing.T) {
 
 // tlsHost starts a host with mutual TLS and returns it with the test CA
 // and a client certificate it signed.
-func tlsHost(t *testing.T) (*fixture.Host, *testCA, issued) {
+func tlsHost(t *testing.T) (*testkit.Host, *testCA, issued) {
 	t.Helper()
 	dir := t.TempDir()
 	ca := newCA(t, "ptyactor test CA")
@@ -210,7 +209,7 @@ func TestMutualTLSRefusesAnotherCA(t *testing.T) {
 	}
 	h, ca, _ := tlsHost(t)
 	rogue := newCA(t, "rogue CA").issue(t, t.TempDir(), "rogue")
-	svc := fixture.Service(t, fixture.Options{Tolerate: []error{messages.ErrHostLost}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Tolerate: []error{messages.ErrHostLost}})
 	bad := &tls.Config{Certificates: []tls.Certificate{rogue.pair}, RootCAs: ca.pool}
 	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h", h.Addr(), bad); !errors.Is(err, messages.ErrHostLost) {
 		t.Fatalf("rogue certificate: %v", err)
@@ -244,7 +243,7 @@ func TestHostSurvivesGarbageAndRefusesBusyPort(t *testing.T) {
 		{"-listen", "0.0.0.0:0", "-insecure"},
 		{"-listen", "127.0.0.1:0"},
 	} {
-		out, err := exec.Command(fixture.PtyhostBin(t), append([]string{"-sandbox", "danger-full-access"}, args...)...).CombinedOutput()
+		out, err := exec.Command(testkit.PtyhostBin(t), append([]string{"-sandbox", "danger-full-access"}, args...)...).CombinedOutput()
 		if err == nil || strings.Contains(string(out), "panic") || !strings.Contains(string(out), "ptyhost:") {
 			t.Fatalf("%v: want a clean refusal, got %v:\n%s", args, err, out)
 		}

@@ -24,13 +24,8 @@ func TestControlThroughHost(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	_, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	sub := sh.Subscribe()
 	defer sub.Close()
@@ -188,13 +183,8 @@ func TestControlCloseWhileHeld(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	_, svc, o, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c, err := sh.TakeControl(ctx, messages.TakeControlRequest{Person: "ada"})
 	if err != nil {
 		t.Fatal(err)
@@ -227,13 +217,8 @@ func TestControlHostLost(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	h, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	h.Kill(t)
 	testkit.WaitFor(t, 10*time.Second, "the host to be lost", func() bool {
 		snap, err := sh.Describe(ctx)

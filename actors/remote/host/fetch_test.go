@@ -28,13 +28,8 @@ func TestFetchRecordingFromAHost(t *testing.T) {
 	// Capped at 1 MiB (segments of 256 KiB): the output below (3 MB of
 	// record) is cut, and what the cap keeps is at least one whole
 	// segment and the current one, more than one piece of the fetch.
-	h := startHost(t, "-record-dir", dir, "-record-max-bytes", "1048576")
-	svc, o := newClient(t, h)
+	h, svc, _, sh := spawnOnHost(t, "-record-dir", dir, "-record-max-bytes", "1048576")
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := sh.Mark(ctx, "before the flood"); err != nil {
 		t.Fatal(err)
 	}

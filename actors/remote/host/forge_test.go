@@ -2,7 +2,6 @@ package host_test
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +17,6 @@ import (
 	ptyremote "github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/actors/remote/wire"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
@@ -53,17 +51,10 @@ func helperForger() {
 	err := func() error {
 		creds := insecure.NewCredentials()
 		if files := os.Getenv("FORGE_TLS"); files != "" {
-			f := strings.Split(files, "|")
-			pair, err := tls.LoadX509KeyPair(f[0], f[1])
+			pair, pool, err := tlsFiles(files)
 			if err != nil {
 				return err
 			}
-			caPEM, err := os.ReadFile(f[2])
-			if err != nil {
-				return err
-			}
-			pool := x509.NewCertPool()
-			pool.AppendCertsFromPEM(caPEM)
 			creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, ClientCAs: pool,
 				ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
 		}
@@ -168,10 +159,10 @@ func linkID(t *testing.T, svc *actors.Service) string {
 // refused (the forgery was seen and not taken), and then lets the real
 // command finish: its result, not the forger's, must come back, and the
 // session must still be running.
-func forgeryCase(t *testing.T, h *fixture.Host, tlsConf *tls.Config, refused string, forge func(svc *actors.Service, session string)) {
+func forgeryCase(t *testing.T, h *testkit.Host, tlsConf *tls.Config, refused string, forge func(svc *actors.Service, session string)) {
 	t.Helper()
 	logs := &lockedBuffer{}
-	svc := fixture.Service(t, fixture.Options{Log: zerolog.New(logs).Level(zerolog.WarnLevel)})
+	svc := testkit.Service(t, testkit.ServiceOptions{Log: zerolog.New(logs).Level(zerolog.WarnLevel)})
 	opts := []ptyremote.HostOption{}
 	if tlsConf == nil {
 		opts = append(opts, ptyremote.HostInsecure())
@@ -179,7 +170,7 @@ func forgeryCase(t *testing.T, h *fixture.Host, tlsConf *tls.Config, refused str
 	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.Addr(), tlsConf, opts...); err != nil {
 		t.Fatal(err)
 	}
-	sh, err := svc.Spawn(testkit.Ctx(t), fixture.Owner(t, svc, "test"), messages.SpawnRequest{Host: "h0"})
+	sh, err := svc.Spawn(testkit.Ctx(t), testkit.Owner(t, svc, "test"), messages.SpawnRequest{Host: "h0"})
 	if err != nil {
 		t.Fatal(err)
 	}

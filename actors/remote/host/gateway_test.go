@@ -16,7 +16,7 @@ import (
 	"github.com/ptyactor/ptyactor/backend"
 	"github.com/ptyactor/ptyactor/backend/local"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
+	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/rs/zerolog"
 )
 
@@ -43,7 +43,7 @@ func startGatewayOn(t *testing.T, cfg Config) (func(identity, client string, req
 // startGatewayWith is startGatewayOn with the local backend's options.
 func startGatewayWith(t *testing.T, cfg Config, opts local.Options) (func(identity, client string, req *wire.Request) *wire.Reply, *actor.ActorSystem) {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Backends: []backend.Backend{local.New(opts)}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Backends: []backend.Backend{local.New(opts)}})
 	sys := svc.System()
 	cfg.MaxRequestBytes, cfg.Log = 1<<20, zerolog.Nop()
 	g := newGateway(svc, cfg)

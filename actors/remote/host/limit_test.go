@@ -14,13 +14,8 @@ func TestSessionsPerClientLimit(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t, "-max-sessions-per-client", "1")
-	svc, o := newClient(t, h)
+	_, svc, o, sh := spawnOnHost(t, "-max-sessions-per-client", "1")
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"}); !errors.Is(err, messages.ErrSessionLimit) {
 		t.Fatalf("second spawn: %v, want ErrSessionLimit", err)
 	}

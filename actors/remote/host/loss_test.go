@@ -15,7 +15,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -35,10 +34,10 @@ const hostLossPromise = 2 * time.Second
 func TestHostLossFailsPendingSend(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		lose func(t *testing.T, h *fixture.Host)
+		lose func(t *testing.T, h *testkit.Host)
 	}{
-		{"kill -9", func(t *testing.T, h *fixture.Host) { h.Kill(t) }},
-		{"SIGSTOP", func(t *testing.T, h *fixture.Host) {
+		{"kill -9", func(t *testing.T, h *testkit.Host) { h.Kill(t) }},
+		{"SIGSTOP", func(t *testing.T, h *testkit.Host) {
 			if err := h.Signal(syscall.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
@@ -48,13 +47,8 @@ func TestHostLossFailsPendingSend(t *testing.T) {
 			if isolate(t) {
 				return
 			}
-			h := startHost(t)
-			svc, o := newClient(t, h)
+			h, svc, o, sh := spawnOnHost(t)
 			ctx := testkit.Ctx(t)
-			sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-			if err != nil {
-				t.Fatal(err)
-			}
 			op, err := sh.StartSend(ctx, messages.SendRequest{Text: "sleep 30", Submit: true})
 			if err != nil {
 				t.Fatal(err)
@@ -115,13 +109,8 @@ func TestHostComesBack(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	h, svc, o, old := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	old, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := old.Send(ctx, messages.SendRequest{Text: "sleep 300 & echo bg=$!", Submit: true})
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +196,7 @@ func TestHostLateFirstContact(t *testing.T) {
 
 func lateFirstContact(t *testing.T, useTLS bool) {
 	var (
-		h    *fixture.Host
+		h    *testkit.Host
 		cfg  *tls.Config
 		opts []remote.HostOption
 	)

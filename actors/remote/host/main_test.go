@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +14,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"go.uber.org/goleak"
 )
@@ -30,11 +31,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(forgerEnv) != "" {
 		helperForger() // a forger of host replies (forge_test.go)
 	}
-	restore := fixture.PrivateState()
+	restore := testkit.PrivateState()
 	// goleak exits through its Cleanup: a deferred removal would never run.
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		restore()
-		fixture.RemoveBinaries()
+		testkit.RemoveBinaries()
 		os.Exit(code)
 	}))
 }
@@ -60,7 +61,7 @@ func isolate(t *testing.T) (parent bool) {
 		run = append(run, "^"+regexpQuote(part)+"$")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run="+strings.Join(run, "/"), "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), isolatedEnv+"=1", fixture.BinEnv+"="+fixture.PtyhostBin(t))
+	cmd.Env = append(os.Environ(), isolatedEnv+"=1", testkit.PtyhostBinEnv+"="+testkit.PtyhostBin(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
 		t.Fatalf("isolated run failed (%v):\n%s", err, out)
@@ -86,30 +87,30 @@ func regexpQuote(s string) string {
 
 // lockedBuffer collects a child's output (a scripted client's stderr, a
 // client's log) for the test to read while it runs.
-type lockedBuffer = fixture.LockedBuffer
+type lockedBuffer = testkit.LockedBuffer
 
 // hostFlags are the flags every host of these tests runs with: full
 // access, debug logs, and testkit.PTYConfig's timings.
 func hostFlags() []string {
-	return append([]string{"-sandbox", "danger-full-access", "-log-level", "debug"}, fixture.ConfigFlags(testkit.PTYConfig())...)
+	return append([]string{"-sandbox", "danger-full-access", "-log-level", "debug"}, testkit.ConfigFlags(testkit.PTYConfig())...)
 }
 
-// startHost runs a loopback ptyhost (fixture.Loopback) with hostFlags and
-// args; see fixture.StartHost.
-func startHost(t *testing.T, args ...string) *fixture.Host {
+// startHost runs a loopback ptyhost (testkit.Loopback) with hostFlags and
+// args; see testkit.StartHost.
+func startHost(t *testing.T, args ...string) *testkit.Host {
 	t.Helper()
-	return startHostTLS(t, fixture.Loopback(args...)...)
+	return startHostTLS(t, testkit.Loopback(args...)...)
 }
 
 // startHostTLS is startHost without the insecure loopback defaults.
-func startHostTLS(t *testing.T, args ...string) *fixture.Host {
+func startHostTLS(t *testing.T, args ...string) *testkit.Host {
 	t.Helper()
-	return fixture.StartHost(t, append(hostFlags(), args...)...)
+	return testkit.StartHost(t, append(hostFlags(), args...)...)
 }
 
 // newClient starts a client Service with the hosts registered as h0, h1,
 // ... (insecure, loopback).
-func newClient(t *testing.T, hosts ...*fixture.Host) (*actors.Service, messages.Owner) {
+func newClient(t *testing.T, hosts ...*testkit.Host) (*actors.Service, messages.Owner) {
 	t.Helper()
 	return newClientWith(t, func(svc *actors.Service) error {
 		for i, h := range hosts {
@@ -121,15 +122,29 @@ func newClient(t *testing.T, hosts ...*fixture.Host) (*actors.Service, messages.
 	})
 }
 
+// spawnOnHost is the setup most tests here begin with: a loopback host
+// (startHost with args), a client with it registered as h0, and a session
+// spawned there for the client's owner.
+func spawnOnHost(t *testing.T, args ...string) (*testkit.Host, *actors.Service, messages.Owner, *actors.Session) {
+	t.Helper()
+	h := startHost(t, args...)
+	svc, o := newClient(t, h)
+	sh, err := svc.Spawn(testkit.Ctx(t), o, messages.SpawnRequest{Host: "h0"})
+	if err != nil {
+		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.Stderr())
+	}
+	return h, svc, o, sh
+}
+
 // newClientWith starts a client Service, registers its hosts with
 // register, and opens an owner.
 func newClientWith(t *testing.T, register func(*actors.Service) error) (*actors.Service, messages.Owner) {
 	t.Helper()
-	svc := fixture.Service(t, fixture.Options{Tolerate: []error{messages.ErrHostLost}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Tolerate: []error{messages.ErrHostLost}})
 	if err := register(svc); err != nil {
 		t.Fatal(err)
 	}
-	return svc, fixture.Owner(t, svc, "test")
+	return svc, testkit.Owner(t, svc, "test")
 }
 
 func hostName(i int) string { return fmt.Sprintf("h%d", i) }
@@ -161,6 +176,28 @@ func fifoGate(t *testing.T) (path string, release func()) {
 			t.Fatalf("release the gate: %v", err)
 		}
 	}
+}
+
+// tlsFiles reads "cert|key|ca", the files a test hands a child process
+// in its environment: the key pair and a pool trusting the CA.
+func tlsFiles(files string) (tls.Certificate, *x509.CertPool, error) {
+	f := strings.Split(files, "|")
+	if len(f) != 3 {
+		return tls.Certificate{}, nil, fmt.Errorf("%q: want cert|key|ca", files)
+	}
+	pair, err := tls.LoadX509KeyPair(f[0], f[1])
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	caPEM, err := os.ReadFile(f[2])
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return tls.Certificate{}, nil, fmt.Errorf("no CA in %s", f[2])
+	}
+	return pair, pool, nil
 }
 
 // rc is svc's remote client, attached on first use (from the test's own

@@ -22,13 +22,8 @@ func TestRecordSurvivesAHostKilledMidSession(t *testing.T) {
 		return
 	}
 	dir := filepath.Join(t.TempDir(), "recordings")
-	h := startHost(t, "-record-dir", dir)
-	svc, o := newClient(t, h)
+	h, _, _, sh := spawnOnHost(t, "-record-dir", dir)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[int]bool{}
 	for _, cmd := range []string{"true", "(exit 3)", "(exit 7)"} {
 		res, err := sh.Send(ctx, messages.SendRequest{Text: cmd, Submit: true})
@@ -88,13 +83,8 @@ func TestMarkThroughAHost(t *testing.T) {
 		return
 	}
 	dir := filepath.Join(t.TempDir(), "recordings")
-	h := startHost(t, "-record-dir", dir)
-	svc, o := newClient(t, h)
+	_, _, _, sh := spawnOnHost(t, "-record-dir", dir)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	seq, err := sh.Mark(ctx, "tests start")
 	if err != nil || seq == 0 {
 		t.Fatalf("mark: %d, %v", seq, err)

@@ -14,13 +14,8 @@ func TestRemoteSessionKeepsStateAndExitCodes(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	_, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.Stderr())
-	}
 	if sh.PID() == 0 || !strings.HasPrefix(string(sh.ID()), "pty-") {
 		t.Fatalf("info %+v", sh.Info())
 	}
@@ -50,13 +45,8 @@ func TestRemoteErrorsNameTheClientsID(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	_, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatalf("spawn: %v\nhost log:\n%s", err, h.Stderr())
-	}
 	gate, release := fifoGate(t)
 	op, err := sh.StartSend(ctx, messages.SendRequest{Text: "read _ < " + gate + "; echo released", Submit: true})
 	if err != nil {

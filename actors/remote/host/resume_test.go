@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +21,6 @@ import (
 	"github.com/ptyactor/ptyactor/actors"
 	"github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 )
 
@@ -164,21 +162,9 @@ func registerHelperHost(ctx context.Context, svc *actors.Service) error {
 	if files == "" {
 		return rc(svc).RegisterHost(ctx, "h0", addr, nil, remote.HostInsecure())
 	}
-	f := strings.Split(files, "|")
-	if len(f) != 3 {
-		return fmt.Errorf("%s: want cert|key|ca", clientTLSEnv)
-	}
-	pair, err := tls.LoadX509KeyPair(f[0], f[1])
+	pair, pool, err := tlsFiles(files)
 	if err != nil {
-		return err
-	}
-	caPEM, err := os.ReadFile(f[2])
-	if err != nil {
-		return err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return fmt.Errorf("no CA in %s", f[2])
+		return fmt.Errorf("%s: %w", clientTLSEnv, err)
 	}
 	return rc(svc).RegisterHost(ctx, "h0", addr, &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool})
 }
@@ -210,7 +196,7 @@ type clientProc struct {
 	done   chan struct{}
 }
 
-func startClient(t *testing.T, h *fixture.Host, script string, env ...string) *clientProc {
+func startClient(t *testing.T, h *testkit.Host, script string, env ...string) *clientProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), clientEnv+"="+script, "PTYACTOR_HOST_ADDR="+h.Addr()), env...)

@@ -16,13 +16,8 @@ func TestRemoteScreenAndResize(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	_, svc, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "printf 'hello'", Submit: true}); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	ptyremote "github.com/ptyactor/ptyactor/actors/remote"
 	"github.com/ptyactor/ptyactor/messages"
-	"github.com/ptyactor/ptyactor/test/fixture"
 	"github.com/ptyactor/ptyactor/test/testkit"
 	"github.com/rs/zerolog"
 )
@@ -27,12 +26,12 @@ func TestSecretThroughHost(t *testing.T) {
 	}
 	h := startHost(t)
 	logs := &lockedBuffer{}
-	svc := fixture.Service(t, fixture.Options{Log: zerolog.New(logs).Level(zerolog.DebugLevel), Tolerate: []error{messages.ErrHostLost}})
+	svc := testkit.Service(t, testkit.ServiceOptions{Log: zerolog.New(logs).Level(zerolog.DebugLevel), Tolerate: []error{messages.ErrHostLost}})
 	if err := rc(svc).RegisterHost(testkit.Ctx(t), "h0", h.Addr(), nil, ptyremote.HostInsecure()); err != nil {
 		t.Fatal(err)
 	}
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, fixture.Owner(t, svc, "test"), messages.SpawnRequest{Host: "h0"})
+	sh, err := svc.Spawn(ctx, testkit.Owner(t, svc, "test"), messages.SpawnRequest{Host: "h0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,13 +104,8 @@ func TestSecretHostLost(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	h, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := sh.Send(ctx, messages.SendRequest{Text: `read -s -p 'pw: ' a`, Submit: true})
 	if err != nil || res.SecretPrompt == nil {
 		t.Fatalf("not at a secret prompt: %+v %v", res, err)

@@ -69,13 +69,8 @@ func TestRemoteWatch(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	_, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := sh.Send(ctx, messages.SendRequest{Text: "echo before-the-watch", Submit: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,13 +165,8 @@ func TestRemoteWatchBadges(t *testing.T) {
 	if isolate(t) {
 		return
 	}
-	h := startHost(t)
-	svc, o := newClient(t, h)
+	h, _, _, sh := spawnOnHost(t)
 	ctx := testkit.Ctx(t)
-	sh, err := svc.Spawn(ctx, o, messages.SpawnRequest{Host: "h0"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	waitBadge := func(want messages.Badge, reader string) {
 		t.Helper()
 		var a messages.Activity

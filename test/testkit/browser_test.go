@@ -1,4 +1,4 @@
-package browser_test
+package testkit
 
 import (
 	"image/color"
@@ -8,14 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/ptyactor/ptyactor/test/browser"
-	"github.com/ptyactor/ptyactor/test/leakcheck"
 )
-
-func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m, "PA_BROWSER_RUN", func(*leakcheck.Checker) {}))
-}
 
 // TestBrowser opens a page, evaluates in it, waits for a change a timer
 // makes, and takes a screenshot.
@@ -27,7 +20,7 @@ func TestBrowser(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	b := browser.New(t)
+	b := NewBrowser(t)
 	b.Open(srv.URL)
 	var title string
 	b.Eval(`document.title`, &title)
@@ -60,8 +53,8 @@ document.getElementById("b").addEventListener("touchstart", () => taps.push("tou
 	}))
 	defer srv.Close()
 
-	b := browser.New(t)
-	for _, s := range browser.Screens() {
+	b := NewBrowser(t)
+	for _, s := range BrowserScreens() {
 		t.Run(s.String(), func(t *testing.T) {
 			b.Emulate(s)
 			b.Open(srv.URL)
@@ -73,7 +66,7 @@ document.getElementById("b").addEventListener("touchstart", () => taps.push("tou
 			if m.Width != float64(s.Width) || m.Height != float64(s.Height) || m.DPR != s.DPR || m.Touch != s.Mobile {
 				t.Fatalf("the page sees %+v, want %v", m, s)
 			}
-			img := b.Shoot(browser.Rect{X: 0, Y: 0, Width: 50, Height: 70})
+			img := b.Shoot(Rect{X: 0, Y: 0, Width: 50, Height: 70})
 			if got, want := img.Bounds().Dx(), int(50*s.DPR); got != want {
 				t.Errorf("the picture is %d px wide, want %d (device pixels)", got, want)
 			}

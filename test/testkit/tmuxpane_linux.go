@@ -1,6 +1,6 @@
 //go:build linux
 
-package tmuxpane
+package testkit
 
 import (
 	"fmt"
@@ -11,20 +11,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Pane is one tmux pane, looked at from outside.
-type Pane struct {
+// TmuxPane is one tmux pane, looked at from outside.
+type TmuxPane struct {
 	pid   int // #{pane_pid}, the pane's session leader
 	term  linux.Terminal
 	slave int // the pane's pts, opened to poll for unread input; never read
 	arch  linux.Arch
 }
 
-// Open looks at the pane whose leader is pid (#{pane_pid}) on the terminal
+// OpenTmuxPane looks at the pane whose leader is pid (#{pane_pid}) on the terminal
 // tty (#{pane_tty}). Close releases it.
-func Open(pid int, tty string) (*Pane, error) {
+func OpenTmuxPane(pid int, tty string) (*TmuxPane, error) {
 	arch := linux.ArchFor(runtime.GOARCH)
 	if arch == linux.ArchUnsupported {
-		return nil, fmt.Errorf("%w: the /proc probe has no table for %s", ErrUnsupported, runtime.GOARCH)
+		return nil, fmt.Errorf("%w: the /proc probe has no table for %s", ErrTmuxPaneUnsupported, runtime.GOARCH)
 	}
 	dev, err := linux.TerminalDevice(tty)
 	if err != nil {
@@ -32,13 +32,13 @@ func Open(pid int, tty string) (*Pane, error) {
 	}
 	slave, err := unix.Open(tty, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("tmuxpane: open %s: %w", tty, err)
+		return nil, fmt.Errorf("testkit: open tmux pane terminal %s: %w", tty, err)
 	}
-	return &Pane{pid: pid, term: linux.Terminal{Paths: []string{tty, "/dev/tty"}, Device: dev}, slave: slave, arch: arch}, nil
+	return &TmuxPane{pid: pid, term: linux.Terminal{Paths: []string{tty, "/dev/tty"}, Device: dev}, slave: slave, arch: arch}, nil
 }
 
 // Close releases the pane's terminal.
-func (p *Pane) Close() error { return unix.Close(p.slave) }
+func (p *TmuxPane) Close() error { return unix.Close(p.slave) }
 
 // shortWait is the longest own timeout of a wait that does not count as
 // waiting for input: vim, after an Escape, waits in such slices for the
@@ -55,7 +55,7 @@ const shortWait = time.Second
 // The caller must have had an answer from tmux since it sent keys: tmux
 // writes them to the pane on a later turn of its event loop than the
 // send-keys command, and before it serves another client.
-func (p *Pane) Ready() (ok bool, seen string) {
+func (p *TmuxPane) Ready() (ok bool, seen string) {
 	// poll, unlike TIOCINQ, first pushes what the master wrote into the
 	// line discipline (see backend/local's inputConsumed).
 	fds := []unix.PollFd{{Fd: int32(p.slave), Events: unix.POLLIN}}

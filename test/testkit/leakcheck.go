@@ -1,8 +1,9 @@
-// Package leakcheck proves, at the end of a test binary, that no process it
+package testkit
+
+// The leak check proves, at the end of a test binary, that no process it
 // started outlived the tests: descendants of the test process, members of
 // any shell session a test saw, and carriers of a per-run environment
 // marker (which survives re-parenting and setsid) must all be gone.
-package leakcheck
 
 import (
 	"bytes"
@@ -21,8 +22,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Checker tracks one test binary's processes.
-type Checker struct {
+// LeakChecker tracks one test binary's processes.
+type LeakChecker struct {
 	marker string // NAME=VALUE set in this process's environment
 
 	mu     sync.Mutex
@@ -30,30 +31,30 @@ type Checker struct {
 }
 
 // Value is the marker's value (the marker is its name=Value).
-func (c *Checker) Value() string { return c.marker[strings.IndexByte(c.marker, '=')+1:] }
+func (c *LeakChecker) Value() string { return c.marker[strings.IndexByte(c.marker, '=')+1:] }
 
-// New sets a fresh marker in the process environment under name, so every
+// NewLeakChecker sets a fresh marker in the process environment under name, so every
 // process the tests start with the default environment inherits it.
-func New(name string) (*Checker, error) {
+func NewLeakChecker(name string) (*LeakChecker, error) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	id := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:]))
 	if err := os.Setenv(name, id); err != nil {
 		return nil, err
 	}
-	return &Checker{marker: name + "=" + id, shells: map[int]bool{}}, nil
+	return &LeakChecker{marker: name + "=" + id, shells: map[int]bool{}}, nil
 }
 
 // TrackShell records a shell pid: a PTY shell leads its own session, so
 // whatever it left behind is found by session id.
-func (c *Checker) TrackShell(pid int) {
+func (c *LeakChecker) TrackShell(pid int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.shells[pid] = true
 }
 
 // TrackedSession reports whether sid is a tracked shell's session.
-func (c *Checker) TrackedSession(sid int) bool {
+func (c *LeakChecker) TrackedSession(sid int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.shells[sid]
@@ -91,7 +92,7 @@ func DescendantOf(s linux.Stat, root int, byPID map[int]linux.Stat) bool {
 
 // Suspects lists live processes the binary is responsible for (and its own
 // unreaped zombie children).
-func (c *Checker) Suspects() ([]linux.Stat, error) {
+func (c *LeakChecker) Suspects() ([]linux.Stat, error) {
 	ps, err := linux.ListStats(linux.FS{})
 	if err != nil {
 		return nil, err
@@ -113,8 +114,8 @@ func (c *Checker) Suspects() ([]linux.Stat, error) {
 	return out, nil
 }
 
-// Describe renders processes one per line.
-func Describe(ps []linux.Stat) string {
+// DescribeProcesses renders processes one per line.
+func DescribeProcesses(ps []linux.Stat) string {
 	var lines []string
 	for _, s := range ps {
 		lines = append(lines, fmt.Sprintf("pid %d ppid %d pgrp %d sid %d state %c %q", s.PID, s.PPID, s.PGRP, s.Session, s.State, s.Comm))
@@ -123,8 +124,8 @@ func Describe(ps []linux.Stat) string {
 	return strings.Join(lines, "\n  ")
 }
 
-// KillAll SIGKILLs the processes that still have the same identity.
-func KillAll(ps []linux.Stat) {
+// KillProcesses SIGKILLs the processes that still have the same identity.
+func KillProcesses(ps []linux.Stat) {
 	for _, s := range ps {
 		now, err := linux.ReadStat(linux.FS{}, s.PID)
 		if err == nil && now.StartTime == s.StartTime {
@@ -136,7 +137,7 @@ func KillAll(ps []linux.Stat) {
 // Final runs after every test finished: it polls for at most grace (the
 // last cleanup may still be on its way out), then reports and kills what
 // is left. It returns the number of leaked processes.
-func (c *Checker) Final(grace time.Duration) int {
+func (c *LeakChecker) Final(grace time.Duration) int {
 	deadline := time.Now().Add(grace)
 	for {
 		ps, err := c.Suspects()
@@ -148,8 +149,8 @@ func (c *Checker) Final(grace time.Duration) int {
 			return 0
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "processes started by the tests outlived them (%d):\n  %s\n", len(ps), Describe(ps))
-			KillAll(ps)
+			fmt.Fprintf(os.Stderr, "processes started by the tests outlived them (%d):\n  %s\n", len(ps), DescribeProcesses(ps))
+			KillProcesses(ps)
 			return len(ps)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -160,8 +161,8 @@ func (c *Checker) Final(grace time.Duration) int {
 // then fails the binary if a process it started or a goroutine outlived
 // them. It returns the checker's exit code; the caller passes it to
 // os.Exit. setup runs after the marker is set and before the tests.
-func Main(m interface{ Run() int }, name string, setup func(*Checker)) int {
-	c, err := New(name)
+func Main(m interface{ Run() int }, name string, setup func(*LeakChecker)) int {
+	c, err := NewLeakChecker(name)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "leakcheck: set the run marker:", err)
 		return 2

@@ -1,11 +1,12 @@
-// Package browser drives a real headless chromium from Go tests over the
-// DevTools protocol (chromedp), for the pages of view/assets: New starts
-// one browser for a test, and its cleanup closes it and proves that no
-// chromium process outlived the test.
+package testkit
+
+// The browser fixture drives a real headless chromium from Go tests over
+// the DevTools protocol (chromedp), for the pages of view/assets:
+// NewBrowser starts one browser for a test, and its cleanup closes it and
+// proves that no chromium process outlived the test.
 //
 // Without chromium the test skips, unless CI is set: then it fails
 // (test/deps.sh installs the Debian package).
-package browser
 
 import (
 	"bytes"
@@ -52,8 +53,8 @@ type Browser struct {
 	readDone chan struct{}
 }
 
-// Path finds the chromium binary: chromium, then chromium-browser.
-func Path() (string, error) {
+// ChromiumPath finds the chromium binary: chromium, then chromium-browser.
+func ChromiumPath() (string, error) {
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p, nil
@@ -62,14 +63,14 @@ func Path() (string, error) {
 	return "", errors.New("no chromium or chromium-browser in PATH")
 }
 
-// New starts a headless chromium for t (new headless mode, a fresh user
+// NewBrowser starts a headless chromium for t (new headless mode, a fresh user
 // data directory, --no-sandbox when running as root) with a 1200×800
 // window. Its cleanup closes the browser, waits for it, and fails t if a
 // chromium process of it is still alive after a short grace, or if the
 // page threw an exception nothing caught.
-func New(t testing.TB) *Browser {
+func NewBrowser(t testing.TB) *Browser {
 	t.Helper()
-	path, err := Path()
+	path, err := ChromiumPath()
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("chromium is required in CI: %v (test/deps.sh installs it)", err)
@@ -262,22 +263,22 @@ func (b *Browser) Screenshot(path string) {
 	}
 }
 
-// Screen is a viewport a test lays a page out in: its size in CSS pixels,
+// BrowserScreen is a viewport a test lays a page out in: its size in CSS pixels,
 // its device pixel ratio, and whether it is a phone or tablet (Mobile: the
 // page's viewport meta tag applies, and touch events are on).
-type Screen struct {
+type BrowserScreen struct {
 	Name          string // for file and subtest names: "phone", "desktop"
 	Width, Height int64
 	DPR           float64
 	Mobile        bool
 }
 
-// Screens are the sizes a page is held to: a desktop at 1280x800, a
+// BrowserScreens are the sizes a page is held to: a desktop at 1280x800, a
 // tablet at 768x1024 and a phone at 390x844, each at device pixel ratio
 // 1 and 2.
-func Screens() []Screen {
-	var out []Screen
-	for _, s := range []Screen{
+func BrowserScreens() []BrowserScreen {
+	var out []BrowserScreen
+	for _, s := range []BrowserScreen{
 		{Name: "desktop", Width: 1280, Height: 800},
 		{Name: "tablet", Width: 768, Height: 1024, Mobile: true},
 		{Name: "phone", Width: 390, Height: 844, Mobile: true},
@@ -291,13 +292,13 @@ func Screens() []Screen {
 }
 
 // String names s for a subtest: "phone-390x844@2x".
-func (s Screen) String() string {
+func (s BrowserScreen) String() string {
 	return fmt.Sprintf("%s-%dx%d@%gx", s.Name, s.Width, s.Height, s.DPR)
 }
 
 // Emulate lays the tab out on s from now on (a page already open is laid
 // out again).
-func (b *Browser) Emulate(s Screen) {
+func (b *Browser) Emulate(s BrowserScreen) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
 	defer cancel()
@@ -352,7 +353,7 @@ func (b *Browser) Shoot(r Rect) image.Image {
 
 // Tap touches the viewport at (x, y), in CSS pixels, and lifts the finger:
 // a tap, as a phone's touch screen gives it (the page gets touch events,
-// then the click a tap makes). It needs a Screen with Mobile set.
+// then the click a tap makes). It needs a BrowserScreen with Mobile set.
 func (b *Browser) Tap(x, y float64) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
