@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -29,31 +28,11 @@ type tsReport struct {
 	decoded       *mcp.CallToolResult // Result, decoded
 }
 
-// tsClient finds node and test/mcpclient-ts/elicit.mjs. It skips when node
-// or the SDK's node_modules are missing, unless CI is set: test/deps.sh
-// installs both, so there their absence is a failure.
+// tsClient finds node and test/mcpclient-ts/elicit.mjs (skipped without
+// them outside CI: testkit.NodeScript).
 func tsClient(t *testing.T) (node, script string) {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...) + " (source test/deps.sh installs it)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "test", "mcpclient-ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		missing("@modelcontextprotocol/sdk is not installed in test/mcpclient-ts: %v", err)
-	}
-	return node, filepath.Join(dir, "elicit.mjs")
+	return testkit.NodeScript(t, "mcpclient-ts", "@modelcontextprotocol/sdk", "elicit.mjs")
 }
 
 // tsRig is the TypeScript SDK as a real client on 2025-11-25 (elicit.mjs
